@@ -1,0 +1,61 @@
+// Check: one rule, one code, one file. A check is stateless: Run() reads the graph (and shared
+// analyses) through a CheckContext and adds Diagnostics to a sink. Checks never print, never
+// throw, and never modify the graph.
+//
+// All checks are listed in one sorted registry (src/checks/registry.cc, AllChecks()); there is no
+// static self-registration. Every registered code has docs/rules/CODE.md and a fixture directory
+// testdata/rules/CODE/, which a test enforces.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "tpudoctor/analysis/dynamism.h"
+#include "tpudoctor/diag/diagnostic.h"
+#include "tpudoctor/ir/graph.h"
+#include "tpudoctor/target/target.h"
+
+namespace tpudoctor {
+
+struct CheckContext {
+  const Graph& graph;
+  const TargetSpec& target;
+  const Dynamism& dynamism;
+};
+
+class Check {
+ public:
+  virtual ~Check() = default;
+  virtual std::string_view code() const = 0;     // "TPU001"
+  virtual std::string_view name() const = 0;     // kebab-case: "unsupported-dtype"
+  virtual std::string_view summary() const = 0;  // one line for `tpu-doctor rules`
+  virtual void Run(const CheckContext& context, DiagnosticSink& sink) const = 0;
+};
+
+// Every check, sorted by code.
+const std::vector<std::unique_ptr<Check>>& AllChecks();
+
+// Runs every check; diagnostics come back in a deterministic order (see SortDiagnostics).
+std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target);
+
+// Errors first, then warnings, then notes; within a severity by code, keeping emission order
+// (which follows the graph's topological order).
+void SortDiagnostics(std::vector<Diagnostic>& diagnostics);
+
+// Helpers shared by checks.
+Location LocationOf(const std::string& graph_path, const Node& node);
+std::string GraphPath(const std::string& parent_path, const Node& node, const Subgraph& sub);
+
+// Calls fn(graph, graph_path, node) for every node of `graph` and its subgraphs, in topological
+// order, each node before the nodes of its subgraphs.
+template <typename Fn>
+void ForEachNodeWithPath(const Graph& graph, const std::string& path, Fn&& fn) {
+  for (NodeId id : graph.topo_order()) {
+    const Node& node = graph.node(id);
+    fn(graph, path, node);
+    for (const Subgraph& sub : node.subgraphs) ForEachNodeWithPath(*sub.graph, GraphPath(path, node, sub), fn);
+  }
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,59 @@
+// Diagnostic: one finding about a model — a rule code, a severity that means something to the
+// user, a one-line message, the most specific location, notes, and an optional fix.
+//
+// Severity: error = will not compile or run on the target; warning = runs, but slower or larger
+// than it should; note = worth knowing. The report's verdict is derived from the worst severity.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpudoctor {
+
+enum class Severity : std::uint8_t { kNote, kWarning, kError };
+std::string_view NameOf(Severity severity);
+std::optional<Severity> ParseSeverity(std::string_view name);
+
+// Where a finding points. Every field is optional; renderers print what is there.
+struct Location {
+  std::string graph;  // "main", or the path of a subgraph: "main/loop_1.body"
+  std::string node;   // node name
+  std::string op;     // qualified op type
+  std::string value;  // value (tensor) name
+  std::string scope;  // framework layer path, when the format records one
+  std::string file;   // source file and line, when the format records them
+  int line = 0;
+};
+
+enum class FixApplicability : std::uint8_t { kSafe, kUnsafe, kDisplayOnly };
+std::string_view NameOf(FixApplicability applicability);
+
+struct Fix {
+  std::string description;
+  FixApplicability applicability = FixApplicability::kDisplayOnly;
+};
+
+struct Diagnostic {
+  std::string code;  // "TPU001"
+  Severity severity = Severity::kNote;
+  std::string message;  // lower-case, identifiers in backticks
+  Location location;
+  std::vector<std::string> notes;
+  std::optional<Fix> fix;
+};
+
+// Collects diagnostics from frontends and checks.
+class DiagnosticSink {
+ public:
+  void Add(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  std::vector<Diagnostic> Take() { return std::move(diagnostics_); }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace tpudoctor

@@ -1,0 +1,31 @@
+// Frontends turn model bytes into a Graph. Each one can Sniff a Source (how sure it is that the
+// bytes are its format, 0..100) and Load it. A frontend only translates: what it cannot represent
+// becomes a LOAD diagnostic, not a crash; bytes that are not a model are a Result error.
+//
+// LoadModel picks the frontend by content (falling back to the extension) and is where the CLI
+// and the Python module start.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tpudoctor/diag/diagnostic.h"
+#include "tpudoctor/frontend/source.h"
+#include "tpudoctor/ir/graph.h"
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor {
+
+struct LoadedModel {
+  Graph graph;
+  std::string format;  // "onnx"
+  std::string producer;  // "pytorch 2.11.0", when the file says
+  std::vector<Diagnostic> diagnostics;  // LOAD findings
+  // Facts about how the shapes were made static ("--batch 8 replaced the static leading dim 1 of
+  // input `x`"), shown in the report.
+  std::vector<std::string> shape_notes;
+};
+
+Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options);
+
+}  // namespace tpudoctor

@@ -1,0 +1,40 @@
+// Source: the bytes of a model file plus the name to show in messages, and the options every
+// frontend understands (which symbolic dims to make static).
+//
+// ReadSource refuses what is not a readable regular file, and files too large to be a model
+// description, with a one-line error. Nothing here ever follows a path outside the model's
+// folder: IsSafeRelativePath is the gate for external-data and archive member paths.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor {
+
+struct Source {
+  std::string display_name;  // as the user typed it; never made absolute
+  std::string bytes;
+};
+
+// The largest model file read (weights are never needed, so real model descriptions are small;
+// ONNX itself cannot exceed 2 GiB).
+inline constexpr std::int64_t kMaxSourceBytes = std::int64_t{2} << 30;
+
+Result<Source> ReadSource(const std::string& path);
+
+// True when `relative` names a file inside the model's folder: not absolute, no `..` component
+// that climbs out, no backslash tricks, no NUL.
+bool IsSafeRelativePath(std::string_view relative);
+
+// What the user asked to make static.
+struct ShapeOptions {
+  std::map<std::string, std::int64_t> dims;  // --dim name=value
+  std::optional<std::int64_t> batch;         // --batch N
+};
+
+}  // namespace tpudoctor

@@ -1,0 +1,150 @@
+// Graph: the framework-neutral program every frontend produces and every check reads.
+//
+// A Graph owns its Values (SSA edges) and Nodes in stable vectors addressed by ValueId/NodeId.
+// A Value has one producer (a node, or none for graph inputs, initializers and captured
+// outer-scope values) and any number of users. A Node keeps the op's original domain and name for
+// messages plus a canonical OpKind for analyses; control-flow nodes own their subgraphs, whose
+// values may capture values of the enclosing graphs by name (ValueOrigin::kCaptured).
+//
+// Build a graph with AddValue/AddNode, then call Finalize(): it links users, computes a
+// topological order and rejects cycles. After that the graph is read-only to checks.
+// Start with `Graph::topo_order()` to walk it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "tpudoctor/ir/op_kind.h"
+#include "tpudoctor/ir/shape.h"
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor {
+
+using ValueId = std::int32_t;
+using NodeId = std::int32_t;
+inline constexpr ValueId kNoValue = -1;
+inline constexpr NodeId kNoNode = -1;
+
+// Where a node came from, as precisely as the format says: a line/column for text formats, a
+// framework layer path or Python stack frame where the exporter recorded one.
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string scope;  // framework layer path, e.g. "/backbone/layer1/0/conv1"
+
+  bool empty() const { return file.empty() && line == 0 && scope.empty(); }
+};
+
+enum class ValueOrigin : std::uint8_t { kNodeOutput, kGraphInput, kInitializer, kCaptured };
+
+struct Value {
+  ValueId id = kNoValue;
+  std::string name;
+  TensorType type;
+  ValueOrigin origin = ValueOrigin::kNodeOutput;
+  NodeId producer = kNoNode;
+  std::vector<NodeId> users;
+  // The elements of a small integer tensor whose contents are known before running the model
+  // (an initializer, a Constant, or a shape computation folded by the frontend). Elements may be
+  // symbolic (`batch`). Absent when the contents are unknown or too large to keep.
+  std::optional<std::vector<Dim>> known_ints;
+};
+
+using AttrValue = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>,
+                               std::vector<double>, std::vector<std::string>>;
+
+struct Attribute {
+  std::string name;
+  AttrValue value;
+};
+
+class Graph;
+
+struct Subgraph {
+  std::string attr_name;  // "then_branch", "body", ...
+  std::unique_ptr<Graph> graph;
+};
+
+struct Node {
+  NodeId id = kNoNode;
+  std::string name;
+  std::string domain;  // "" for the default domain of the format (ai.onnx for ONNX)
+  std::string op_type;
+  OpKind kind = OpKind::kUnknown;
+  std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
+  std::vector<ValueId> outputs;
+  std::vector<Attribute> attrs;  // in the order the model lists them
+  std::vector<Subgraph> subgraphs;
+  SourceLoc loc;
+
+  const Attribute* FindAttr(std::string_view attr_name) const;
+  std::optional<std::int64_t> IntAttr(std::string_view attr_name) const;
+  std::optional<std::vector<std::int64_t>> IntsAttr(std::string_view attr_name) const;
+  std::optional<std::string> StringAttr(std::string_view attr_name) const;
+  // "Conv" for the default domain, "com.microsoft::FusedMatMul" otherwise.
+  std::string QualifiedOp() const;
+  // The i-th input, or kNoValue when absent.
+  ValueId input(std::size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }
+};
+
+struct Ok {};
+
+class Graph {
+ public:
+  explicit Graph(std::string name = "main") : name_(std::move(name)) {}
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
+
+  const std::string& name() const { return name_; }
+
+  // Building.
+  ValueId AddValue(std::string value_name, TensorType type, ValueOrigin origin);
+  NodeId AddNode(Node node);  // sets node.id and the producer of its outputs
+  void AddInput(ValueId id) { inputs_.push_back(id); }
+  void AddOutput(ValueId id) { outputs_.push_back(id); }
+  Value& mutable_value(ValueId id) { return values_[static_cast<std::size_t>(id)]; }
+  Node& mutable_node(NodeId id) { return nodes_[static_cast<std::size_t>(id)]; }
+  // Links users and computes the topological order; fails on a cycle or a dangling id.
+  Result<Ok> Finalize();
+
+  // Reading.
+  const Value& value(ValueId id) const { return values_[static_cast<std::size_t>(id)]; }
+  const Node& node(NodeId id) const { return nodes_[static_cast<std::size_t>(id)]; }
+  const std::vector<Value>& values() const { return values_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  const std::vector<NodeId>& topo_order() const { return topo_; }
+  std::optional<ValueId> FindValue(std::string_view value_name) const;
+
+ private:
+  std::string name_;
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> outputs_;
+  std::vector<NodeId> topo_;
+  std::unordered_map<std::string, ValueId> by_name_;
+};
+
+// Calls fn(graph, node) for every node of `graph` and of all nested subgraphs, each graph in
+// topological order, parents before their subgraphs' nodes.
+template <typename Fn>
+void ForEachNodeDeep(const Graph& graph, Fn&& fn) {
+  for (NodeId id : graph.topo_order()) {
+    const Node& node = graph.node(id);
+    fn(graph, node);
+    for (const Subgraph& sub : node.subgraphs) ForEachNodeDeep(*sub.graph, fn);
+  }
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,17 @@
+// VerifyGraph: structural invariants every Graph must hold after Finalize(). Tests call it on
+// every graph they build or load; a failure is a bug in the code that built the graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor {
+
+// Returns the list of broken invariants (empty when the graph is well formed): ids in range,
+// each node output produced by exactly that node, users consistent with inputs, the topological
+// order a permutation where producers come before users, subgraphs verified recursively.
+std::vector<std::string> VerifyGraph(const Graph& graph);
+
+}  // namespace tpudoctor

@@ -1,0 +1,55 @@
+// Report: everything a renderer prints for `tpu-doctor check`, computed once. Renderers do no
+// analysis; they only format a Report. The verdict is derived from the findings' severities:
+// any error → blocked, else any warning → runs with warnings, else ready.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/diag/diagnostic.h"
+#include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/target/target.h"
+
+namespace tpudoctor {
+
+inline constexpr int kReportSchemaVersion = 1;
+inline constexpr const char* kToolVersion = "0.1.0";
+
+enum class Verdict : std::uint8_t { kReady, kRunsWithWarnings, kBlocked };
+std::string_view NameOf(Verdict verdict);  // "ready", "runs with warnings", "blocked"
+
+struct OpSummaryRow {
+  std::string op;  // qualified op type
+  int count = 0;
+  std::optional<Severity> worst;  // nullopt: no finding points at this op type
+  std::vector<std::string> codes;  // sorted, unique
+};
+
+struct ValueSummary {
+  std::string name;
+  std::string type;  // "f32[batch,3,224,224]"
+};
+
+struct Report {
+  std::string model;  // as given on the command line
+  std::string format;
+  std::string producer;
+  std::string target;
+  std::string target_display;
+  Verdict verdict = Verdict::kReady;
+  int errors = 0;
+  int warnings = 0;
+  int notes = 0;
+  int node_count = 0;  // including nodes of subgraphs
+  std::vector<std::string> shape_notes;
+  std::vector<ValueSummary> inputs;
+  std::vector<ValueSummary> outputs;
+  std::vector<OpSummaryRow> op_summary;  // flagged ops first, then by count, then by name
+  std::vector<Diagnostic> findings;      // sorted (SortDiagnostics)
+};
+
+Report BuildReport(const std::string& model_name, const LoadedModel& model, const TargetSpec& target,
+                   std::vector<Diagnostic> findings);
+
+}  // namespace tpudoctor

@@ -1,0 +1,21 @@
+// Files embedded into the binary at build time: rule docs (docs/rules/*.md), targets
+// (data/targets/*.json) and op tables (data/onnx/*.tsv). Paths are relative to the repository
+// root. The tool never reads these from disk at run time, so the binary works from anywhere.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tpudoctor {
+
+struct EmbeddedFile {
+  std::string_view path;
+  std::string_view contents;
+};
+
+// All embedded files, sorted by path.
+const std::vector<EmbeddedFile>& EmbeddedFiles();
+std::optional<std::string_view> FindEmbedded(std::string_view path);
+
+}  // namespace tpudoctor

@@ -1,0 +1,23 @@
+// Small string helpers used across the library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpudoctor {
+
+std::vector<std::string_view> Split(std::string_view s, char sep);
+std::vector<std::string_view> SplitLines(std::string_view s);  // strips a trailing '\r'
+std::string_view Trim(std::string_view s);
+std::optional<std::int64_t> ParseInt64(std::string_view s);
+std::optional<double> ParseDouble(std::string_view s);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+// "1 op" / "3 ops"
+std::string Plural(std::int64_t n, std::string_view singular, std::string_view plural);
+// Fixed formatting with `digits` decimals, locale-independent.
+std::string FormatFixed(double v, int digits);
+
+}  // namespace tpudoctor

@@ -1,0 +1,55 @@
+// TargetSpec: one accelerator, as data. Every figure comes from data/targets/NAME.json (embedded
+// into the binary), where it carries its source; nothing about hardware is a constant in code.
+//
+// Checks ask a target how it treats a dtype (native, slow, unsupported); the cost models (a later
+// issue) read its peak rates, HBM, bandwidth, MXU size and price.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/ir/dtype.h"
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor {
+
+enum class DTypeSupport : std::uint8_t { kNative, kSlow, kUnsupported };
+
+struct DTypeRule {
+  DTypeSupport support = DTypeSupport::kNative;
+  std::string why;     // one sentence, for the finding
+  std::string source;  // where the fact comes from
+};
+
+struct TargetSpec {
+  std::string name;          // "tpu-v5e"
+  std::string display_name;  // "Cloud TPU v5e"
+  std::string kind;          // "tpu" or "gpu"
+  int chips_per_host = 0;
+  int cores_per_chip = 0;
+  std::optional<int> mxu_per_core;
+  std::optional<int> mxu_dim;
+  std::optional<double> bf16_tflops;
+  std::optional<double> int8_tops;
+  std::optional<double> fp8_tflops;
+  std::optional<double> fp32_tflops;
+  std::optional<double> hbm_gib;
+  std::optional<double> hbm_gbps;
+  std::optional<double> ici_gbps;
+  std::optional<double> price_usd_per_chip_hour;
+  std::map<DType, DTypeRule> dtypes;  // dtypes not listed are native
+  std::vector<std::string> sources;
+  std::string notes;
+
+  bool is_tpu() const { return kind == "tpu"; }
+  DTypeRule RuleFor(DType dtype) const;
+};
+
+// All targets, sorted by name.
+const std::vector<TargetSpec>& AllTargets();
+Result<const TargetSpec*> FindTarget(const std::string& name);
+inline constexpr const char* kDefaultTarget = "tpu-v5e";
+
+}  // namespace tpudoctor

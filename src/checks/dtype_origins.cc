@@ -1,0 +1,73 @@
+#include "src/checks/dtype_origins.h"
+
+#include "tpudoctor/check/check.h"
+
+namespace tpudoctor {
+namespace {
+
+void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use) {
+  DTypeOrigin weights{DTypeOrigin::Kind::kWeights, path, nullptr, nullptr, 0};
+  for (const Value& v : g.values()) {
+    if (v.type.dtype != dtype) continue;
+    ++use.values;
+    if (v.origin == ValueOrigin::kGraphInput && path.find('/') == std::string::npos) {
+      use.origins.push_back({DTypeOrigin::Kind::kInput, path, nullptr, &v, 0});
+    }
+    if (v.origin == ValueOrigin::kInitializer) {
+      if (weights.value == nullptr) weights.value = &v;
+      ++weights.weight_count;
+    }
+  }
+  if (weights.weight_count > 0) use.origins.push_back(weights);
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    bool input_has = false;
+    for (ValueId in : n.inputs) input_has |= in != kNoValue && g.value(in).type.dtype == dtype;
+    for (ValueId out : n.outputs) {
+      if (!input_has && g.value(out).type.dtype == dtype) {
+        use.origins.push_back({DTypeOrigin::Kind::kNode, path, &n, &g.value(out), 0});
+        break;
+      }
+    }
+    for (const Subgraph& sub : n.subgraphs) Collect(*sub.graph, GraphPath(path, n, sub), dtype, use);
+  }
+}
+
+}  // namespace
+
+DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype) {
+  DTypeUse use;
+  Collect(graph, graph.name(), dtype, use);
+  return use;
+}
+
+std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
+  const std::string name(LongNameOf(dtype));
+  switch (origin.kind) {
+    case DTypeOrigin::Kind::kInput:
+      if (dtype == DType::kFloat64) {
+        return "the model was exported with float64 inputs: a NumPy array (float64 by default) or "
+               "`model.double()` at export time";
+      }
+      return "the model takes " + name + " input data";
+    case DTypeOrigin::Kind::kWeights:
+      if (dtype == DType::kFloat64) {
+        return "the parameters themselves are float64, e.g. `model.double()` or weights built from "
+               "NumPy float64 arrays";
+      }
+      return "the parameters are stored as " + name;
+    case DTypeOrigin::Kind::kNode:
+      if (origin.node != nullptr && (origin.node->op_type == "Cast" || origin.node->op_type == "CastLike")) {
+        return "an explicit cast to " + name + " in the model code (e.g. `.to(" + name + ")`" +
+               (dtype == DType::kFloat64 ? ", `.double()`, or NumPy float64 math" : "") + ")";
+      }
+      if (origin.node != nullptr && origin.node->op_type == "Constant") {
+        return "a " + name + " constant" +
+               (dtype == DType::kFloat64 ? " (a NumPy float64 scalar or array baked into the graph)" : "");
+      }
+      return "`" + (origin.node ? origin.node->op_type : std::string("op")) + "` produces " + name;
+  }
+  return {};
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,33 @@
+// Where a dtype enters a graph: the root causes that the dtype rules report, instead of every
+// value downstream. Private to src/checks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor {
+
+struct DTypeOrigin {
+  enum class Kind { kInput, kWeights, kNode };
+  Kind kind = Kind::kNode;
+  std::string graph_path;
+  const Node* node = nullptr;           // kNode
+  const Value* value = nullptr;         // kInput; the first weight for kWeights; the output for kNode
+  int weight_count = 0;                 // kWeights
+};
+
+struct DTypeUse {
+  std::vector<DTypeOrigin> origins;
+  int values = 0;  // every value of the dtype, origins and knock-ons
+};
+
+// Origins of `dtype` in `graph` and its subgraphs: graph inputs of that dtype, the initializers of
+// that dtype (one entry per graph), and nodes that output it while none of their inputs has it.
+DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
+
+// "float64 input", "Cast to float64", ... with the framework-level cause when it can be inferred.
+std::string LikelyCause(const DTypeOrigin& origin, DType dtype);
+
+}  // namespace tpudoctor

@@ -1,0 +1,17 @@
+// Factories of the registered checks, one per check file. Private to src/checks.
+#pragma once
+
+#include <memory>
+
+#include "tpudoctor/check/check.h"
+
+namespace tpudoctor {
+
+std::unique_ptr<Check> MakeCf001DataDependentControlFlow();
+std::unique_ptr<Check> MakeShp001DataDependentShape();
+std::unique_ptr<Check> MakeShp002SymbolicDims();
+std::unique_ptr<Check> MakeTpu001UnsupportedDtype();
+std::unique_ptr<Check> MakeTpu002SlowDtype();
+std::unique_ptr<Check> MakeTpu003UnsupportedOp();
+
+}  // namespace tpudoctor

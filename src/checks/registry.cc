@@ -1,0 +1,55 @@
+// The one list of checks. Keep it sorted by code.
+#include <algorithm>
+
+#include "src/checks/factories.h"
+#include "tpudoctor/check/check.h"
+
+namespace tpudoctor {
+
+const std::vector<std::unique_ptr<Check>>& AllChecks() {
+  static const auto* checks = [] {
+    auto* v = new std::vector<std::unique_ptr<Check>>();
+    v->push_back(MakeCf001DataDependentControlFlow());
+    v->push_back(MakeShp001DataDependentShape());
+    v->push_back(MakeShp002SymbolicDims());
+    v->push_back(MakeTpu001UnsupportedDtype());
+    v->push_back(MakeTpu002SlowDtype());
+    v->push_back(MakeTpu003UnsupportedOp());
+    return v;
+  }();
+  return *checks;
+}
+
+std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target) {
+  Dynamism dynamism(graph);
+  CheckContext context{graph, target, dynamism};
+  DiagnosticSink sink;
+  for (const auto& check : AllChecks()) check->Run(context, sink);
+  std::vector<Diagnostic> out = sink.Take();
+  SortDiagnostics(out);
+  return out;
+}
+
+void SortDiagnostics(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.code < b.code;
+  });
+}
+
+Location LocationOf(const std::string& graph_path, const Node& node) {
+  Location loc;
+  loc.graph = graph_path;
+  loc.node = node.name;
+  loc.op = node.QualifiedOp();
+  loc.scope = node.loc.scope;
+  loc.file = node.loc.file;
+  loc.line = node.loc.line;
+  return loc;
+}
+
+std::string GraphPath(const std::string& parent_path, const Node& node, const Subgraph& sub) {
+  return parent_path + "/" + node.name + "." + sub.attr_name;
+}
+
+}  // namespace tpudoctor

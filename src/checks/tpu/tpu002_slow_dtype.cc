@@ -1,0 +1,106 @@
+// TPU002 slow-dtype: element types the target runs, but not natively — float16 on TPU (bfloat16
+// is the native 16-bit float), int64 arithmetic (emulated with 32-bit pairs), float8 on chips
+// without a float8 mode.
+#include "src/checks/dtype_origins.h"
+#include "src/checks/factories.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+bool IsArithmetic(OpKind kind) {
+  return kind == OpKind::kElementwise || kind == OpKind::kMatMul || kind == OpKind::kReduce ||
+         kind == OpKind::kConv;
+}
+
+class Tpu002SlowDtype final : public Check {
+ public:
+  std::string_view code() const override { return "TPU002"; }
+  std::string_view name() const override { return "slow-dtype"; }
+  std::string_view summary() const override {
+    return "a dtype runs on the target but not natively: float16 (use bfloat16), int64 arithmetic";
+  }
+
+  void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    for (const DTypeTraits& traits : AllDTypes()) {
+      const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
+      if (rule.support != DTypeSupport::kSlow) continue;
+      if (traits.cls == DTypeClass::kSignedInt || traits.cls == DTypeClass::kUnsignedInt) {
+        ReportIntArithmetic(ctx, traits.dtype, rule, sink);
+      } else {
+        ReportOrigins(ctx, traits.dtype, rule, sink);
+      }
+    }
+  }
+
+ private:
+  // Integer index and shape tensors are everywhere and cheap; only arithmetic on runtime values
+  // pays for the emulation, so only that is reported, once per graph.
+  void ReportIntArithmetic(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
+                           DiagnosticSink& sink) const {
+    std::vector<std::pair<std::string, const Node*>> hits;
+    ForEachNodeWithPath(ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
+      if (!IsArithmetic(n.kind) || n.outputs.empty()) return;
+      const Value& out = g.value(n.outputs[0]);
+      if (out.type.dtype != dtype || !ctx.dynamism.facts(g, out.id).runtime_data) return;
+      hits.emplace_back(path, &n);
+    });
+    if (hits.empty()) return;
+    const std::string dt(LongNameOf(dtype));
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kWarning;
+    d.message = Plural(static_cast<std::int64_t>(hits.size()), "op does ", "ops do ") + dt +
+                " arithmetic on runtime values (first: `" + hits[0].second->QualifiedOp() + "` at `" +
+                hits[0].second->name + "`)";
+    d.location = LocationOf(hits[0].first, *hits[0].second);
+    d.notes.push_back(rule.why + " (source: " + rule.source + ")");
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < hits.size() && i < 5; ++i) names.push_back("`" + hits[i].second->name + "`");
+    d.notes.push_back("ops: " + Join(names, ", ") + (hits.size() > 5 ? ", ..." : ""));
+    d.fix = Fix{"use int32 for ids, positions and counters (they fit): cast at the input pipeline; "
+                "PyTorch/XLA: `XLA_USE_32BIT_LONG=1`; JAX uses int32 unless `jax_enable_x64` is on",
+                FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+
+  void ReportOrigins(const CheckContext& ctx, DType dtype, const DTypeRule& rule, DiagnosticSink& sink) const {
+    const DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
+    const std::string dt(LongNameOf(dtype));
+    for (const DTypeOrigin& origin : use.origins) {
+      Diagnostic d;
+      d.code = std::string(code());
+      d.severity = Severity::kWarning;
+      if (origin.kind == DTypeOrigin::Kind::kInput) {
+        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name + " runs slowly";
+        d.location.graph = origin.graph_path;
+        d.location.value = origin.value->name;
+      } else if (origin.kind == DTypeOrigin::Kind::kWeights) {
+        d.message = Plural(origin.weight_count, "weight is ", "weights are ") + dt + " (first: `" +
+                    origin.value->name + "`), which " + ctx.target.name + " runs slowly";
+        d.location.graph = origin.graph_path;
+        d.location.value = origin.value->name;
+      } else {
+        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" + origin.value->name +
+                    "`, which " + ctx.target.name + " runs slowly";
+        d.location = LocationOf(origin.graph_path, *origin.node);
+        d.location.value = origin.value->name;
+      }
+      d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
+      d.notes.push_back(rule.why + " (source: " + rule.source + ")");
+      if (use.values > 1) d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+      if (dtype == DType::kFloat16 && ctx.target.is_tpu()) {
+        d.fix = Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
+                    "(Keras: `mixed_bfloat16`; PyTorch: `torch.autocast(dtype=torch.bfloat16)`)",
+                    FixApplicability::kDisplayOnly};
+      }
+      sink.Add(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeTpu002SlowDtype() { return std::make_unique<Tpu002SlowDtype>(); }
+
+}  // namespace tpudoctor

@@ -1,0 +1,90 @@
+// TPU003 unsupported-op: ops with no XLA lowering, or that cannot run on the device at all —
+// string processing, sequence/map/optional containers, classic-ML and custom-domain ops, and
+// anything outside the known operator set. Reported once per op type, at its first node.
+#include <map>
+
+#include "src/checks/factories.h"
+#include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+bool Unsupported(OnnxSupport s) {
+  return s == OnnxSupport::kContainer || s == OnnxSupport::kString || s == OnnxSupport::kUnsupported ||
+         s == OnnxSupport::kUnknownOp;
+}
+
+std::string FixFor(OnnxSupport s) {
+  switch (s) {
+    case OnnxSupport::kString:
+      return "do string processing in the input pipeline on the host; feed the model integer ids";
+    case OnnxSupport::kContainer:
+      return "replace sequences with fixed-shape tensors (stack the elements, padded to a static "
+             "length); re-export without list outputs";
+    case OnnxSupport::kUnknownOp:
+      return "re-export with a standard ONNX opset (torch.onnx.export with a registered opset), or "
+             "implement the op from standard ops";
+    default:
+      return "move this op out of the compiled model (pre/post-processing on the host), or rewrite it "
+             "from ops XLA lowers";
+  }
+}
+
+class Tpu003UnsupportedOp final : public Check {
+ public:
+  std::string_view code() const override { return "TPU003"; }
+  std::string_view name() const override { return "unsupported-op"; }
+  std::string_view summary() const override {
+    return "an op has no XLA/TPU lowering or cannot run on the device (string, sequence, custom domain)";
+  }
+
+  void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    struct Group {
+      OnnxOpInfo info;
+      std::string first_path;
+      const Node* first = nullptr;
+      std::vector<std::string> names;
+    };
+    std::map<std::string, Group> groups;
+    std::vector<std::string> order;
+    ForEachNodeWithPath(ctx.graph, ctx.graph.name(), [&](const Graph&, const std::string& path, const Node& n) {
+      OnnxOpInfo info = LookupOnnxOp(n.domain, n.op_type);
+      if (!Unsupported(info.support)) return;
+      const std::string key = n.QualifiedOp();
+      auto [it, inserted] = groups.try_emplace(key);
+      if (inserted) {
+        it->second.info = std::move(info);
+        it->second.first_path = path;
+        it->second.first = &n;
+        order.push_back(key);
+      }
+      it->second.names.push_back(n.name);
+    });
+    for (const std::string& key : order) {
+      const Group& g = groups[key];
+      Diagnostic d;
+      d.code = std::string(code());
+      d.severity = Severity::kError;
+      d.message = "`" + key + "` has no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
+      if (g.names.size() > 1) {
+        d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op", "`" + key + "` ops") +
+                    " have no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
+      }
+      d.location = LocationOf(g.first_path, *g.first);
+      if (g.names.size() > 1) {
+        std::vector<std::string> shown;
+        for (std::size_t i = 0; i < g.names.size() && i < 5; ++i) shown.push_back("`" + g.names[i] + "`");
+        d.notes.push_back("nodes: " + Join(shown, ", ") + (g.names.size() > 5 ? ", ..." : ""));
+      }
+      d.fix = Fix{FixFor(g.info.support), FixApplicability::kDisplayOnly};
+      sink.Add(std::move(d));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakeTpu003UnsupportedOp() { return std::make_unique<Tpu003UnsupportedOp>(); }
+
+}  // namespace tpudoctor

@@ -1,0 +1,550 @@
+#include "tpudoctor/frontend/onnx.h"
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <climits>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "src/frontends/onnx/shape_infer.h"
+#include "tpudoctor/knowledge/onnx_ops.h"
+
+namespace tpudoctor {
+namespace {
+
+// The newest default-domain opset whose schemas the linked libonnx knows; ONNX shape inference
+// is only trusted up to it (a newer opset's ops can change signature, e.g. Reduce* axes in 18).
+constexpr int kOnnxInferenceMaxOpset = 17;
+constexpr int kMaxKnownInts = 4096;
+constexpr int kMaxSubgraphDepth = 64;
+
+DType FromOnnx(int elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: return DType::kFloat32;
+    case onnx::TensorProto::UINT8: return DType::kUInt8;
+    case onnx::TensorProto::INT8: return DType::kInt8;
+    case onnx::TensorProto::UINT16: return DType::kUInt16;
+    case onnx::TensorProto::INT16: return DType::kInt16;
+    case onnx::TensorProto::INT32: return DType::kInt32;
+    case onnx::TensorProto::INT64: return DType::kInt64;
+    case onnx::TensorProto::STRING: return DType::kString;
+    case onnx::TensorProto::BOOL: return DType::kBool;
+    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
+    case onnx::TensorProto::DOUBLE: return DType::kFloat64;
+    case onnx::TensorProto::UINT32: return DType::kUInt32;
+    case onnx::TensorProto::UINT64: return DType::kUInt64;
+    case onnx::TensorProto::COMPLEX64: return DType::kComplex64;
+    case onnx::TensorProto::COMPLEX128: return DType::kComplex128;
+    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
+    // Newer than libonnx 1.12's enum; numbers from onnx.proto.
+    case 17: return DType::kFloat8E4M3FN;
+    case 18: return DType::kFloat8E4M3FNUZ;
+    case 19: return DType::kFloat8E5M2;
+    case 20: return DType::kFloat8E5M2FNUZ;
+    case 21: return DType::kUInt4;
+    case 22: return DType::kInt4;
+    case 23: return DType::kFloat4E2M1;
+    default: return DType::kUnknown;
+  }
+}
+
+Shape FromOnnx(const onnx::TensorShapeProto& proto) {
+  std::vector<Dim> dims;
+  dims.reserve(static_cast<std::size_t>(proto.dim_size()));
+  for (const auto& d : proto.dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      dims.push_back(Dim::Static(d.dim_value()));
+    } else if (d.has_dim_param() && !d.dim_param().empty()) {
+      dims.push_back(Dim::Symbol(d.dim_param()));
+    } else {
+      dims.push_back(Dim::Unknown());
+    }
+  }
+  return Shape(std::move(dims));
+}
+
+TensorType FromOnnx(const onnx::TypeProto& proto, int depth = 0) {
+  TensorType t;
+  if (depth > 16) return {ValueKind::kUnknown, DType::kUnknown, Shape()};
+  switch (proto.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      t.dtype = FromOnnx(proto.tensor_type().elem_type());
+      if (proto.tensor_type().has_shape()) t.shape = FromOnnx(proto.tensor_type().shape());
+      return t;
+    case onnx::TypeProto::kSparseTensorType:
+      t.dtype = FromOnnx(proto.sparse_tensor_type().elem_type());
+      if (proto.sparse_tensor_type().has_shape()) t.shape = FromOnnx(proto.sparse_tensor_type().shape());
+      return t;
+    case onnx::TypeProto::kSequenceType: {
+      TensorType elem = FromOnnx(proto.sequence_type().elem_type(), depth + 1);
+      return {ValueKind::kSequence, elem.dtype, elem.shape};
+    }
+    case onnx::TypeProto::kOptionalType: {
+      TensorType elem = FromOnnx(proto.optional_type().elem_type(), depth + 1);
+      return {ValueKind::kOptional, elem.dtype, elem.shape};
+    }
+    case onnx::TypeProto::kMapType:
+      return {ValueKind::kMap, FromOnnx(proto.map_type().key_type()), Shape()};
+    default:
+      return {ValueKind::kUnknown, DType::kUnknown, Shape()};
+  }
+}
+
+TensorType FromOnnxTensor(const onnx::TensorProto& t) {
+  std::vector<Dim> dims;
+  for (std::int64_t d : t.dims()) dims.push_back(d >= 0 ? Dim::Static(d) : Dim::Unknown());
+  return {ValueKind::kTensor, FromOnnx(t.data_type()), Shape(std::move(dims))};
+}
+
+// The elements of a small integer tensor whose data is inside the model file.
+std::optional<std::vector<Dim>> KnownInts(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  std::vector<Dim> out;
+  const bool is64 = t.data_type() == onnx::TensorProto::INT64;
+  const bool is32 = t.data_type() == onnx::TensorProto::INT32;
+  if (!is64 && !is32) return std::nullopt;
+  if (!t.raw_data().empty()) {
+    const std::size_t width = is64 ? 8 : 4;
+    const std::string& raw = t.raw_data();
+    if (raw.size() % width != 0 || raw.size() / width > kMaxKnownInts) return std::nullopt;
+    for (std::size_t off = 0; off < raw.size(); off += width) {
+      if (is64) {
+        std::int64_t v = 0;
+        std::memcpy(&v, raw.data() + off, 8);
+        out.push_back(Dim::Static(v));
+      } else {
+        std::int32_t v = 0;
+        std::memcpy(&v, raw.data() + off, 4);
+        out.push_back(Dim::Static(v));
+      }
+    }
+  } else if (is64) {
+    if (t.int64_data_size() > kMaxKnownInts) return std::nullopt;
+    for (std::int64_t v : t.int64_data()) out.push_back(Dim::Static(v));
+  } else {
+    if (t.int32_data_size() > kMaxKnownInts) return std::nullopt;
+    for (std::int32_t v : t.int32_data()) out.push_back(Dim::Static(v));
+  }
+  // The element count must match the declared dims, or the data is not what it claims.
+  std::int64_t count = 1;
+  for (std::int64_t d : t.dims()) {
+    auto next = CheckedMul(count, d);
+    if (!next) return std::nullopt;
+    count = *next;
+  }
+  if (count != static_cast<std::int64_t>(out.size())) return std::nullopt;
+  return out;
+}
+
+// Checks every external-data location of the model's tensors; the files are never opened.
+Result<Ok> CheckExternalData(const onnx::GraphProto& g, int depth = 0) {
+  if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
+  auto check = [](const onnx::TensorProto& t) -> Result<Ok> {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Ok{};
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location" && !IsSafeRelativePath(kv.value())) {
+        return MakeError("initializer `" + t.name() + "` has external data at `" + kv.value() +
+                         "`, outside the model's folder; refusing to follow it");
+      }
+    }
+    return Ok{};
+  };
+  for (const auto& t : g.initializer()) {
+    if (auto r = check(t); !r) return r.error();
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) {
+        if (auto r = check(a.t()); !r) return r.error();
+      }
+      if (a.has_g()) {
+        if (auto r = CheckExternalData(a.g(), depth + 1); !r) return r.error();
+      }
+      for (const auto& sub : a.graphs()) {
+        if (auto r = CheckExternalData(sub, depth + 1); !r) return r.error();
+      }
+    }
+  }
+  return Ok{};
+}
+
+// ---- Making dims static (--dim / --batch) ----
+
+void ForEachValueInfo(onnx::GraphProto& g, const std::function<void(onnx::ValueInfoProto&)>& fn) {
+  for (auto& v : *g.mutable_input()) fn(v);
+  for (auto& v : *g.mutable_output()) fn(v);
+  for (auto& v : *g.mutable_value_info()) fn(v);
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) ForEachValueInfo(*a.mutable_g(), fn);
+      for (auto& sub : *a.mutable_graphs()) ForEachValueInfo(sub, fn);
+    }
+  }
+}
+
+onnx::TensorShapeProto* MutableShape(onnx::ValueInfoProto& v) {
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return nullptr;
+  return v.mutable_type()->mutable_tensor_type()->mutable_shape();
+}
+
+std::set<std::string> InitializerNames(const onnx::GraphProto& g) {
+  std::set<std::string> names;
+  for (const auto& t : g.initializer()) names.insert(t.name());
+  return names;
+}
+
+void CollectSymbols(onnx::GraphProto& g, std::set<std::string>& symbols) {
+  ForEachValueInfo(g, [&](onnx::ValueInfoProto& v) {
+    if (auto* s = MutableShape(v)) {
+      for (const auto& d : s->dim()) {
+        if (d.has_dim_param() && !d.dim_param().empty()) symbols.insert(d.dim_param());
+      }
+    }
+  });
+}
+
+struct StaticizeResult {
+  bool replaced_static_batch = false;
+};
+
+Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOptions& options,
+                                          std::vector<std::string>& notes) {
+  StaticizeResult result;
+  onnx::GraphProto& g = *model.mutable_graph();
+  std::map<std::string, std::int64_t> dims = options.dims;
+  std::set<std::string> symbols;
+  CollectSymbols(g, symbols);
+  for (const auto& [name, value] : options.dims) {
+    if (!symbols.count(name)) {
+      std::string known;
+      for (const auto& s : symbols) known += (known.empty() ? "" : ", ") + s;
+      return MakeError("--dim " + name + "=" + std::to_string(value) + ": the model has no dim named `" +
+                       name + "`" + (known.empty() ? " (it has no symbolic dims)" : "; its symbolic dims are: " + known));
+    }
+  }
+  if (options.batch) {
+    const std::int64_t batch = *options.batch;
+    const auto inits = InitializerNames(g);
+    for (auto& in : *g.mutable_input()) {
+      if (inits.count(in.name())) continue;
+      auto* shape = MutableShape(in);
+      if (shape == nullptr || shape->dim_size() == 0) continue;
+      auto* d0 = shape->mutable_dim(0);
+      if (d0->has_dim_param() && !d0->dim_param().empty()) {
+        if (!dims.count(d0->dim_param())) dims[d0->dim_param()] = batch;
+      } else if (d0->has_dim_value() && d0->dim_value() == 1 && batch != 1) {
+        d0->set_dim_value(batch);
+        result.replaced_static_batch = true;
+        notes.push_back("input `" + in.name() + "` was exported with a static batch of 1; --batch " +
+                        std::to_string(batch) + " replaced it, and shapes were re-derived from the inputs "
+                        "(re-export with a dynamic batch dim for exact shapes)");
+      } else if (d0->has_dim_value() && d0->dim_value() != batch) {
+        notes.push_back("input `" + in.name() + "` has a static leading dim of " +
+                        std::to_string(d0->dim_value()) + ", which is not a batch dim of 1 or a symbol; "
+                        "--batch left it as it is");
+      }
+    }
+  }
+  for (const auto& [name, value] : dims) {
+    notes.push_back("dim `" + name + "` = " + std::to_string(value));
+  }
+  ForEachValueInfo(g, [&](onnx::ValueInfoProto& v) {
+    auto* s = MutableShape(v);
+    if (s == nullptr) return;
+    for (auto& d : *s->mutable_dim()) {
+      if (!d.has_dim_param()) continue;
+      auto it = dims.find(d.dim_param());
+      if (it != dims.end()) d.set_dim_value(it->second);
+    }
+  });
+  if (result.replaced_static_batch) {
+    // The exporter's intermediate shapes were for batch 1: forget them and derive them again.
+    g.clear_value_info();
+    for (auto& out : *g.mutable_output()) {
+      if (auto* s = MutableShape(out)) s->clear_dim();
+      if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+  }
+  return result;
+}
+
+int DefaultOpset(const onnx::ModelProto& model) {
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") return static_cast<int>(o.version());
+  }
+  return 0;
+}
+
+void RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
+  const int opset = DefaultOpset(model);
+  if (opset > kOnnxInferenceMaxOpset) return;  // rely on value_info + own propagation
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    Diagnostic d;
+    d.code = "LOAD001";
+    d.severity = Severity::kNote;
+    d.message = "onnx shape inference stopped early; shapes come from the exporter and tpu-doctor's own propagation";
+    d.notes.push_back(std::string("onnx said: ") + e.what());
+    diags.push_back(std::move(d));
+  }
+}
+
+// ---- Building the IR ----
+
+AttrValue ToAttrValue(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: return a.i();
+    case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INTS: return std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    default: return std::string();
+  }
+}
+
+bool IsPlainAttr(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT:
+    case onnx::AttributeProto::FLOAT:
+    case onnx::AttributeProto::STRING:
+    case onnx::AttributeProto::INTS:
+    case onnx::AttributeProto::FLOATS:
+    case onnx::AttributeProto::STRINGS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
+
+  Result<Graph> Build(const onnx::GraphProto& proto, const std::string& name,
+                      std::vector<const Graph*>& scopes, int depth) {
+    if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
+    Graph g(name);
+    std::map<std::string, const onnx::ValueInfoProto*> info;
+    for (const auto& v : proto.value_info()) info[v.name()] = &v;
+    for (const auto& v : proto.output()) info[v.name()] = &v;
+    auto type_of = [&](const std::string& value_name) -> TensorType {
+      auto it = info.find(value_name);
+      if (it == info.end() || !it->second->has_type()) return {ValueKind::kTensor, DType::kUnknown, Shape()};
+      return FromOnnx(it->second->type());
+    };
+
+    std::set<std::string> init_names;
+    for (const auto& t : proto.initializer()) {
+      if (g.FindValue(t.name())) return MakeError("initializer `" + t.name() + "` is defined twice");
+      ValueId id = g.AddValue(t.name(), FromOnnxTensor(t), ValueOrigin::kInitializer);
+      g.mutable_value(id).known_ints = KnownInts(t);
+      init_names.insert(t.name());
+    }
+    for (const auto& t : proto.sparse_initializer()) {
+      if (g.FindValue(t.values().name())) continue;
+      TensorType type = FromOnnxTensor(t.values());
+      type.shape = Shape::OfStatic(std::vector<std::int64_t>(t.dims().begin(), t.dims().end()));
+      g.AddValue(t.values().name(), type, ValueOrigin::kInitializer);
+    }
+    for (const auto& in : proto.input()) {
+      if (init_names.count(in.name())) continue;  // IR < 4 lists initializers as inputs too
+      if (g.FindValue(in.name())) return MakeError("graph input `" + in.name() + "` is defined twice");
+      g.AddInput(g.AddValue(in.name(), FromOnnx(in.type()), ValueOrigin::kGraphInput));
+    }
+    // Declare every node output first, so a file whose nodes are out of order still links.
+    for (const auto& n : proto.node()) {
+      for (const auto& out : n.output()) {
+        if (out.empty()) continue;
+        if (g.FindValue(out)) return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
+        g.AddValue(out, type_of(out), ValueOrigin::kNodeOutput);
+      }
+    }
+    scopes.push_back(&g);
+    for (int i = 0; i < proto.node_size(); ++i) {
+      auto r = AddNode(g, proto.node(i), i, scopes, depth);
+      if (!r) {
+        scopes.pop_back();
+        return r.error();
+      }
+    }
+    scopes.pop_back();
+    for (const auto& out : proto.output()) {
+      auto id = g.FindValue(out.name());
+      if (!id) id = Capture(g, out.name(), scopes);
+      if (!id) return MakeError("graph output `" + out.name() + "` is not produced by any node");
+      g.AddOutput(*id);
+    }
+    if (auto fin = g.Finalize(); !fin) return fin.error();
+    return g;
+  }
+
+ private:
+  // Finds `value_name` in the enclosing graphs and declares it here as a captured value.
+  std::optional<ValueId> Capture(Graph& g, const std::string& value_name,
+                                 const std::vector<const Graph*>& scopes) {
+    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+      if (*it == &g) continue;
+      auto outer = (*it)->FindValue(value_name);
+      if (!outer) continue;
+      const Value& ov = (*it)->value(*outer);
+      ValueId id = g.AddValue(value_name, ov.type, ValueOrigin::kCaptured);
+      g.mutable_value(id).known_ints = ov.known_ints;
+      return id;
+    }
+    return std::nullopt;
+  }
+
+  Result<Ok> AddNode(Graph& g, const onnx::NodeProto& proto, int index,
+                     std::vector<const Graph*>& scopes, int depth) {
+    Node n;
+    n.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
+    n.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
+    n.op_type = proto.op_type();
+    n.kind = LookupOnnxOp(n.domain, n.op_type).kind;
+    if (auto slash = proto.name().rfind('/'); slash != std::string::npos && slash > 0) {
+      n.loc.scope = proto.name().substr(0, slash);
+    }
+    for (const auto& in : proto.input()) {
+      if (in.empty()) {
+        n.inputs.push_back(kNoValue);
+        continue;
+      }
+      auto id = g.FindValue(in);
+      if (!id) id = Capture(g, in, scopes);
+      if (!id) return MakeError("node `" + n.name + "` reads `" + in + "`, which no node, input or initializer defines");
+      n.inputs.push_back(*id);
+    }
+    for (const auto& out : proto.output()) {
+      if (out.empty()) {
+        n.outputs.push_back(g.AddValue("", {ValueKind::kTensor, DType::kUnknown, Shape()}, ValueOrigin::kNodeOutput));
+        continue;
+      }
+      n.outputs.push_back(*g.FindValue(out));
+    }
+    for (const auto& a : proto.attribute()) {
+      if (IsPlainAttr(a)) {
+        n.attrs.push_back({a.name(), ToAttrValue(a)});
+      } else if (a.type() == onnx::AttributeProto::TENSOR || a.has_t()) {
+        AddTensorAttr(g, n, a);
+      } else if (a.has_g()) {
+        auto sub = Build(a.g(), n.name + "." + a.name(), scopes, depth + 1);
+        if (!sub) return sub.error();
+        n.subgraphs.push_back({a.name(), std::make_unique<Graph>(std::move(*sub))});
+      } else if (a.graphs_size() > 0) {
+        for (int i = 0; i < a.graphs_size(); ++i) {
+          auto sub = Build(a.graphs(i), n.name + "." + a.name() + std::to_string(i), scopes, depth + 1);
+          if (!sub) return sub.error();
+          n.subgraphs.push_back({a.name(), std::make_unique<Graph>(std::move(*sub))});
+        }
+      }
+    }
+    ApplyTypeAttrs(g, n, proto);
+    g.AddNode(std::move(n));
+    return Ok{};
+  }
+
+  // Constant's `value` and ConstantOfShape's `value` carry their output's dtype (and for
+  // Constant the shape and, for small ints, the contents).
+  void AddTensorAttr(Graph& g, Node& n, const onnx::AttributeProto& a) {
+    const onnx::TensorProto& t = a.t();
+    if (n.op_type == "Constant" && a.name() == "value" && !n.outputs.empty()) {
+      Value& out = g.mutable_value(n.outputs[0]);
+      TensorType type = FromOnnxTensor(t);
+      if (out.type.dtype == DType::kUnknown) out.type.dtype = type.dtype;
+      if (!out.type.shape.rank_known()) out.type.shape = type.shape;
+      out.known_ints = KnownInts(t);
+    }
+    if (n.op_type == "ConstantOfShape" && !n.outputs.empty()) {
+      Value& out = g.mutable_value(n.outputs[0]);
+      if (out.type.dtype == DType::kUnknown) out.type.dtype = FromOnnx(t.data_type());
+    }
+  }
+
+  // Attributes that fix an output dtype (Cast `to`, Constant `value_int(s)`/`value_float(s)`).
+  void ApplyTypeAttrs(Graph& g, const Node& n, const onnx::NodeProto& proto) {
+    if (n.outputs.empty()) return;
+    Value& out = g.mutable_value(n.outputs[0]);
+    if (n.op_type == "Cast") {
+      if (auto to = n.IntAttr("to"); to && out.type.dtype == DType::kUnknown) {
+        out.type.dtype = FromOnnx(static_cast<int>(*to));
+      }
+      return;
+    }
+    if (n.op_type != "Constant") return;
+    for (const auto& a : proto.attribute()) {
+      if (a.name() == "value_int") {
+        out.type = {ValueKind::kTensor, DType::kInt64, Shape::Scalar()};
+        out.known_ints = std::vector<Dim>{Dim::Static(a.i())};
+      } else if (a.name() == "value_ints") {
+        out.type = {ValueKind::kTensor, DType::kInt64, Shape::OfStatic({a.ints_size()})};
+        std::vector<Dim> ints;
+        for (std::int64_t v : a.ints()) ints.push_back(Dim::Static(v));
+        if (ints.size() <= kMaxKnownInts) out.known_ints = std::move(ints);
+      } else if (a.name() == "value_float") {
+        out.type = {ValueKind::kTensor, DType::kFloat32, Shape::Scalar()};
+      } else if (a.name() == "value_floats") {
+        out.type = {ValueKind::kTensor, DType::kFloat32, Shape::OfStatic({a.floats_size()})};
+      } else if (a.name() == "value_string") {
+        out.type = {ValueKind::kTensor, DType::kString, Shape::Scalar()};
+      } else if (a.name() == "value_strings") {
+        out.type = {ValueKind::kTensor, DType::kString, Shape::OfStatic({a.strings_size()})};
+      }
+    }
+  }
+
+  std::vector<Diagnostic>& diags_;
+};
+
+bool LooksLikeOnnx(const onnx::ModelProto& m) {
+  return m.has_graph() && m.ir_version() > 0 && (m.graph().node_size() > 0 || m.graph().output_size() > 0);
+}
+
+}  // namespace
+
+int SniffOnnx(const Source& source) {
+  const std::string& b = source.bytes;
+  // A ModelProto starts with field 1 (ir_version, varint: 0x08) in every exporter we know.
+  if (!b.empty() && b[0] == 0x08) return 60;
+  if (source.display_name.size() > 5 &&
+      source.display_name.compare(source.display_name.size() - 5, 5, ".onnx") == 0) {
+    return 30;
+  }
+  return 0;
+}
+
+Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) {
+  const std::string& name = source.display_name;
+  if (source.bytes.empty()) return MakeError(name + ": file is empty, expected an ONNX model");
+  if (source.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+    return MakeError(name + ": larger than 2 GiB, which no ONNX file can be (protobuf's limit)");
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(source.bytes.data(), static_cast<int>(source.bytes.size()))) {
+    return MakeError(name + ": not a valid ONNX protobuf (truncated or not an ONNX file)");
+  }
+  if (!LooksLikeOnnx(model)) return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
+  if (auto ext = CheckExternalData(model.graph()); !ext) return MakeError(name + ": " + ext.error().message);
+
+  LoadedModel loaded{Graph(model.graph().name().empty() ? "main" : model.graph().name()), "onnx", {}, {}, {}};
+  if (!model.producer_name().empty()) {
+    loaded.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+  }
+  auto staticized = ApplyShapeOptions(model, options, loaded.shape_notes);
+  if (!staticized) return MakeError(staticized.error().message);
+  RunOnnxShapeInference(model, loaded.diagnostics);
+
+  GraphBuilder builder(loaded.diagnostics);
+  std::vector<const Graph*> scopes;
+  auto graph = builder.Build(model.graph(), loaded.graph.name(), scopes, 0);
+  if (!graph) return MakeError(name + ": " + graph.error().message);
+  onnx_frontend::PropagateShapes(*graph);
+  loaded.graph = std::move(*graph);
+  return loaded;
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,14 @@
+// The ONNX frontend's own shape propagation, run after the exporter's value_info and ONNX shape
+// inference have had their say. It walks the graph in topological order, folds small integer
+// shape computations into Value::known_ints (keeping symbols such as `batch`), and fills in the
+// dtypes and dims the earlier sources left unknown. It only makes a dim more specific: a static
+// dim is never replaced, and a dim it cannot derive stays unknown.
+#pragma once
+
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor::onnx_frontend {
+
+void PropagateShapes(Graph& graph);
+
+}  // namespace tpudoctor::onnx_frontend

@@ -1,0 +1,128 @@
+#include "tpudoctor/ir/graph.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace tpudoctor {
+
+const Attribute* Node::FindAttr(std::string_view attr_name) const {
+  for (const Attribute& a : attrs) {
+    if (a.name == attr_name) return &a;
+  }
+  return nullptr;
+}
+
+std::optional<std::int64_t> Node::IntAttr(std::string_view attr_name) const {
+  const Attribute* a = FindAttr(attr_name);
+  if (a == nullptr) return std::nullopt;
+  if (const auto* v = std::get_if<std::int64_t>(&a->value)) return *v;
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::int64_t>> Node::IntsAttr(std::string_view attr_name) const {
+  const Attribute* a = FindAttr(attr_name);
+  if (a == nullptr) return std::nullopt;
+  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&a->value)) return *v;
+  return std::nullopt;
+}
+
+std::optional<std::string> Node::StringAttr(std::string_view attr_name) const {
+  const Attribute* a = FindAttr(attr_name);
+  if (a == nullptr) return std::nullopt;
+  if (const auto* v = std::get_if<std::string>(&a->value)) return *v;
+  return std::nullopt;
+}
+
+std::string Node::QualifiedOp() const {
+  if (domain.empty() || domain == "ai.onnx") return op_type;
+  return domain + "::" + op_type;
+}
+
+ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin origin) {
+  const auto id = static_cast<ValueId>(values_.size());
+  Value v;
+  v.id = id;
+  v.name = std::move(value_name);
+  v.type = std::move(type);
+  v.origin = origin;
+  if (!v.name.empty()) by_name_.emplace(v.name, id);
+  values_.push_back(std::move(v));
+  return id;
+}
+
+NodeId Graph::AddNode(Node node) {
+  const auto id = static_cast<NodeId>(nodes_.size());
+  node.id = id;
+  for (ValueId out : node.outputs) {
+    if (out >= 0 && static_cast<std::size_t>(out) < values_.size()) {
+      values_[static_cast<std::size_t>(out)].producer = id;
+    }
+  }
+  nodes_.push_back(std::move(node));
+  return id;
+}
+
+std::optional<ValueId> Graph::FindValue(std::string_view value_name) const {
+  auto it = by_name_.find(std::string(value_name));
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<Ok> Graph::Finalize() {
+  const auto nvalues = static_cast<ValueId>(values_.size());
+  auto valid = [&](ValueId v) { return v == kNoValue || (v >= 0 && v < nvalues); };
+  for (Value& v : values_) v.users.clear();
+  for (const Node& n : nodes_) {
+    for (ValueId in : n.inputs) {
+      if (!valid(in)) return MakeError("node `" + n.name + "` refers to a value that does not exist");
+      if (in == kNoValue) continue;
+      auto& users = values_[static_cast<std::size_t>(in)].users;
+      if (users.empty() || users.back() != n.id) users.push_back(n.id);
+    }
+    for (ValueId out : n.outputs) {
+      if (out == kNoValue || !valid(out)) {
+        return MakeError("node `" + n.name + "` has an invalid output");
+      }
+    }
+  }
+  // Kahn's algorithm, smallest node id first, so the order is deterministic and follows the
+  // file's order whenever the file is already sorted.
+  std::vector<int> pending(nodes_.size(), 0);
+  for (const Node& n : nodes_) {
+    for (ValueId in : n.inputs) {
+      if (in != kNoValue && values_[static_cast<std::size_t>(in)].producer != kNoNode) {
+        ++pending[static_cast<std::size_t>(n.id)];
+      }
+    }
+  }
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (const Node& n : nodes_) {
+    if (pending[static_cast<std::size_t>(n.id)] == 0) ready.push(n.id);
+  }
+  topo_.clear();
+  topo_.reserve(nodes_.size());
+  while (!ready.empty()) {
+    NodeId id = ready.top();
+    ready.pop();
+    topo_.push_back(id);
+    for (ValueId out : nodes_[static_cast<std::size_t>(id)].outputs) {
+      for (NodeId user : values_[static_cast<std::size_t>(out)].users) {
+        const Node& u = nodes_[static_cast<std::size_t>(user)];
+        // A user consumes the same value once per occurrence in its input list.
+        int times = static_cast<int>(std::count(u.inputs.begin(), u.inputs.end(), out));
+        if ((pending[static_cast<std::size_t>(user)] -= times) == 0) ready.push(user);
+      }
+    }
+  }
+  if (topo_.size() != nodes_.size()) {
+    for (const Node& n : nodes_) {
+      if (pending[static_cast<std::size_t>(n.id)] > 0) {
+        return MakeError("graph `" + name_ + "` has a cycle through node `" + n.name + "`");
+      }
+    }
+    return MakeError("graph `" + name_ + "` has a cycle");
+  }
+  return Ok{};
+}
+
+}  // namespace tpudoctor

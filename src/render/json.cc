@@ -1,0 +1,67 @@
+#include <nlohmann/json.hpp>
+
+#include "tpudoctor/report/render.h"
+
+namespace tpudoctor {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json LocationJson(const Location& loc) {
+  ordered_json j = ordered_json::object();
+  if (!loc.graph.empty()) j["graph"] = loc.graph;
+  if (!loc.node.empty()) j["node"] = loc.node;
+  if (!loc.op.empty()) j["op"] = loc.op;
+  if (!loc.value.empty()) j["value"] = loc.value;
+  if (!loc.scope.empty()) j["scope"] = loc.scope;
+  if (!loc.file.empty()) j["file"] = loc.file;
+  if (loc.line > 0) j["line"] = loc.line;
+  return j;
+}
+
+ordered_json ValuesJson(const std::vector<ValueSummary>& values) {
+  ordered_json arr = ordered_json::array();
+  for (const auto& v : values) arr.push_back({{"name", v.name}, {"type", v.type}});
+  return arr;
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  ordered_json j;
+  j["schema_version"] = kReportSchemaVersion;
+  j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
+  j["model"] = {{"path", r.model}, {"format", r.format}, {"producer", r.producer}, {"nodes", r.node_count}};
+  j["target"] = {{"name", r.target}, {"display_name", r.target_display}};
+  j["verdict"] = std::string(NameOf(r.verdict));
+  j["summary"] = {{"errors", r.errors}, {"warnings", r.warnings}, {"notes", r.notes}};
+  j["shape_notes"] = r.shape_notes;
+  j["inputs"] = ValuesJson(r.inputs);
+  j["outputs"] = ValuesJson(r.outputs);
+  ordered_json ops = ordered_json::array();
+  for (const auto& row : r.op_summary) {
+    ops.push_back({{"op", row.op},
+                   {"count", row.count},
+                   {"status", row.worst ? std::string(NameOf(*row.worst)) : "ok"},
+                   {"codes", row.codes}});
+  }
+  j["op_summary"] = ops;
+  ordered_json findings = ordered_json::array();
+  for (const Diagnostic& d : r.findings) {
+    ordered_json f;
+    f["code"] = d.code;
+    f["severity"] = std::string(NameOf(d.severity));
+    f["message"] = d.message;
+    f["location"] = LocationJson(d.location);
+    f["notes"] = d.notes;
+    if (d.fix) {
+      f["fix"] = {{"description", d.fix->description},
+                  {"applicability", std::string(NameOf(d.fix->applicability))}};
+    }
+    findings.push_back(f);
+  }
+  j["findings"] = findings;
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace tpudoctor

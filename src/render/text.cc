@@ -1,0 +1,79 @@
+#include <algorithm>
+
+#include "tpudoctor/report/render.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+std::string Pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string PadLeft(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+std::string Where(const Location& loc) {
+  std::vector<std::string> parts;
+  if (!loc.node.empty()) parts.push_back("node `" + loc.node + "`" + (loc.op.empty() ? "" : " (" + loc.op + ")"));
+  if (!loc.value.empty()) parts.push_back("value `" + loc.value + "`");
+  if (!loc.scope.empty()) parts.push_back("layer `" + loc.scope + "`");
+  if (!loc.file.empty()) parts.push_back(loc.file + (loc.line > 0 ? ":" + std::to_string(loc.line) : ""));
+  std::string where = loc.graph.empty() ? "" : loc.graph + ": ";
+  return where + Join(parts, ", ");
+}
+
+std::string Counts(const Report& r) {
+  return Plural(r.errors, "error", "errors") + ", " + Plural(r.warnings, "warning", "warnings") + ", " +
+         Plural(r.notes, "note", "notes");
+}
+
+void Values(std::string& out, const char* label, const std::vector<ValueSummary>& values) {
+  if (values.empty()) return;
+  std::size_t width = 0;
+  for (const auto& v : values) width = std::max(width, v.name.size());
+  out += label;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += (i == 0 ? " " : std::string(std::string(label).size() + 1, ' ')) + Pad(values[i].name, width) +
+           "  " + values[i].type + "\n";
+  }
+}
+
+}  // namespace
+
+std::string RenderText(const Report& r) {
+  std::string out;
+  out += "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
+         (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" + r.target + ")\n\n";
+  std::string verdict(NameOf(r.verdict));
+  std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char c) { return std::toupper(c); });
+  out += "verdict: " + verdict + " (" + Counts(r) + ")\n\n";
+  Values(out, "inputs: ", r.inputs);
+  Values(out, "outputs:", r.outputs);
+  for (const std::string& note : r.shape_notes) out += "shapes:  " + note + "\n";
+  out += "\n";
+
+  std::size_t op_width = 2;
+  for (const auto& row : r.op_summary) op_width = std::max(op_width, row.op.size());
+  out += "ops (" + Plural(r.node_count, "node", "nodes") + ", " +
+         Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") + "):\n";
+  out += "  " + Pad("op", op_width) + "  count  status\n";
+  for (const auto& row : r.op_summary) {
+    std::string status = row.worst ? std::string(NameOf(*row.worst)) + " " + Join(row.codes, ",") : "ok";
+    out += "  " + Pad(row.op, op_width) + "  " + PadLeft(std::to_string(row.count), 5) + "  " + status + "\n";
+  }
+
+  if (!r.findings.empty()) out += "\nfindings:\n";
+  for (const Diagnostic& d : r.findings) {
+    out += std::string(NameOf(d.severity)) + "[" + d.code + "]: " + d.message + "\n";
+    const std::string where = Where(d.location);
+    if (!where.empty()) out += "  --> " + where + "\n";
+    for (const std::string& note : d.notes) out += "  = note: " + note + "\n";
+    if (d.fix) out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description + "\n";
+  }
+  out += "\nverdict: " + std::string(NameOf(r.verdict)) + " on " + r.target + "\n";
+  return out;
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,109 @@
+#include "cli.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "commands.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor::cli {
+namespace {
+
+constexpr std::int64_t kMaxDimValue = std::int64_t{1} << 62;
+
+// "name=value" → (name, value); value must be a positive integer.
+std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::string& flag) {
+  auto eq = flag.find('=');
+  if (eq == std::string::npos || eq == 0) return std::nullopt;
+  auto value = ParseInt64(std::string_view(flag).substr(eq + 1));
+  if (!value || *value < 1 || *value > kMaxDimValue) return std::nullopt;
+  return std::make_pair(flag.substr(0, eq), *value);
+}
+
+void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
+                   std::int64_t& batch, bool model_optional) {
+  auto* m = cmd->add_option("model", args.model,
+                            model_optional ? "model file (default: the bundled example)" : "model file");
+  if (!model_optional) m->required();
+  cmd->add_option("--batch", batch, "set the batch dim of the inputs")->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
+  cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
+}
+
+std::optional<std::string> FinishModelArgs(ModelArgs& args, const std::vector<std::string>& dim_flags,
+                                           std::int64_t batch) {
+  if (batch > 0) args.batch = batch;
+  for (const std::string& f : dim_flags) {
+    auto parsed = ParseDimFlag(f);
+    if (!parsed) return "--dim " + f + ": expected NAME=VALUE with VALUE a positive integer";
+    args.dims[parsed->first] = parsed->second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"tpu-doctor: will this model run on a Cloud TPU, and if not, exactly why?", "tpu-doctor"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tpu-doctor ") + "0.1.0");
+
+  CheckArgs check;
+  std::vector<std::string> check_dims;
+  std::int64_t check_batch = 0;
+  auto* check_cmd = app.add_subcommand("check", "verdict and findings for a model on a target");
+  AddModelFlags(check_cmd, check.model, check_dims, check_batch, /*model_optional=*/true);
+  check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
+  check_cmd->add_option("--format", check.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  check_cmd->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
+      ->check(CLI::IsMember({"error", "warning", "note", "never"}));
+
+  ModelArgs dump;
+  std::vector<std::string> dump_dims;
+  std::int64_t dump_batch = 0;
+  auto* dump_cmd = app.add_subcommand("dump-ir", "print the model as tpu-doctor's IR text");
+  AddModelFlags(dump_cmd, dump, dump_dims, dump_batch, /*model_optional=*/false);
+
+  std::string targets_format = "text";
+  auto* targets_cmd = app.add_subcommand("targets", "list the accelerators tpu-doctor knows");
+  targets_cmd->add_option("--format", targets_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  auto* rules_cmd = app.add_subcommand("rules", "list the rules");
+  std::string rule_code;
+  auto* rule_cmd = app.add_subcommand("rule", "print the documentation of one rule");
+  rule_cmd->add_option("code", rule_code, "rule code, e.g. TPU001")->required();
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    out << "tpu-doctor 0.1.0\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    err << "tpu-doctor: " << msg << " (see `tpu-doctor --help`)\n";
+    return kExitUsage;
+  }
+
+  auto usage = [&](const std::string& msg) {
+    err << "tpu-doctor: " << msg << "\n";
+    return kExitUsage;
+  };
+  if (check_cmd->parsed()) {
+    if (auto bad = FinishModelArgs(check.model, check_dims, check_batch)) return usage(*bad);
+    return CheckCommand(check, out, err);
+  }
+  if (dump_cmd->parsed()) {
+    if (auto bad = FinishModelArgs(dump, dump_dims, dump_batch)) return usage(*bad);
+    return DumpIrCommand(dump, out, err);
+  }
+  if (targets_cmd->parsed()) return TargetsCommand(targets_format, out, err);
+  if (rules_cmd->parsed()) return RulesCommand(out);
+  if (rule_cmd->parsed()) return RuleCommand(rule_code, out, err);
+  return usage("no subcommand");
+}
+
+}  // namespace tpudoctor::cli

@@ -1,0 +1,16 @@
+#include "commands.h"
+#include "cli.h"
+#include "model_input.h"
+#include "tpudoctor/ir/text.h"
+
+namespace tpudoctor::cli {
+
+int DumpIrCommand(const ModelArgs& args, std::ostream& out, std::ostream& err) {
+  std::string name;
+  auto model = LoadModelArg(args, name, err);
+  if (!model) return kExitUsage;
+  out << PrintGraphText(model->graph);
+  return kExitOk;
+}
+
+}  // namespace tpudoctor::cli

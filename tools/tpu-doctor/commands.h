@@ -1,0 +1,32 @@
+// One function per subcommand; cli.cc parses flags and dispatches. Each returns an exit code and
+// writes its whole output to `out` only after it has succeeded.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace tpudoctor::cli {
+
+struct ModelArgs {
+  std::string model;  // empty: the bundled example
+  std::optional<std::int64_t> batch;
+  std::map<std::string, std::int64_t> dims;
+};
+
+struct CheckArgs {
+  ModelArgs model;
+  std::string target = "tpu-v5e";
+  std::string format = "text";
+  std::string fail_on = "error";
+};
+
+int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err);
+int DumpIrCommand(const ModelArgs& args, std::ostream& out, std::ostream& err);
+int TargetsCommand(const std::string& format, std::ostream& out, std::ostream& err);
+int RulesCommand(std::ostream& out);
+int RuleCommand(const std::string& code, std::ostream& out, std::ostream& err);
+
+}  // namespace tpudoctor::cli
