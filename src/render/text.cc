@@ -20,8 +20,8 @@ std::string Where(const Location& loc) {
   if (!loc.value.empty()) parts.push_back("value `" + loc.value + "`");
   if (!loc.scope.empty()) parts.push_back("layer `" + loc.scope + "`");
   if (!loc.file.empty()) parts.push_back(loc.file + (loc.line > 0 ? ":" + std::to_string(loc.line) : ""));
-  std::string where = loc.graph.empty() ? "" : loc.graph + ": ";
-  return where + Join(parts, ", ");
+  if (parts.empty()) return loc.graph;
+  return (loc.graph.empty() ? "" : loc.graph + ": ") + Join(parts, ", ");
 }
 
 std::string Counts(const Report& r) {

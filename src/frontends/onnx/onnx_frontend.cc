@@ -3,7 +3,9 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <climits>
+#include <functional>
 #include <cstring>
 #include <map>
 #include <set>
@@ -205,6 +207,21 @@ void CollectSymbols(onnx::GraphProto& g, std::set<std::string>& symbols) {
   });
 }
 
+// Symbolic dims of the graph inputs, in order of first appearance.
+std::vector<std::string> InputSymbols(const onnx::GraphProto& g) {
+  std::vector<std::string> out;
+  for (const auto& in : g.input()) {
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      if (d.has_dim_param() && !d.dim_param().empty() &&
+          std::find(out.begin(), out.end(), d.dim_param()) == out.end()) {
+        out.push_back(d.dim_param());
+      }
+    }
+  }
+  return out;
+}
+
 struct StaticizeResult {
   bool replaced_static_batch = false;
 };
@@ -219,7 +236,7 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOp
   for (const auto& [name, value] : options.dims) {
     if (!symbols.count(name)) {
       std::string known;
-      for (const auto& s : symbols) known += (known.empty() ? "" : ", ") + s;
+      for (const auto& s : InputSymbols(g)) known += (known.empty() ? "" : ", ") + s;
       return MakeError("--dim " + name + "=" + std::to_string(value) + ": the model has no dim named `" +
                        name + "`" + (known.empty() ? " (it has no symbolic dims)" : "; its symbolic dims are: " + known));
     }
@@ -462,6 +479,10 @@ class GraphBuilder {
     if (n.op_type == "ConstantOfShape" && !n.outputs.empty()) {
       Value& out = g.mutable_value(n.outputs[0]);
       if (out.type.dtype == DType::kUnknown) out.type.dtype = FromOnnx(t.data_type());
+      // The one-element fill value, kept as a scalar attribute so shape arithmetic can fold it.
+      if (auto ints = KnownInts(t); ints && ints->size() == 1) {
+        n.attrs.push_back({a.name(), (*ints)[0].value()});
+      }
     }
   }
 

@@ -17,8 +17,9 @@ constexpr std::size_t kMaxKnownInts = 4096;
 
 Dim Mul(const Dim& a, const Dim& b) {
   if (a.is_static() && b.is_static()) {
-    auto v = CheckedMul(a.value(), b.value());
-    return v ? Dim::Static(*v) : Dim::Unknown();
+    std::int64_t v = 0;  // signed: shape arithmetic multiplies by -1
+    if (__builtin_mul_overflow(a.value(), b.value(), &v)) return Dim::Unknown();
+    return Dim::Static(v);
   }
   if (a.is_static() && a.value() == 1) return b;
   if (b.is_static() && b.value() == 1) return a;
@@ -251,6 +252,17 @@ void Arithmetic(Propagator& p, const Node& n) {
   if (op == "Sub") FoldBinary(p, n, [](const Dim& a, const Dim& b) { return Add(a, Neg(b)); });
   if (op == "Mul") FoldBinary(p, n, Mul);
   if (op == "Div") FoldBinary(p, n, Div);
+  if (op == "Mod") {
+    FoldBinary(p, n, [](const Dim& a, const Dim& b) {
+      if (!a.is_static() || !b.is_static() || b.value() == 0 ||
+          (a.value() == std::numeric_limits<std::int64_t>::min() && b.value() == -1)) {
+        return Dim::Unknown();
+      }
+      std::int64_t r = a.value() % b.value();
+      if (r != 0 && ((r < 0) != (b.value() < 0))) r += b.value();  // fmod=0: sign of the divisor
+      return Dim::Static(r);
+    });
+  }
   auto pick = [&](bool want_max) {
     return [want_max](const Dim& a, const Dim& b) {
       if (!a.is_static() || !b.is_static()) return a == b ? a : Dim::Unknown();
@@ -261,11 +273,38 @@ void Arithmetic(Propagator& p, const Node& n) {
   if (op == "Min" && n.inputs.size() == 2) FoldBinary(p, n, pick(false));
 }
 
-void Compare(Propagator& p, const Node& n) { ElementwiseBroadcast(p, n, DType::kBool); }
+void Compare(Propagator& p, const Node& n) {
+  ElementwiseBroadcast(p, n, DType::kBool);
+  if (n.op_type == "Equal") {
+    FoldBinary(p, n, [](const Dim& a, const Dim& b) {
+      if (a.is_static() && b.is_static()) return Dim::Static(a.value() == b.value() ? 1 : 0);
+      if (a == b && a.is_symbol()) return Dim::Static(1);
+      return Dim::Unknown();
+    });
+  }
+}
 
 void WhereOp(Propagator& p, const Node& n) {
   std::vector<const Shape*> shapes = {&p.S(n, 0), &p.S(n, 1), &p.S(n, 2)};
   p.Set(n, 0, p.T(n, 1).dtype, Broadcast(shapes));
+  const auto& c = p.K(n, 0);
+  const auto& x = p.K(n, 1);
+  const auto& y = p.K(n, 2);
+  if (!c || !x || !y) return;
+  const std::size_t len = std::max({c->size(), x->size(), y->size()});
+  auto at = [len](const Dims& d, std::size_t i) -> const Dim* {
+    if (d.size() == 1) return &d[0];
+    return d.size() == len ? &d[i] : nullptr;
+  };
+  Dims out;
+  for (std::size_t i = 0; i < len; ++i) {
+    const Dim* ci = at(*c, i);
+    const Dim* xi = at(*x, i);
+    const Dim* yi = at(*y, i);
+    if (!ci || !xi || !yi || !ci->is_static()) return;
+    out.push_back(ci->value() != 0 ? *xi : *yi);
+  }
+  p.SetKnown(n, 0, std::move(out));
 }
 
 void MatMulOp(Propagator& p, const Node& n) {
@@ -717,6 +756,12 @@ void ConstantOfShapeOp(Propagator& p, const Node& n) {
     return;
   }
   p.Set(n, 0, DType::kFloat32, Shape(*target));
+  // A small constant fill of a static shape folds: ONNX exporters build shapes this way.
+  auto fill = n.IntAttr("value");
+  auto count = Shape(*target).NumElements();
+  if (fill && count && *count <= static_cast<std::int64_t>(kMaxKnownInts)) {
+    p.SetKnown(n, 0, Dims(static_cast<std::size_t>(*count), Dim::Static(*fill)));
+  }
 }
 
 void RangeOp(Propagator& p, const Node& n) {
