@@ -104,13 +104,15 @@ void Dynamism::Analyse(const Graph& graph, const std::string& path,
   for (DynamicRoot& root : roots_) {
     if (root.graph != &graph || root.downstream != 0) continue;
     std::set<ValueId> seen;
-    std::vector<ValueId> work(graph.node(root.node).outputs.begin(), graph.node(root.node).outputs.end());
+    std::vector<ValueId> work(graph.node(root.node).outputs.begin(),
+                              graph.node(root.node).outputs.end());
     while (!work.empty()) {
       ValueId v = work.back();
       work.pop_back();
       for (NodeId user : graph.value(v).users) {
         for (ValueId out : graph.node(user).outputs) {
-          if (facts[static_cast<std::size_t>(out)].dyn_shape && seen.insert(out).second) work.push_back(out);
+          if (facts[static_cast<std::size_t>(out)].dyn_shape && seen.insert(out).second)
+            work.push_back(out);
         }
       }
     }
@@ -166,14 +168,17 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
   if (default_domain && !root && node.op_type == "Loop" && !node.subgraphs.empty()) {
     const Graph& body = *node.subgraphs.front().graph;
     const std::size_t carried = node.inputs.size() >= 2 ? node.inputs.size() - 2 : 0;
-    const std::size_t scans = body.outputs().size() > 1 + carried ? body.outputs().size() - 1 - carried : 0;
+    const std::size_t scans =
+        body.outputs().size() > 1 + carried ? body.outputs().size() - 1 - carried : 0;
     const bool runtime_trip = node.input(0) == kNoValue || in(0).runtime_data;
     const bool runtime_cond =
         (node.input(1) != kNoValue && in(1).runtime_data) ||
         (!body.outputs().empty() && this->facts(body, body.outputs()[0]).runtime_data);
     bool growing = false;
-    for (std::size_t i = 0; i < carried && i + 2 < body.inputs().size() && i + 1 < body.outputs().size(); ++i) {
-      if (!SameShapes(body.value(body.inputs()[i + 2]).type.shape, body.value(body.outputs()[i + 1]).type.shape) &&
+    for (std::size_t i = 0;
+         i < carried && i + 2 < body.inputs().size() && i + 1 < body.outputs().size(); ++i) {
+      if (!SameShapes(body.value(body.inputs()[i + 2]).type.shape,
+                      body.value(body.outputs()[i + 1]).type.shape) &&
           body.value(body.outputs()[i + 1]).type.shape.rank_known() &&
           body.value(body.inputs()[i + 2]).type.shape.rank_known()) {
         growing = true;
@@ -184,7 +189,8 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       add_root(RootKind::kDynamicLoop, scans > 0 ? "scan outputs" : "loop-carried shapes change");
     }
   }
-  if (default_domain && !root && node.op_type == "If" && node.subgraphs.size() == 2 && in(0).runtime_data) {
+  if (default_domain && !root && node.op_type == "If" && node.subgraphs.size() == 2 &&
+      in(0).runtime_data) {
     const Graph& a = *node.subgraphs[0].graph;
     const Graph& b = *node.subgraphs[1].graph;
     bool same = a.outputs().size() == b.outputs().size();
@@ -214,13 +220,13 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       f.dyn_shape = root;
     } else {
       f.dyn_shape = root || (merged.dyn_shape && !v.type.shape.is_static()) ||
-                    (merged.from_dyn_shape && !v.type.shape.is_static() && default_domain &&
-                     [&] {
-                       for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-                         if (!ShapeInputName(node.op_type, i).empty() && in(i).from_dyn_shape) return true;
-                       }
-                       return false;
-                     }());
+                    (merged.from_dyn_shape && !v.type.shape.is_static() && default_domain && [&] {
+                      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+                        if (!ShapeInputName(node.op_type, i).empty() && in(i).from_dyn_shape)
+                          return true;
+                      }
+                      return false;
+                    }());
     }
     // A value whose contents are fully folded at load time is a compile-time constant.
     if (v.known_ints && std::all_of(v.known_ints->begin(), v.known_ints->end(),

@@ -29,7 +29,8 @@ void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use
         break;
       }
     }
-    for (const Subgraph& sub : n.subgraphs) Collect(*sub.graph, GraphPath(path, n, sub), dtype, use);
+    for (const Subgraph& sub : n.subgraphs)
+      Collect(*sub.graph, GraphPath(path, n, sub), dtype, use);
   }
 }
 
@@ -57,13 +58,15 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
       }
       return "the parameters are stored as " + name;
     case DTypeOrigin::Kind::kNode:
-      if (origin.node != nullptr && (origin.node->op_type == "Cast" || origin.node->op_type == "CastLike")) {
+      if (origin.node != nullptr &&
+          (origin.node->op_type == "Cast" || origin.node->op_type == "CastLike")) {
         return "an explicit cast to " + name + " in the model code (e.g. `.to(" + name + ")`" +
                (dtype == DType::kFloat64 ? ", `.double()`, or NumPy float64 math" : "") + ")";
       }
       if (origin.node != nullptr && origin.node->op_type == "Constant") {
         return "a " + name + " constant" +
-               (dtype == DType::kFloat64 ? " (a NumPy float64 scalar or array baked into the graph)" : "");
+               (dtype == DType::kFloat64 ? " (a NumPy float64 scalar or array baked into the graph)"
+                                         : "");
       }
       return "`" + (origin.node ? origin.node->op_type : std::string("op")) + "` produces " + name;
   }

@@ -13,9 +13,9 @@ struct DTypeOrigin {
   enum class Kind { kInput, kWeights, kNode };
   Kind kind = Kind::kNode;
   std::string graph_path;
-  const Node* node = nullptr;           // kNode
-  const Value* value = nullptr;         // kInput; the first weight for kWeights; the output for kNode
-  int weight_count = 0;                 // kWeights
+  const Node* node = nullptr;    // kNode
+  const Value* value = nullptr;  // kInput; the first weight for kWeights; the output for kNode
+  int weight_count = 0;          // kWeights
 };
 
 struct DTypeUse {

@@ -31,10 +31,11 @@ std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target) 
 }
 
 void SortDiagnostics(std::vector<Diagnostic>& diagnostics) {
-  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    if (a.severity != b.severity) return a.severity > b.severity;
-    return a.code < b.code;
-  });
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.severity != b.severity) return a.severity > b.severity;
+                     return a.code < b.code;
+                   });
 }
 
 Location LocationOf(const std::string& graph_path, const Node& node) {

@@ -74,7 +74,8 @@ Result<Ok> Graph::Finalize() {
   for (Value& v : values_) v.users.clear();
   for (const Node& n : nodes_) {
     for (ValueId in : n.inputs) {
-      if (!valid(in)) return MakeError("node `" + n.name + "` refers to a value that does not exist");
+      if (!valid(in))
+        return MakeError("node `" + n.name + "` refers to a value that does not exist");
       if (in == kNoValue) continue;
       auto& users = values_[static_cast<std::size_t>(in)].users;
       if (users.empty() || users.back() != n.id) users.push_back(n.id);

@@ -44,7 +44,8 @@ class Lexer {
 
   Token Scan() {
     for (;;) {
-      while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) Advance();
+      while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+        Advance();
       if (At(pos_) != '#') break;
       while (pos_ < text_.size() && text_[pos_] != '\n') Advance();
     }

@@ -52,7 +52,8 @@ void VerifyInto(const Graph& g, const std::string& where, std::vector<std::strin
         continue;
       }
       NodeId p = g.value(in).producer;
-      if (p != kNoNode && position[static_cast<std::size_t>(p)] >= position[static_cast<std::size_t>(n.id)]) {
+      if (p != kNoNode &&
+          position[static_cast<std::size_t>(p)] >= position[static_cast<std::size_t>(n.id)]) {
         bad("node `" + n.name + "` comes before the producer of its input");
       }
     }

@@ -59,13 +59,15 @@ OnnxOpInfo LookupOnnxOp(std::string_view domain, std::string_view op_type) {
             "framework (JAX, PyTorch/XLA, TensorFlow) instead"};
   }
   if (domain == "com.microsoft") {
-    return {OpKind::kUnknown, OnnxSupport::kUnsupported,
-            "ONNX Runtime contrib operator: an ORT-specific fusion that XLA converters do not know; "
-            "export without ORT optimizations (standard ONNX ops only)"};
+    return {
+        OpKind::kUnknown, OnnxSupport::kUnsupported,
+        "ONNX Runtime contrib operator: an ORT-specific fusion that XLA converters do not know; "
+        "export without ORT optimizations (standard ONNX ops only)"};
   }
-  return {OpKind::kUnknown, OnnxSupport::kUnsupported,
-          "custom operator domain `" + std::string(domain) +
-              "`: its kernel exists only in the runtime that registered it, and XLA cannot lower it"};
+  return {
+      OpKind::kUnknown, OnnxSupport::kUnsupported,
+      "custom operator domain `" + std::string(domain) +
+          "`: its kernel exists only in the runtime that registered it, and XLA cannot lower it"};
 }
 
 }  // namespace tpudoctor

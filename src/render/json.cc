@@ -31,7 +31,8 @@ std::string RenderJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
-  j["model"] = {{"path", r.model}, {"format", r.format}, {"producer", r.producer}, {"nodes", r.node_count}};
+  j["model"] = {
+      {"path", r.model}, {"format", r.format}, {"producer", r.producer}, {"nodes", r.node_count}};
   j["target"] = {{"name", r.target}, {"display_name", r.target_display}};
   j["verdict"] = std::string(NameOf(r.verdict));
   j["summary"] = {{"errors", r.errors}, {"warnings", r.warnings}, {"notes", r.notes}};

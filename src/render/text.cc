@@ -16,17 +16,19 @@ std::string PadLeft(const std::string& s, std::size_t width) {
 
 std::string Where(const Location& loc) {
   std::vector<std::string> parts;
-  if (!loc.node.empty()) parts.push_back("node `" + loc.node + "`" + (loc.op.empty() ? "" : " (" + loc.op + ")"));
+  if (!loc.node.empty())
+    parts.push_back("node `" + loc.node + "`" + (loc.op.empty() ? "" : " (" + loc.op + ")"));
   if (!loc.value.empty()) parts.push_back("value `" + loc.value + "`");
   if (!loc.scope.empty()) parts.push_back("layer `" + loc.scope + "`");
-  if (!loc.file.empty()) parts.push_back(loc.file + (loc.line > 0 ? ":" + std::to_string(loc.line) : ""));
+  if (!loc.file.empty())
+    parts.push_back(loc.file + (loc.line > 0 ? ":" + std::to_string(loc.line) : ""));
   if (parts.empty()) return loc.graph;
   return (loc.graph.empty() ? "" : loc.graph + ": ") + Join(parts, ", ");
 }
 
 std::string Counts(const Report& r) {
-  return Plural(r.errors, "error", "errors") + ", " + Plural(r.warnings, "warning", "warnings") + ", " +
-         Plural(r.notes, "note", "notes");
+  return Plural(r.errors, "error", "errors") + ", " + Plural(r.warnings, "warning", "warnings") +
+         ", " + Plural(r.notes, "note", "notes");
 }
 
 void Values(std::string& out, const char* label, const std::vector<ValueSummary>& values) {
@@ -35,8 +37,8 @@ void Values(std::string& out, const char* label, const std::vector<ValueSummary>
   for (const auto& v : values) width = std::max(width, v.name.size());
   out += label;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    out += (i == 0 ? " " : std::string(std::string(label).size() + 1, ' ')) + Pad(values[i].name, width) +
-           "  " + values[i].type + "\n";
+    out += (i == 0 ? " " : std::string(std::string(label).size() + 1, ' ')) +
+           Pad(values[i].name, width) + "  " + values[i].type + "\n";
   }
 }
 
@@ -45,9 +47,11 @@ void Values(std::string& out, const char* label, const std::vector<ValueSummary>
 std::string RenderText(const Report& r) {
   std::string out;
   out += "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
-         (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" + r.target + ")\n\n";
+         (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" +
+         r.target + ")\n\n";
   std::string verdict(NameOf(r.verdict));
-  std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(verdict.begin(), verdict.end(), verdict.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   out += "verdict: " + verdict + " (" + Counts(r) + ")\n\n";
   Values(out, "inputs: ", r.inputs);
   Values(out, "outputs:", r.outputs);
@@ -60,8 +64,10 @@ std::string RenderText(const Report& r) {
          Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") + "):\n";
   out += "  " + Pad("op", op_width) + "  count  status\n";
   for (const auto& row : r.op_summary) {
-    std::string status = row.worst ? std::string(NameOf(*row.worst)) + " " + Join(row.codes, ",") : "ok";
-    out += "  " + Pad(row.op, op_width) + "  " + PadLeft(std::to_string(row.count), 5) + "  " + status + "\n";
+    std::string status =
+        row.worst ? std::string(NameOf(*row.worst)) + " " + Join(row.codes, ",") : "ok";
+    out += "  " + Pad(row.op, op_width) + "  " + PadLeft(std::to_string(row.count), 5) + "  " +
+           status + "\n";
   }
 
   if (!r.findings.empty()) out += "\nfindings:\n";
@@ -70,7 +76,9 @@ std::string RenderText(const Report& r) {
     const std::string where = Where(d.location);
     if (!where.empty()) out += "  --> " + where + "\n";
     for (const std::string& note : d.notes) out += "  = note: " + note + "\n";
-    if (d.fix) out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description + "\n";
+    if (d.fix)
+      out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description +
+             "\n";
   }
   out += "\nverdict: " + std::string(NameOf(r.verdict)) + " on " + r.target + "\n";
   return out;

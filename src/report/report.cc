@@ -22,7 +22,8 @@ std::string_view NameOf(Verdict verdict) {
 
 namespace {
 
-std::vector<OpSummaryRow> SummarizeOps(const Graph& graph, const std::vector<Diagnostic>& findings) {
+std::vector<OpSummaryRow> SummarizeOps(const Graph& graph,
+                                       const std::vector<Diagnostic>& findings) {
   std::map<std::string, OpSummaryRow> rows;
   ForEachNodeWithPath(graph, graph.name(), [&](const Graph&, const std::string&, const Node& n) {
     OpSummaryRow& row = rows[n.QualifiedOp()];
@@ -53,8 +54,8 @@ std::vector<OpSummaryRow> SummarizeOps(const Graph& graph, const std::vector<Dia
 
 }  // namespace
 
-Report BuildReport(const std::string& model_name, const LoadedModel& model, const TargetSpec& target,
-                   std::vector<Diagnostic> findings) {
+Report BuildReport(const std::string& model_name, const LoadedModel& model,
+                   const TargetSpec& target, std::vector<Diagnostic> findings) {
   Report r;
   r.model = model_name;
   r.format = model.format;
@@ -68,9 +69,8 @@ Report BuildReport(const std::string& model_name, const LoadedModel& model, cons
   for (ValueId id : model.graph.outputs()) {
     r.outputs.push_back({model.graph.value(id).name, model.graph.value(id).type.ToString()});
   }
-  ForEachNodeWithPath(model.graph, model.graph.name(), [&](const Graph&, const std::string&, const Node&) {
-    ++r.node_count;
-  });
+  ForEachNodeWithPath(model.graph, model.graph.name(),
+                      [&](const Graph&, const std::string&, const Node&) { ++r.node_count; });
   for (const Diagnostic& d : model.diagnostics) findings.push_back(d);
   SortDiagnostics(findings);
   for (const Diagnostic& d : findings) {
@@ -78,7 +78,9 @@ Report BuildReport(const std::string& model_name, const LoadedModel& model, cons
     if (d.severity == Severity::kWarning) ++r.warnings;
     if (d.severity == Severity::kNote) ++r.notes;
   }
-  r.verdict = r.errors > 0 ? Verdict::kBlocked : r.warnings > 0 ? Verdict::kRunsWithWarnings : Verdict::kReady;
+  r.verdict = r.errors > 0     ? Verdict::kBlocked
+              : r.warnings > 0 ? Verdict::kRunsWithWarnings
+                               : Verdict::kReady;
   r.op_summary = SummarizeOps(model.graph, findings);
   r.findings = std::move(findings);
   return r;

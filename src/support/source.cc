@@ -17,7 +17,8 @@ Result<Source> ReadSource(const std::string& path) {
   if (S_ISDIR(st.st_mode)) return MakeError(path + ": is a directory, expected a model file");
   if (!S_ISREG(st.st_mode)) return MakeError(path + ": is not a regular file");
   if (st.st_size > kMaxSourceBytes) {
-    return MakeError(path + ": file is larger than 2 GiB; expected a model description without weights");
+    return MakeError(path +
+                     ": file is larger than 2 GiB; expected a model description without weights");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(path + ": cannot open for reading");
@@ -30,7 +31,8 @@ Result<Source> ReadSource(const std::string& path) {
 }
 
 bool IsSafeRelativePath(std::string_view relative) {
-  if (relative.empty() || relative.front() == '/' || relative.find('\\') != std::string_view::npos ||
+  if (relative.empty() || relative.front() == '/' ||
+      relative.find('\\') != std::string_view::npos ||
       relative.find('\0') != std::string_view::npos) {
     return false;
   }

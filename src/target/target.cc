@@ -78,7 +78,8 @@ const std::vector<TargetSpec>& AllTargets() {
         continue;
       }
     }
-    std::sort(out->begin(), out->end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    std::sort(out->begin(), out->end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;
   }();
   return *targets;

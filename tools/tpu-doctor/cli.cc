@@ -22,14 +22,17 @@ std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::stri
 
 void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
                    std::int64_t& batch, bool model_optional) {
-  auto* m = cmd->add_option("model", args.model,
-                            model_optional ? "model file (default: the bundled example)" : "model file");
+  auto* m =
+      cmd->add_option("model", args.model,
+                      model_optional ? "model file (default: the bundled example)" : "model file");
   if (!model_optional) m->required();
-  cmd->add_option("--batch", batch, "set the batch dim of the inputs")->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
+  cmd->add_option("--batch", batch, "set the batch dim of the inputs")
+      ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
   cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
 }
 
-std::optional<std::string> FinishModelArgs(ModelArgs& args, const std::vector<std::string>& dim_flags,
+std::optional<std::string> FinishModelArgs(ModelArgs& args,
+                                           const std::vector<std::string>& dim_flags,
                                            std::int64_t batch) {
   if (batch > 0) args.batch = batch;
   for (const std::string& f : dim_flags) {
@@ -43,7 +46,8 @@ std::optional<std::string> FinishModelArgs(ModelArgs& args, const std::vector<st
 }  // namespace
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"tpu-doctor: will this model run on a Cloud TPU, and if not, exactly why?", "tpu-doctor"};
+  CLI::App app{"tpu-doctor: will this model run on a Cloud TPU, and if not, exactly why?",
+               "tpu-doctor"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tpu-doctor ") + "0.1.0");
 
@@ -53,8 +57,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* check_cmd = app.add_subcommand("check", "verdict and findings for a model on a target");
   AddModelFlags(check_cmd, check.model, check_dims, check_batch, /*model_optional=*/true);
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
-  check_cmd->add_option("--format", check.format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  check_cmd->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
+  check_cmd->add_option("--format", check.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  check_cmd
+      ->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
       ->check(CLI::IsMember({"error", "warning", "note", "never"}));
 
   ModelArgs dump;
@@ -65,7 +71,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
   std::string targets_format = "text";
   auto* targets_cmd = app.add_subcommand("targets", "list the accelerators tpu-doctor knows");
-  targets_cmd->add_option("--format", targets_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  targets_cmd->add_option("--format", targets_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   auto* rules_cmd = app.add_subcommand("rules", "list the rules");
   std::string rule_code;

@@ -1,5 +1,5 @@
-#include "commands.h"
 #include "cli.h"
+#include "commands.h"
 #include "model_input.h"
 #include "tpudoctor/ir/text.h"
 

@@ -8,8 +8,8 @@ namespace tpudoctor::cli {
 int RulesCommand(std::ostream& out) {
   for (const auto& check : AllChecks()) {
     std::string name(check->name());
-    out << check->code() << "  " << name << std::string(name.size() < 28 ? 28 - name.size() : 1, ' ')
-        << check->summary() << "\n";
+    out << check->code() << "  " << name
+        << std::string(name.size() < 28 ? 28 - name.size() : 1, ' ') << check->summary() << "\n";
   }
   out << "\n`tpu-doctor rule CODE` prints a rule's documentation.\n";
   return kExitOk;

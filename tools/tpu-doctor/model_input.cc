@@ -4,7 +4,8 @@
 
 namespace tpudoctor::cli {
 
-std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& display_name, std::ostream& err) {
+std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& display_name,
+                                        std::ostream& err) {
   Source source;
   if (args.model.empty()) {
     auto bytes = FindEmbedded(kExampleModel);

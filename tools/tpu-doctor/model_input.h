@@ -13,6 +13,7 @@ namespace tpudoctor::cli {
 inline constexpr const char* kExampleModel = "examples/resnet50.onnx";
 
 // Loads args.model (or the example); on failure writes one line to `err` and returns nullopt.
-std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& display_name, std::ostream& err);
+std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& display_name,
+                                        std::ostream& err);
 
 }  // namespace tpudoctor::cli

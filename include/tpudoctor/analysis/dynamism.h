@@ -33,7 +33,7 @@ struct ValueFacts {
 };
 
 enum class RootKind : std::uint8_t {
-  kDataDependentOp,   // NonZero, Unique, Compress, NonMaxSuppression
+  kDataDependentOp,    // NonZero, Unique, Compress, NonMaxSuppression
   kRuntimeShapeInput,  // a shape-determining input carries runtime data
   kDynamicLoop,        // Loop with a runtime trip count and scan outputs or growing carries
   kDivergentIf,        // If with a runtime condition whose branches yield different shapes
@@ -61,7 +61,8 @@ class Dynamism {
   static std::string ShapeInputName(const std::string& op_type, std::size_t index);
 
  private:
-  void Analyse(const Graph& graph, const std::string& path, const std::vector<const Graph*>& scopes);
+  void Analyse(const Graph& graph, const std::string& path,
+               const std::vector<const Graph*>& scopes);
   void AnalyseNode(const Graph& graph, const Node& node, const std::string& path);
   std::vector<ValueFacts>& FactsOf(const Graph& graph);
 

@@ -54,7 +54,8 @@ void ForEachNodeWithPath(const Graph& graph, const std::string& path, Fn&& fn) {
   for (NodeId id : graph.topo_order()) {
     const Node& node = graph.node(id);
     fn(graph, path, node);
-    for (const Subgraph& sub : node.subgraphs) ForEachNodeWithPath(*sub.graph, GraphPath(path, node, sub), fn);
+    for (const Subgraph& sub : node.subgraphs)
+      ForEachNodeWithPath(*sub.graph, GraphPath(path, node, sub), fn);
   }
 }
 

@@ -18,8 +18,8 @@ namespace tpudoctor {
 
 struct LoadedModel {
   Graph graph;
-  std::string format;  // "onnx"
-  std::string producer;  // "pytorch 2.11.0", when the file says
+  std::string format;                   // "onnx"
+  std::string producer;                 // "pytorch 2.11.0", when the file says
   std::vector<Diagnostic> diagnostics;  // LOAD findings
   // Facts about how the shapes were made static ("--batch 8 replaced the static leading dim 1 of
   // input `x`"), shown in the report.

@@ -40,7 +40,15 @@ enum class DType : std::uint8_t {
   kString,
 };
 
-enum class DTypeClass : std::uint8_t { kUnknown, kBool, kSignedInt, kUnsignedInt, kFloat, kComplex, kString };
+enum class DTypeClass : std::uint8_t {
+  kUnknown,
+  kBool,
+  kSignedInt,
+  kUnsignedInt,
+  kFloat,
+  kComplex,
+  kString
+};
 
 struct DTypeTraits {
   DType dtype;

@@ -13,29 +13,29 @@ namespace tpudoctor {
 
 enum class OpKind : std::uint8_t {
   kUnknown,
-  kConstant,        // produces a compile-time constant
-  kShapeOf,         // reads only the shape of its input (Shape, Size)
-  kLayout,          // moves or views data: reshape, transpose, slice, concat, pad, split
-  kCast,            // element-type conversion
-  kElementwise,     // unary or n-ary pointwise math, comparisons, select
-  kMatMul,          // MatMul, Gemm, Einsum contractions
-  kConv,            // convolution
-  kConvTranspose,   // transposed convolution
-  kPool,            // windowed pooling
-  kReduce,          // reductions over axes
-  kNormalization,   // batch/layer/group/instance norm
-  kSoftmax,         // softmax, log-softmax, hardmax
-  kGather,          // gathers and index selection
-  kScatter,         // scatters
-  kResize,          // resampling of spatial dims
-  kSortTopK,        // sorting, top-k, argmax-like selection
-  kRecurrent,       // LSTM/GRU/RNN cells over time
-  kControlFlow,     // If, Loop, Scan
-  kRandom,          // random number generation
-  kDataDependent,   // output shape depends on tensor values (NonZero, Unique, ...)
-  kContainer,       // sequence/map/optional manipulation
-  kString,          // string processing
-  kOther,           // known op with no cost-model category (e.g. windows, DFT)
+  kConstant,       // produces a compile-time constant
+  kShapeOf,        // reads only the shape of its input (Shape, Size)
+  kLayout,         // moves or views data: reshape, transpose, slice, concat, pad, split
+  kCast,           // element-type conversion
+  kElementwise,    // unary or n-ary pointwise math, comparisons, select
+  kMatMul,         // MatMul, Gemm, Einsum contractions
+  kConv,           // convolution
+  kConvTranspose,  // transposed convolution
+  kPool,           // windowed pooling
+  kReduce,         // reductions over axes
+  kNormalization,  // batch/layer/group/instance norm
+  kSoftmax,        // softmax, log-softmax, hardmax
+  kGather,         // gathers and index selection
+  kScatter,        // scatters
+  kResize,         // resampling of spatial dims
+  kSortTopK,       // sorting, top-k, argmax-like selection
+  kRecurrent,      // LSTM/GRU/RNN cells over time
+  kControlFlow,    // If, Loop, Scan
+  kRandom,         // random number generation
+  kDataDependent,  // output shape depends on tensor values (NonZero, Unique, ...)
+  kContainer,      // sequence/map/optional manipulation
+  kString,         // string processing
+  kOther,          // known op with no cost-model category (e.g. windows, DFT)
 };
 
 std::string_view NameOf(OpKind kind);

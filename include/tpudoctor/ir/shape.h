@@ -28,7 +28,7 @@ class Dim {
   bool is_static() const { return kind_ == Kind::kStatic; }
   bool is_symbol() const { return kind_ == Kind::kSymbol; }
   bool is_unknown() const { return kind_ == Kind::kUnknown; }
-  std::int64_t value() const { return value_; }         // only for static dims
+  std::int64_t value() const { return value_; }          // only for static dims
   const std::string& symbol() const { return symbol_; }  // only for symbols
 
   std::string ToString() const;  // "128", "batch" or "?"
@@ -56,7 +56,7 @@ class Shape {
   std::vector<Dim>& mutable_dims() { return dims_; }
   const Dim& dim(std::size_t i) const { return dims_[i]; }
 
-  bool is_static() const;  // rank known and every dim static
+  bool is_static() const;                           // rank known and every dim static
   std::optional<std::int64_t> NumElements() const;  // overflow-checked; nullopt unless static
 
   std::string ToString() const;  // "[batch,3,224,224]" or "[*]" for unknown rank

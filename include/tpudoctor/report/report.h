@@ -22,7 +22,7 @@ std::string_view NameOf(Verdict verdict);  // "ready", "runs with warnings", "bl
 struct OpSummaryRow {
   std::string op;  // qualified op type
   int count = 0;
-  std::optional<Severity> worst;  // nullopt: no finding points at this op type
+  std::optional<Severity> worst;   // nullopt: no finding points at this op type
   std::vector<std::string> codes;  // sorted, unique
 };
 
@@ -49,7 +49,7 @@ struct Report {
   std::vector<Diagnostic> findings;      // sorted (SortDiagnostics)
 };
 
-Report BuildReport(const std::string& model_name, const LoadedModel& model, const TargetSpec& target,
-                   std::vector<Diagnostic> findings);
+Report BuildReport(const std::string& model_name, const LoadedModel& model,
+                   const TargetSpec& target, std::vector<Diagnostic> findings);
 
 }  // namespace tpudoctor

@@ -13,7 +13,8 @@ class Cf001DataDependentControlFlow final : public Check {
   std::string_view code() const override { return "CF001"; }
   std::string_view name() const override { return "data-dependent-control-flow"; }
   std::string_view summary() const override {
-    return "If/Loop driven by runtime values: fine when shapes stay static, an error when they do not";
+    return "If/Loop driven by runtime values: fine when shapes stay static, an error when they do "
+           "not";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -21,14 +22,16 @@ class Cf001DataDependentControlFlow final : public Check {
       if (root.kind != RootKind::kDynamicLoop && root.kind != RootKind::kDivergentIf) continue;
       sink.Add(RootError(root));
     }
-    ForEachNodeWithPath(ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
-      if (!(n.domain.empty() || n.domain == "ai.onnx")) return;
-      if (IsRoot(ctx, g, n)) return;
-      if (n.op_type == "If" && Runtime(ctx, g, n, 0)) sink.Add(FineIf(path, n));
-      if (n.op_type == "Loop" && (Runtime(ctx, g, n, 0) || Runtime(ctx, g, n, 1) || n.input(0) == kNoValue)) {
-        sink.Add(FineLoop(path, n));
-      }
-    });
+    ForEachNodeWithPath(
+        ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
+          if (!(n.domain.empty() || n.domain == "ai.onnx")) return;
+          if (IsRoot(ctx, g, n)) return;
+          if (n.op_type == "If" && Runtime(ctx, g, n, 0)) sink.Add(FineIf(path, n));
+          if (n.op_type == "Loop" &&
+              (Runtime(ctx, g, n, 0) || Runtime(ctx, g, n, 1) || n.input(0) == kNoValue)) {
+            sink.Add(FineLoop(path, n));
+          }
+        });
   }
 
  private:
@@ -50,20 +53,25 @@ class Cf001DataDependentControlFlow final : public Check {
     d.severity = Severity::kError;
     d.location = LocationOf(root.graph_path, n);
     if (root.kind == RootKind::kDivergentIf) {
-      d.message = "`If` branches yield different shapes and the condition is a runtime value, so the "
-                  "output shape depends on data";
-      d.fix = Fix{"make both branches return the same shapes (pad the smaller one), or compute both and "
-                  "select with `Where`",
-                  FixApplicability::kDisplayOnly};
+      d.message =
+          "`If` branches yield different shapes and the condition is a runtime value, so the "
+          "output shape depends on data";
+      d.fix = Fix{
+          "make both branches return the same shapes (pad the smaller one), or compute both and "
+          "select with `Where`",
+          FixApplicability::kDisplayOnly};
     } else {
       d.message = "`Loop` runs a data-dependent number of iterations and its " + root.detail +
                   " grow with it, so their shapes depend on data";
-      d.fix = Fix{"give the loop a static trip count (iterate to a fixed maximum and mask the extra "
-                  "steps), or write into a preallocated fixed-size buffer instead of collecting scan outputs",
-                  FixApplicability::kDisplayOnly};
+      d.fix =
+          Fix{"give the loop a static trip count (iterate to a fixed maximum and mask the extra "
+              "steps), or write into a preallocated fixed-size buffer instead of collecting scan "
+              "outputs",
+              FixApplicability::kDisplayOnly};
     }
     if (root.downstream > 0) {
-      d.notes.push_back(std::to_string(root.downstream) + " values downstream get a data-dependent shape from it");
+      d.notes.push_back(std::to_string(root.downstream) +
+                        " values downstream get a data-dependent shape from it");
     }
     return d;
   }
@@ -73,10 +81,12 @@ class Cf001DataDependentControlFlow final : public Check {
     d.code = std::string(code());
     d.severity = Severity::kNote;
     d.location = LocationOf(path, n);
-    d.message = "`If` branches on a runtime value; XLA lowers it to a conditional because both branches "
-                "yield the same shapes";
-    d.notes.push_back("only the taken branch runs on the TPU; the condition is read on the device, with no "
-                      "host round trip (XLA `conditional`)");
+    d.message =
+        "`If` branches on a runtime value; XLA lowers it to a conditional because both branches "
+        "yield the same shapes";
+    d.notes.push_back(
+        "only the taken branch runs on the TPU; the condition is read on the device, with no "
+        "host round trip (XLA `conditional`)");
     return d;
   }
 
@@ -85,10 +95,12 @@ class Cf001DataDependentControlFlow final : public Check {
     d.code = std::string(code());
     d.severity = Severity::kNote;
     d.location = LocationOf(path, n);
-    d.message = "`Loop` has a runtime trip count; XLA lowers it to a while loop because the loop-carried "
-                "values keep their shapes";
-    d.notes.push_back("a while loop cannot be unrolled or pipelined across iterations; a static trip count "
-                      "lets XLA optimise it better");
+    d.message =
+        "`Loop` has a runtime trip count; XLA lowers it to a while loop because the loop-carried "
+        "values keep their shapes";
+    d.notes.push_back(
+        "a while loop cannot be unrolled or pipelined across iterations; a static trip count "
+        "lets XLA optimise it better");
     return d;
   }
 };

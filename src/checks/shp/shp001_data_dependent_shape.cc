@@ -18,18 +18,22 @@ const std::map<std::string, OpAdvice, std::less<>>& Advice() {
   static const auto* m = new std::map<std::string, OpAdvice, std::less<>>{
       {"NonZero",
        {"the number of non-zero elements",
-        "keep a fixed-size mask instead of indices (`torch.where(mask, x, 0)`, multiply by the mask), or "
+        "keep a fixed-size mask instead of indices (`torch.where(mask, x, 0)`, multiply by the "
+        "mask), or "
         "use a padded static size (`jnp.nonzero(x, size=N, fill_value=...)`)"}},
       {"Compress",
        {"the number of true entries in the condition",
-        "keep the full tensor and apply the mask with `Where`, or pad the selection to a static size"}},
+        "keep the full tensor and apply the mask with `Where`, or pad the selection to a static "
+        "size"}},
       {"Unique",
        {"the number of distinct values",
-        "use a padded static size (`jnp.unique(x, size=N, fill_value=...)`), or move deduplication to "
+        "use a padded static size (`jnp.unique(x, size=N, fill_value=...)`), or move deduplication "
+        "to "
         "the input pipeline"}},
       {"NonMaxSuppression",
        {"the number of boxes that survive suppression",
-        "use padded NMS with a fixed maximum output (`tf.image.non_max_suppression_padded`, or top-k "
+        "use padded NMS with a fixed maximum output (`tf.image.non_max_suppression_padded`, or "
+        "top-k "
         "boxes plus a validity mask), or run NMS as post-processing on the host"}},
   };
   return *m;
@@ -40,12 +44,14 @@ class Shp001DataDependentShape final : public Check {
   std::string_view code() const override { return "SHP001"; }
   std::string_view name() const override { return "data-dependent-shape"; }
   std::string_view summary() const override {
-    return "an op's output shape depends on tensor values, which XLA's static compilation cannot take";
+    return "an op's output shape depends on tensor values, which XLA's static compilation cannot "
+           "take";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     for (const DynamicRoot& root : ctx.dynamism.roots()) {
-      if (root.kind != RootKind::kDataDependentOp && root.kind != RootKind::kRuntimeShapeInput) continue;
+      if (root.kind != RootKind::kDataDependentOp && root.kind != RootKind::kRuntimeShapeInput)
+        continue;
       const Node& n = root.graph->node(root.node);
       Diagnostic d;
       d.code = std::string(code());
@@ -62,16 +68,19 @@ class Shp001DataDependentShape final : public Check {
                     " is computed from runtime tensor values, so its output shape depends on data";
       }
       if (root.downstream > 0) {
-        d.notes.push_back(Plural(root.downstream, "value", "values") +
-                          " downstream get a data-dependent shape from this op (not reported separately)");
+        d.notes.push_back(
+            Plural(root.downstream, "value", "values") +
+            " downstream get a data-dependent shape from this op (not reported separately)");
       }
       d.notes.push_back(
-          "PyTorch/XLA falls back to the CPU or recompiles for every new size; JAX rejects it under jit "
+          "PyTorch/XLA falls back to the CPU or recompiles for every new size; JAX rejects it "
+          "under jit "
           "(ConcretizationTypeError); TensorFlow on TPU needs a static bound");
-      const std::string fix = advice != Advice().end()
-                                  ? advice->second.fix
-                                  : "compute this input from static sizes (`x.shape`, constants) instead of "
-                                    "tensor values, or pad to a static maximum and carry a mask";
+      const std::string fix =
+          advice != Advice().end()
+              ? advice->second.fix
+              : "compute this input from static sizes (`x.shape`, constants) instead of "
+                "tensor values, or pad to a static maximum and carry a mask";
       d.fix = Fix{fix, FixApplicability::kDisplayOnly};
       sink.Add(std::move(d));
     }
@@ -80,6 +89,8 @@ class Shp001DataDependentShape final : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeShp001DataDependentShape() { return std::make_unique<Shp001DataDependentShape>(); }
+std::unique_ptr<Check> MakeShp001DataDependentShape() {
+  return std::make_unique<Shp001DataDependentShape>();
+}
 
 }  // namespace tpudoctor

@@ -14,7 +14,8 @@ class Shp002SymbolicDims final : public Check {
   std::string_view code() const override { return "SHP002"; }
   std::string_view name() const override { return "symbolic-dims"; }
   std::string_view summary() const override {
-    return "input dims are still symbolic or unknown; says which --batch/--dim flag makes them static";
+    return "input dims are still symbolic or unknown; says which --batch/--dim flag makes them "
+           "static";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -29,7 +30,8 @@ class Shp002SymbolicDims final : public Check {
       for (std::size_t i = 0; i < v.type.shape.rank(); ++i) {
         const Dim& d = v.type.shape.dim(i);
         if (d.is_symbol() && symbols.insert(d.symbol()).second) symbol_order.push_back(d.symbol());
-        if (d.is_unknown()) sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
+        if (d.is_unknown())
+          sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
       }
     }
     if (!symbol_order.empty()) sink.Add(SymbolNote(ctx, symbol_order));
@@ -55,8 +57,9 @@ class Shp002SymbolicDims final : public Check {
                 ", so XLA cannot know its size before the run";
     d.location.graph = ctx.graph.name();
     d.location.value = v.name;
-    d.fix = Fix{"export with a fixed size, or name the dim (a dynamic axis) and pass `--dim NAME=VALUE`",
-                FixApplicability::kDisplayOnly};
+    d.fix = Fix{
+        "export with a fixed size, or name the dim (a dynamic axis) and pass `--dim NAME=VALUE`",
+        FixApplicability::kDisplayOnly};
     return d;
   }
 
@@ -72,9 +75,11 @@ class Shp002SymbolicDims final : public Check {
     d.message = "input dims " + Join(quoted, ", ") +
                 " are symbolic; XLA fixes them at compile time, but sizes and costs need values";
     d.location.graph = ctx.graph.name();
-    d.notes.push_back("make them static with `--batch N` (the leading dim of the inputs) or " + Join(flags, " "));
-    d.notes.push_back("every distinct value compiles a separate XLA program: keep the batch and sequence "
-                      "length fixed (pad to buckets) on TPU");
+    d.notes.push_back("make them static with `--batch N` (the leading dim of the inputs) or " +
+                      Join(flags, " "));
+    d.notes.push_back(
+        "every distinct value compiles a separate XLA program: keep the batch and sequence "
+        "length fixed (pad to buckets) on TPU");
     return d;
   }
 

@@ -11,7 +11,8 @@ class Tpu001UnsupportedDtype final : public Check {
   std::string_view code() const override { return "TPU001"; }
   std::string_view name() const override { return "unsupported-dtype"; }
   std::string_view summary() const override {
-    return "a tensor has an element type the target cannot compute (float64, complex128, string on TPU)";
+    return "a tensor has an element type the target cannot compute (float64, complex128, string on "
+           "TPU)";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -19,20 +20,22 @@ class Tpu001UnsupportedDtype final : public Check {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
       if (rule.support != DTypeSupport::kUnsupported) continue;
       const DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
-      for (const DTypeOrigin& origin : use.origins) sink.Add(Report(ctx, traits.dtype, rule, use, origin));
+      for (const DTypeOrigin& origin : use.origins)
+        sink.Add(Report(ctx, traits.dtype, rule, use, origin));
     }
   }
 
  private:
-  Diagnostic Report(const CheckContext& ctx, DType dtype, const DTypeRule& rule, const DTypeUse& use,
-                    const DTypeOrigin& origin) const {
+  Diagnostic Report(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
+                    const DTypeUse& use, const DTypeOrigin& origin) const {
     const std::string dt(LongNameOf(dtype));
     Diagnostic d;
     d.code = std::string(code());
     d.severity = Severity::kError;
     switch (origin.kind) {
       case DTypeOrigin::Kind::kInput:
-        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name + " does not support";
+        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name +
+                    " does not support";
         d.location.graph = origin.graph_path;
         d.location.value = origin.value->name;
         break;
@@ -43,15 +46,16 @@ class Tpu001UnsupportedDtype final : public Check {
         d.location.value = origin.value->name;
         break;
       case DTypeOrigin::Kind::kNode:
-        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" + origin.value->name +
-                    "`, which " + ctx.target.name + " does not support";
+        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" +
+                    origin.value->name + "`, which " + ctx.target.name + " does not support";
         d.location = LocationOf(origin.graph_path, *origin.node);
         d.location.value = origin.value->name;
         break;
     }
     d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
     d.notes.push_back(rule.why + " (source: " + rule.source + ")");
-    if (use.values > 1) d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+    if (use.values > 1)
+      d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
     d.fix = Fix{FixSuggestion(dtype), FixApplicability::kDisplayOnly};
     return d;
   }
@@ -59,12 +63,14 @@ class Tpu001UnsupportedDtype final : public Check {
   static std::string FixSuggestion(DType dtype) {
     switch (dtype) {
       case DType::kFloat64:
-        return "use float32 (or bfloat16) end to end: `model.float()` and float32 inputs before export; "
+        return "use float32 (or bfloat16) end to end: `model.float()` and float32 inputs before "
+               "export; "
                "in JAX keep `jax_enable_x64` off";
       case DType::kComplex128:
         return "use complex64: cast inputs to float32/complex64 before FFTs";
       case DType::kString:
-        return "move string processing (tokenizing, lookups) into the input pipeline on the host and feed "
+        return "move string processing (tokenizing, lookups) into the input pipeline on the host "
+               "and feed "
                "integer ids to the model";
       default:
         return "convert to a type the target supports before this point";
@@ -74,6 +80,8 @@ class Tpu001UnsupportedDtype final : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> MakeTpu001UnsupportedDtype() { return std::make_unique<Tpu001UnsupportedDtype>(); }
+std::unique_ptr<Check> MakeTpu001UnsupportedDtype() {
+  return std::make_unique<Tpu001UnsupportedDtype>();
+}
 
 }  // namespace tpudoctor

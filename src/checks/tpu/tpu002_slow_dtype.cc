@@ -39,32 +39,36 @@ class Tpu002SlowDtype final : public Check {
   void ReportIntArithmetic(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                            DiagnosticSink& sink) const {
     std::vector<std::pair<std::string, const Node*>> hits;
-    ForEachNodeWithPath(ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
-      if (!IsArithmetic(n.kind) || n.outputs.empty()) return;
-      const Value& out = g.value(n.outputs[0]);
-      if (out.type.dtype != dtype || !ctx.dynamism.facts(g, out.id).runtime_data) return;
-      hits.emplace_back(path, &n);
-    });
+    ForEachNodeWithPath(
+        ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
+          if (!IsArithmetic(n.kind) || n.outputs.empty()) return;
+          const Value& out = g.value(n.outputs[0]);
+          if (out.type.dtype != dtype || !ctx.dynamism.facts(g, out.id).runtime_data) return;
+          hits.emplace_back(path, &n);
+        });
     if (hits.empty()) return;
     const std::string dt(LongNameOf(dtype));
     Diagnostic d;
     d.code = std::string(code());
     d.severity = Severity::kWarning;
     d.message = Plural(static_cast<std::int64_t>(hits.size()), "op does ", "ops do ") + dt +
-                " arithmetic on runtime values (first: `" + hits[0].second->QualifiedOp() + "` at `" +
-                hits[0].second->name + "`)";
+                " arithmetic on runtime values (first: `" + hits[0].second->QualifiedOp() +
+                "` at `" + hits[0].second->name + "`)";
     d.location = LocationOf(hits[0].first, *hits[0].second);
     d.notes.push_back(rule.why + " (source: " + rule.source + ")");
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < hits.size() && i < 5; ++i) names.push_back("`" + hits[i].second->name + "`");
+    for (std::size_t i = 0; i < hits.size() && i < 5; ++i)
+      names.push_back("`" + hits[i].second->name + "`");
     d.notes.push_back("ops: " + Join(names, ", ") + (hits.size() > 5 ? ", ..." : ""));
-    d.fix = Fix{"use int32 for ids, positions and counters (they fit): cast at the input pipeline; "
-                "PyTorch/XLA: `XLA_USE_32BIT_LONG=1`; JAX uses int32 unless `jax_enable_x64` is on",
-                FixApplicability::kDisplayOnly};
+    d.fix =
+        Fix{"use int32 for ids, positions and counters (they fit): cast at the input pipeline; "
+            "PyTorch/XLA: `XLA_USE_32BIT_LONG=1`; JAX uses int32 unless `jax_enable_x64` is on",
+            FixApplicability::kDisplayOnly};
     sink.Add(std::move(d));
   }
 
-  void ReportOrigins(const CheckContext& ctx, DType dtype, const DTypeRule& rule, DiagnosticSink& sink) const {
+  void ReportOrigins(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
+                     DiagnosticSink& sink) const {
     const DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
     const std::string dt(LongNameOf(dtype));
     for (const DTypeOrigin& origin : use.origins) {
@@ -72,7 +76,8 @@ class Tpu002SlowDtype final : public Check {
       d.code = std::string(code());
       d.severity = Severity::kWarning;
       if (origin.kind == DTypeOrigin::Kind::kInput) {
-        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name + " runs slowly";
+        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name +
+                    " runs slowly";
         d.location.graph = origin.graph_path;
         d.location.value = origin.value->name;
       } else if (origin.kind == DTypeOrigin::Kind::kWeights) {
@@ -81,18 +86,20 @@ class Tpu002SlowDtype final : public Check {
         d.location.graph = origin.graph_path;
         d.location.value = origin.value->name;
       } else {
-        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" + origin.value->name +
-                    "`, which " + ctx.target.name + " runs slowly";
+        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" +
+                    origin.value->name + "`, which " + ctx.target.name + " runs slowly";
         d.location = LocationOf(origin.graph_path, *origin.node);
         d.location.value = origin.value->name;
       }
       d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
       d.notes.push_back(rule.why + " (source: " + rule.source + ")");
-      if (use.values > 1) d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+      if (use.values > 1)
+        d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
       if (dtype == DType::kFloat16 && ctx.target.is_tpu()) {
-        d.fix = Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
-                    "(Keras: `mixed_bfloat16`; PyTorch: `torch.autocast(dtype=torch.bfloat16)`)",
-                    FixApplicability::kDisplayOnly};
+        d.fix =
+            Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
+                "(Keras: `mixed_bfloat16`; PyTorch: `torch.autocast(dtype=torch.bfloat16)`)",
+                FixApplicability::kDisplayOnly};
       }
       sink.Add(std::move(d));
     }

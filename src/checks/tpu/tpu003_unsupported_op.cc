@@ -11,8 +11,8 @@ namespace tpudoctor {
 namespace {
 
 bool Unsupported(OnnxSupport s) {
-  return s == OnnxSupport::kContainer || s == OnnxSupport::kString || s == OnnxSupport::kUnsupported ||
-         s == OnnxSupport::kUnknownOp;
+  return s == OnnxSupport::kContainer || s == OnnxSupport::kString ||
+         s == OnnxSupport::kUnsupported || s == OnnxSupport::kUnknownOp;
 }
 
 std::string FixFor(OnnxSupport s) {
@@ -26,7 +26,8 @@ std::string FixFor(OnnxSupport s) {
       return "re-export with a standard ONNX opset (torch.onnx.export with a registered opset), or "
              "implement the op from standard ops";
     default:
-      return "move this op out of the compiled model (pre/post-processing on the host), or rewrite it "
+      return "move this op out of the compiled model (pre/post-processing on the host), or rewrite "
+             "it "
              "from ops XLA lowers";
   }
 }
@@ -36,7 +37,8 @@ class Tpu003UnsupportedOp final : public Check {
   std::string_view code() const override { return "TPU003"; }
   std::string_view name() const override { return "unsupported-op"; }
   std::string_view summary() const override {
-    return "an op has no XLA/TPU lowering or cannot run on the device (string, sequence, custom domain)";
+    return "an op has no XLA/TPU lowering or cannot run on the device (string, sequence, custom "
+           "domain)";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -48,19 +50,20 @@ class Tpu003UnsupportedOp final : public Check {
     };
     std::map<std::string, Group> groups;
     std::vector<std::string> order;
-    ForEachNodeWithPath(ctx.graph, ctx.graph.name(), [&](const Graph&, const std::string& path, const Node& n) {
-      OnnxOpInfo info = LookupOnnxOp(n.domain, n.op_type);
-      if (!Unsupported(info.support)) return;
-      const std::string key = n.QualifiedOp();
-      auto [it, inserted] = groups.try_emplace(key);
-      if (inserted) {
-        it->second.info = std::move(info);
-        it->second.first_path = path;
-        it->second.first = &n;
-        order.push_back(key);
-      }
-      it->second.names.push_back(n.name);
-    });
+    ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
+                        [&](const Graph&, const std::string& path, const Node& n) {
+                          OnnxOpInfo info = LookupOnnxOp(n.domain, n.op_type);
+                          if (!Unsupported(info.support)) return;
+                          const std::string key = n.QualifiedOp();
+                          auto [it, inserted] = groups.try_emplace(key);
+                          if (inserted) {
+                            it->second.info = std::move(info);
+                            it->second.first_path = path;
+                            it->second.first = &n;
+                            order.push_back(key);
+                          }
+                          it->second.names.push_back(n.name);
+                        });
     for (const std::string& key : order) {
       const Group& g = groups[key];
       Diagnostic d;
@@ -68,13 +71,15 @@ class Tpu003UnsupportedOp final : public Check {
       d.severity = Severity::kError;
       d.message = "`" + key + "` has no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
       if (g.names.size() > 1) {
-        d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op", "`" + key + "` ops") +
+        d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op",
+                           "`" + key + "` ops") +
                     " have no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
       }
       d.location = LocationOf(g.first_path, *g.first);
       if (g.names.size() > 1) {
         std::vector<std::string> shown;
-        for (std::size_t i = 0; i < g.names.size() && i < 5; ++i) shown.push_back("`" + g.names[i] + "`");
+        for (std::size_t i = 0; i < g.names.size() && i < 5; ++i)
+          shown.push_back("`" + g.names[i] + "`");
         d.notes.push_back("nodes: " + Join(shown, ", ") + (g.names.size() > 5 ? ", ..." : ""));
       }
       d.fix = Fix{FixFor(g.info.support), FixApplicability::kDisplayOnly};

@@ -1,16 +1,15 @@
-#include "tpudoctor/frontend/onnx.h"
-
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <climits>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "src/frontends/onnx/shape_infer.h"
+#include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
 
 namespace tpudoctor {
@@ -24,31 +23,55 @@ constexpr int kMaxSubgraphDepth = 64;
 
 DType FromOnnx(int elem_type) {
   switch (elem_type) {
-    case onnx::TensorProto::FLOAT: return DType::kFloat32;
-    case onnx::TensorProto::UINT8: return DType::kUInt8;
-    case onnx::TensorProto::INT8: return DType::kInt8;
-    case onnx::TensorProto::UINT16: return DType::kUInt16;
-    case onnx::TensorProto::INT16: return DType::kInt16;
-    case onnx::TensorProto::INT32: return DType::kInt32;
-    case onnx::TensorProto::INT64: return DType::kInt64;
-    case onnx::TensorProto::STRING: return DType::kString;
-    case onnx::TensorProto::BOOL: return DType::kBool;
-    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
-    case onnx::TensorProto::DOUBLE: return DType::kFloat64;
-    case onnx::TensorProto::UINT32: return DType::kUInt32;
-    case onnx::TensorProto::UINT64: return DType::kUInt64;
-    case onnx::TensorProto::COMPLEX64: return DType::kComplex64;
-    case onnx::TensorProto::COMPLEX128: return DType::kComplex128;
-    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
+    case onnx::TensorProto::FLOAT:
+      return DType::kFloat32;
+    case onnx::TensorProto::UINT8:
+      return DType::kUInt8;
+    case onnx::TensorProto::INT8:
+      return DType::kInt8;
+    case onnx::TensorProto::UINT16:
+      return DType::kUInt16;
+    case onnx::TensorProto::INT16:
+      return DType::kInt16;
+    case onnx::TensorProto::INT32:
+      return DType::kInt32;
+    case onnx::TensorProto::INT64:
+      return DType::kInt64;
+    case onnx::TensorProto::STRING:
+      return DType::kString;
+    case onnx::TensorProto::BOOL:
+      return DType::kBool;
+    case onnx::TensorProto::FLOAT16:
+      return DType::kFloat16;
+    case onnx::TensorProto::DOUBLE:
+      return DType::kFloat64;
+    case onnx::TensorProto::UINT32:
+      return DType::kUInt32;
+    case onnx::TensorProto::UINT64:
+      return DType::kUInt64;
+    case onnx::TensorProto::COMPLEX64:
+      return DType::kComplex64;
+    case onnx::TensorProto::COMPLEX128:
+      return DType::kComplex128;
+    case onnx::TensorProto::BFLOAT16:
+      return DType::kBFloat16;
     // Newer than libonnx 1.12's enum; numbers from onnx.proto.
-    case 17: return DType::kFloat8E4M3FN;
-    case 18: return DType::kFloat8E4M3FNUZ;
-    case 19: return DType::kFloat8E5M2;
-    case 20: return DType::kFloat8E5M2FNUZ;
-    case 21: return DType::kUInt4;
-    case 22: return DType::kInt4;
-    case 23: return DType::kFloat4E2M1;
-    default: return DType::kUnknown;
+    case 17:
+      return DType::kFloat8E4M3FN;
+    case 18:
+      return DType::kFloat8E4M3FNUZ;
+    case 19:
+      return DType::kFloat8E5M2;
+    case 20:
+      return DType::kFloat8E5M2FNUZ;
+    case 21:
+      return DType::kUInt4;
+    case 22:
+      return DType::kInt4;
+    case 23:
+      return DType::kFloat4E2M1;
+    default:
+      return DType::kUnknown;
   }
 }
 
@@ -77,7 +100,8 @@ TensorType FromOnnx(const onnx::TypeProto& proto, int depth = 0) {
       return t;
     case onnx::TypeProto::kSparseTensorType:
       t.dtype = FromOnnx(proto.sparse_tensor_type().elem_type());
-      if (proto.sparse_tensor_type().has_shape()) t.shape = FromOnnx(proto.sparse_tensor_type().shape());
+      if (proto.sparse_tensor_type().has_shape())
+        t.shape = FromOnnx(proto.sparse_tensor_type().shape());
       return t;
     case onnx::TypeProto::kSequenceType: {
       TensorType elem = FromOnnx(proto.sequence_type().elem_type(), depth + 1);
@@ -237,8 +261,10 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOp
     if (!symbols.count(name)) {
       std::string known;
       for (const auto& s : InputSymbols(g)) known += (known.empty() ? "" : ", ") + s;
-      return MakeError("--dim " + name + "=" + std::to_string(value) + ": the model has no dim named `" +
-                       name + "`" + (known.empty() ? " (it has no symbolic dims)" : "; its symbolic dims are: " + known));
+      return MakeError(
+          "--dim " + name + "=" + std::to_string(value) + ": the model has no dim named `" + name +
+          "`" +
+          (known.empty() ? " (it has no symbolic dims)" : "; its symbolic dims are: " + known));
     }
   }
   if (options.batch) {
@@ -254,12 +280,15 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOp
       } else if (d0->has_dim_value() && d0->dim_value() == 1 && batch != 1) {
         d0->set_dim_value(batch);
         result.replaced_static_batch = true;
-        notes.push_back("input `" + in.name() + "` was exported with a static batch of 1; --batch " +
-                        std::to_string(batch) + " replaced it, and shapes were re-derived from the inputs "
+        notes.push_back("input `" + in.name() +
+                        "` was exported with a static batch of 1; --batch " +
+                        std::to_string(batch) +
+                        " replaced it, and shapes were re-derived from the inputs "
                         "(re-export with a dynamic batch dim for exact shapes)");
       } else if (d0->has_dim_value() && d0->dim_value() != batch) {
         notes.push_back("input `" + in.name() + "` has a static leading dim of " +
-                        std::to_string(d0->dim_value()) + ", which is not a batch dim of 1 or a symbol; "
+                        std::to_string(d0->dim_value()) +
+                        ", which is not a batch dim of 1 or a symbol; "
                         "--batch left it as it is");
       }
     }
@@ -304,7 +333,9 @@ void RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& dia
     Diagnostic d;
     d.code = "LOAD001";
     d.severity = Severity::kNote;
-    d.message = "onnx shape inference stopped early; shapes come from the exporter and tpu-doctor's own propagation";
+    d.message =
+        "onnx shape inference stopped early; shapes come from the exporter and tpu-doctor's own "
+        "propagation";
     d.notes.push_back(std::string("onnx said: ") + e.what());
     diags.push_back(std::move(d));
   }
@@ -314,13 +345,20 @@ void RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& dia
 
 AttrValue ToAttrValue(const onnx::AttributeProto& a) {
   switch (a.type()) {
-    case onnx::AttributeProto::INT: return a.i();
-    case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
-    case onnx::AttributeProto::STRING: return a.s();
-    case onnx::AttributeProto::INTS: return std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
-    case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    default: return std::string();
+    case onnx::AttributeProto::INT:
+      return a.i();
+    case onnx::AttributeProto::FLOAT:
+      return static_cast<double>(a.f());
+    case onnx::AttributeProto::STRING:
+      return a.s();
+    case onnx::AttributeProto::INTS:
+      return std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS:
+      return std::vector<double>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::STRINGS:
+      return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    default:
+      return std::string();
   }
 }
 
@@ -351,13 +389,15 @@ class GraphBuilder {
     for (const auto& v : proto.output()) info[v.name()] = &v;
     auto type_of = [&](const std::string& value_name) -> TensorType {
       auto it = info.find(value_name);
-      if (it == info.end() || !it->second->has_type()) return {ValueKind::kTensor, DType::kUnknown, Shape()};
+      if (it == info.end() || !it->second->has_type())
+        return {ValueKind::kTensor, DType::kUnknown, Shape()};
       return FromOnnx(it->second->type());
     };
 
     std::set<std::string> init_names;
     for (const auto& t : proto.initializer()) {
-      if (g.FindValue(t.name())) return MakeError("initializer `" + t.name() + "` is defined twice");
+      if (g.FindValue(t.name()))
+        return MakeError("initializer `" + t.name() + "` is defined twice");
       ValueId id = g.AddValue(t.name(), FromOnnxTensor(t), ValueOrigin::kInitializer);
       g.mutable_value(id).known_ints = KnownInts(t);
       init_names.insert(t.name());
@@ -370,14 +410,16 @@ class GraphBuilder {
     }
     for (const auto& in : proto.input()) {
       if (init_names.count(in.name())) continue;  // IR < 4 lists initializers as inputs too
-      if (g.FindValue(in.name())) return MakeError("graph input `" + in.name() + "` is defined twice");
+      if (g.FindValue(in.name()))
+        return MakeError("graph input `" + in.name() + "` is defined twice");
       g.AddInput(g.AddValue(in.name(), FromOnnx(in.type()), ValueOrigin::kGraphInput));
     }
     // Declare every node output first, so a file whose nodes are out of order still links.
     for (const auto& n : proto.node()) {
       for (const auto& out : n.output()) {
         if (out.empty()) continue;
-        if (g.FindValue(out)) return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
+        if (g.FindValue(out))
+          return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
         g.AddValue(out, type_of(out), ValueOrigin::kNodeOutput);
       }
     }
@@ -433,12 +475,15 @@ class GraphBuilder {
       }
       auto id = g.FindValue(in);
       if (!id) id = Capture(g, in, scopes);
-      if (!id) return MakeError("node `" + n.name + "` reads `" + in + "`, which no node, input or initializer defines");
+      if (!id)
+        return MakeError("node `" + n.name + "` reads `" + in +
+                         "`, which no node, input or initializer defines");
       n.inputs.push_back(*id);
     }
     for (const auto& out : proto.output()) {
       if (out.empty()) {
-        n.outputs.push_back(g.AddValue("", {ValueKind::kTensor, DType::kUnknown, Shape()}, ValueOrigin::kNodeOutput));
+        n.outputs.push_back(g.AddValue("", {ValueKind::kTensor, DType::kUnknown, Shape()},
+                                       ValueOrigin::kNodeOutput));
         continue;
       }
       n.outputs.push_back(*g.FindValue(out));
@@ -454,7 +499,8 @@ class GraphBuilder {
         n.subgraphs.push_back({a.name(), std::make_unique<Graph>(std::move(*sub))});
       } else if (a.graphs_size() > 0) {
         for (int i = 0; i < a.graphs_size(); ++i) {
-          auto sub = Build(a.graphs(i), n.name + "." + a.name() + std::to_string(i), scopes, depth + 1);
+          auto sub =
+              Build(a.graphs(i), n.name + "." + a.name() + std::to_string(i), scopes, depth + 1);
           if (!sub) return sub.error();
           n.subgraphs.push_back({a.name(), std::make_unique<Graph>(std::move(*sub))});
         }
@@ -521,8 +567,27 @@ class GraphBuilder {
   std::vector<Diagnostic>& diags_;
 };
 
+// A static shape whose byte size does not fit in 64 bits describes no tensor that can exist.
+Result<Ok> CheckSizes(const Graph& g) {
+  for (const Value& v : g.values()) {
+    if (v.type.kind != ValueKind::kTensor || !v.type.shape.is_static() || BitsOf(v.type.dtype) == 0)
+      continue;
+    if (!v.type.SizeInBytes()) {
+      return MakeError("value `" + v.name + "` has shape " + v.type.shape.ToString() +
+                       ", whose size in bytes overflows 64 bits; expected realistic dims");
+    }
+  }
+  for (const Node& n : g.nodes()) {
+    for (const Subgraph& sub : n.subgraphs) {
+      if (auto r = CheckSizes(*sub.graph); !r) return r.error();
+    }
+  }
+  return Ok{};
+}
+
 bool LooksLikeOnnx(const onnx::ModelProto& m) {
-  return m.has_graph() && m.ir_version() > 0 && (m.graph().node_size() > 0 || m.graph().output_size() > 0);
+  return m.has_graph() && m.ir_version() > 0 &&
+         (m.graph().node_size() > 0 || m.graph().output_size() > 0);
 }
 
 }  // namespace
@@ -548,22 +613,31 @@ Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) 
   if (!model.ParseFromArray(source.bytes.data(), static_cast<int>(source.bytes.size()))) {
     return MakeError(name + ": not a valid ONNX protobuf (truncated or not an ONNX file)");
   }
-  if (!LooksLikeOnnx(model)) return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
-  if (auto ext = CheckExternalData(model.graph()); !ext) return MakeError(name + ": " + ext.error().message);
+  if (!LooksLikeOnnx(model))
+    return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
+  if (auto ext = CheckExternalData(model.graph()); !ext)
+    return MakeError(name + ": " + ext.error().message);
 
-  LoadedModel loaded{Graph(model.graph().name().empty() ? "main" : model.graph().name()), "onnx", {}, {}, {}};
+  LoadedModel loaded{
+      Graph(model.graph().name().empty() ? "main" : model.graph().name()), "onnx", {}, {}, {}};
   if (!model.producer_name().empty()) {
-    loaded.producer = model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+    loaded.producer = model.producer_name() +
+                      (model.producer_version().empty() ? "" : " " + model.producer_version());
   }
   auto staticized = ApplyShapeOptions(model, options, loaded.shape_notes);
   if (!staticized) return MakeError(staticized.error().message);
-  RunOnnxShapeInference(model, loaded.diagnostics);
+  // After replacing a static batch of 1, ONNX inference would spread the exporter's batch-1
+  // reshape targets; tpu-doctor's own propagation knows to repair them.
+  if (!staticized->replaced_static_batch) RunOnnxShapeInference(model, loaded.diagnostics);
 
   GraphBuilder builder(loaded.diagnostics);
   std::vector<const Graph*> scopes;
   auto graph = builder.Build(model.graph(), loaded.graph.name(), scopes, 0);
   if (!graph) return MakeError(name + ": " + graph.error().message);
-  onnx_frontend::PropagateShapes(*graph);
+  onnx_frontend::PropagateShapes(
+      *graph, staticized->replaced_static_batch ? options.batch : std::optional<std::int64_t>());
+  if (auto sizes = CheckSizes(*graph); !sizes)
+    return MakeError(name + ": " + sizes.error().message);
   loaded.graph = std::move(*graph);
   return loaded;
 }

@@ -115,7 +115,8 @@ std::optional<Shape> Broadcast(const std::vector<const Shape*>& shapes) {
   Dims out(rank, Dim::Static(1));
   for (const Shape* s : shapes) {
     const std::size_t offset = rank - s->rank();
-    for (std::size_t i = 0; i < s->rank(); ++i) out[offset + i] = BroadcastDim(out[offset + i], s->dim(i));
+    for (std::size_t i = 0; i < s->rank(); ++i)
+      out[offset + i] = BroadcastDim(out[offset + i], s->dim(i));
   }
   return Shape(std::move(out));
 }
@@ -131,7 +132,7 @@ std::optional<std::size_t> Axis(std::int64_t axis, std::size_t rank) {
 
 class Propagator {
  public:
-  explicit Propagator(Graph& g) : g_(g) {}
+  Propagator(Graph& g, std::optional<std::int64_t> rebatch) : g_(g), rebatch_(rebatch) {}
 
   void Run() {
     for (NodeId id : g_.topo_order()) {
@@ -194,7 +195,9 @@ class Propagator {
       if (got.is_static() || (have.is_unknown() && got.is_symbol())) have = got;
     }
   }
-  void SetLike(const Node& n, std::size_t out, std::size_t in) { Set(n, out, T(n, in).dtype, S(n, in)); }
+  void SetLike(const Node& n, std::size_t out, std::size_t in) {
+    Set(n, out, T(n, in).dtype, S(n, in));
+  }
   void SetKnown(const Node& n, std::size_t i, Dims ints) {
     if (i >= n.outputs.size() || ints.size() > kMaxKnownInts) return;
     Value& v = g_.mutable_value(n.outputs[i]);
@@ -205,6 +208,9 @@ class Propagator {
   static const std::map<std::string, Fn, std::less<>>& Table();
 
   Graph& g_;
+  // Set when --batch replaced a static leading 1: the new batch, used to repair reshape targets
+  // that the exporter baked for batch 1.
+  std::optional<std::int64_t> rebatch_;
 };
 
 // ---- Shape functions, one per op family ----
@@ -266,7 +272,8 @@ void Arithmetic(Propagator& p, const Node& n) {
   auto pick = [&](bool want_max) {
     return [want_max](const Dim& a, const Dim& b) {
       if (!a.is_static() || !b.is_static()) return a == b ? a : Dim::Unknown();
-      return Dim::Static(want_max ? std::max(a.value(), b.value()) : std::min(a.value(), b.value()));
+      return Dim::Static(want_max ? std::max(a.value(), b.value())
+                                  : std::min(a.value(), b.value()));
     };
   };
   if (op == "Max" && n.inputs.size() == 2) FoldBinary(p, n, pick(true));
@@ -354,7 +361,8 @@ Dim WindowOut(const Dim& in, std::int64_t kernel, std::int64_t stride, std::int6
   return Dim::Static(out);
 }
 
-std::optional<Dims> SpatialOut(const Node& n, const Shape& x, const std::vector<std::int64_t>& kernel) {
+std::optional<Dims> SpatialOut(const Node& n, const Shape& x,
+                               const std::vector<std::int64_t>& kernel) {
   if (!x.rank_known() || x.rank() < 2 + kernel.size()) return std::nullopt;
   const std::size_t sp = kernel.size();
   auto strides = n.IntsAttr("strides").value_or(std::vector<std::int64_t>(sp, 1));
@@ -365,8 +373,8 @@ std::optional<Dims> SpatialOut(const Node& n, const Shape& x, const std::vector<
   if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp) return std::nullopt;
   Dims out;
   for (std::size_t i = 0; i < sp; ++i) {
-    out.push_back(WindowOut(x.dim(2 + i), kernel[i], strides[i], dilations[i], pads[i] + pads[i + sp],
-                            auto_pad, ceil_mode));
+    out.push_back(WindowOut(x.dim(2 + i), kernel[i], strides[i], dilations[i],
+                            pads[i] + pads[i + sp], auto_pad, ceil_mode));
   }
   return out;
 }
@@ -407,7 +415,9 @@ void ConvTransposeOp(Propagator& p, const Node& n) {
   auto dilations = n.IntsAttr("dilations").value_or(std::vector<std::int64_t>(sp, 1));
   auto pads = n.IntsAttr("pads").value_or(std::vector<std::int64_t>(2 * sp, 0));
   auto out_pad = n.IntsAttr("output_padding").value_or(std::vector<std::int64_t>(sp, 0));
-  if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp || out_pad.size() != sp) return;
+  if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp ||
+      out_pad.size() != sp)
+    return;
   for (std::size_t i = 0; i < sp; ++i) {
     const Dim& in = x.dim(2 + i);
     const Dim& k = w.dim(2 + i);
@@ -448,7 +458,8 @@ void FlattenOp(Propagator& p, const Node& n) {
   if (!axis) return;
   Dim left = Dim::Static(1);
   Dim right = Dim::Static(1);
-  for (std::size_t i = 0; i < x.rank(); ++i) (i < *axis ? left : right) = Mul(i < *axis ? left : right, x.dim(i));
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    (i < *axis ? left : right) = Mul(i < *axis ? left : right, x.dim(i));
   p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims{left, right}));
 }
 
@@ -458,7 +469,8 @@ void ReshapeOp(Propagator& p, const Node& n) {
   if (!target) {
     const Shape& ts = p.S(n, 1);
     if (ts.rank_known() && ts.rank() == 1 && ts.dim(0).is_static()) {
-      p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims(static_cast<std::size_t>(ts.dim(0).value()), Dim::Unknown())));
+      p.Set(n, 0, p.T(n, 0).dtype,
+            Shape(Dims(static_cast<std::size_t>(ts.dim(0).value()), Dim::Unknown())));
     }
     return;
   }
@@ -476,6 +488,23 @@ void ReshapeOp(Propagator& p, const Node& n) {
       out.push_back(Dim::Unknown());
     } else {
       out.push_back(d);
+    }
+  }
+  if (p.rebatch_ && !out.empty() && out[0].is_static() && out[0].value() == 1 && x.rank_known() &&
+      x.rank() > 0 && x.dim(0).is_static() && x.dim(0).value() == *p.rebatch_) {
+    // A target baked for batch 1 ([1,256,12,64]) applied to a tensor that now leads with the new
+    // batch: the leading 1 was the batch.
+    out[0] = Dim::Static(*p.rebatch_);
+  }
+  if (p.rebatch_ && !infer_at && !out.empty() && out[0].is_static() && out[0].value() == 1 &&
+      x.rank_known()) {
+    // Same, for a flattened input ([1024,2304] → [1,256,2304]): the element counts disagree by
+    // exactly the new batch.
+    auto total = ProductOf(x.dims());
+    auto part = ProductOf(out);
+    if (total && part && total->symbols.empty() && part->symbols.empty() &&
+        total->factor == part->factor * *p.rebatch_) {
+      out[0] = Dim::Static(*p.rebatch_);
     }
   }
   if (infer_at && x.rank_known()) {
@@ -595,7 +624,8 @@ void SplitOp(Propagator& p, const Node& n) {
     Dims out = x.dims();
     if (split && split->size() == parts) {
       out[*axis] = Dim::Static((*split)[i]);
-    } else if (x.dim(*axis).is_static() && parts > 0 && x.dim(*axis).value() % static_cast<std::int64_t>(parts) == 0) {
+    } else if (x.dim(*axis).is_static() && parts > 0 &&
+               x.dim(*axis).value() % static_cast<std::int64_t>(parts) == 0) {
       out[*axis] = Dim::Static(x.dim(*axis).value() / static_cast<std::int64_t>(parts));
     } else {
       out[*axis] = Dim::Unknown();
@@ -627,7 +657,8 @@ void SliceOp(Propagator& p, const Node& n) {
       Dims out = x.dims();
       std::vector<std::int64_t> ax = axes.value_or(std::vector<std::int64_t>{});
       if (!axes) {
-        for (std::size_t i = 0; i < (starts ? starts->size() : x.rank()); ++i) ax.push_back(static_cast<std::int64_t>(i));
+        for (std::size_t i = 0; i < (starts ? starts->size() : x.rank()); ++i)
+          ax.push_back(static_cast<std::int64_t>(i));
       }
       for (std::int64_t a : ax) {
         if (auto i = Axis(a, x.rank())) out[*i] = Dim::Unknown();
@@ -649,7 +680,8 @@ void SliceOp(Propagator& p, const Node& n) {
     if (!ax || step == 0) return;
     const Dim& d = x.dim(*ax);
     if (!d.is_static()) {
-      const bool whole = (*starts)[i] == 0 && step == 1 && (*ends)[i] >= std::numeric_limits<std::int32_t>::max();
+      const bool whole =
+          (*starts)[i] == 0 && step == 1 && (*ends)[i] >= std::numeric_limits<std::int32_t>::max();
       out[*ax] = whole ? d : Dim::Unknown();
       continue;
     }
@@ -685,7 +717,8 @@ void GatherOp(Propagator& p, const Node& n) {
   if (!axis) return;
   Dims out(data.dims().begin(), data.dims().begin() + static_cast<std::ptrdiff_t>(*axis));
   out.insert(out.end(), idx.dims().begin(), idx.dims().end());
-  out.insert(out.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(*axis) + 1, data.dims().end());
+  out.insert(out.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(*axis) + 1,
+             data.dims().end());
   p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
   const auto& k = p.K(n, 0);
   auto indices = p.StaticInts(n, 1);
@@ -705,12 +738,14 @@ void GatherElementsOp(Propagator& p, const Node& n) { p.Set(n, 0, p.T(n, 0).dtyp
 void GatherNDOp(Propagator& p, const Node& n) {
   const Shape& data = p.S(n, 0);
   const Shape& idx = p.S(n, 1);
-  if (!data.rank_known() || !idx.rank_known() || idx.rank() == 0 || !idx.dims().back().is_static()) return;
+  if (!data.rank_known() || !idx.rank_known() || idx.rank() == 0 || !idx.dims().back().is_static())
+    return;
   const auto b = static_cast<std::size_t>(n.IntAttr("batch_dims").value_or(0));
   const auto last = static_cast<std::size_t>(idx.dims().back().value());
   if (b + last > data.rank()) return;
   Dims out(idx.dims().begin(), idx.dims().end() - 1);
-  out.insert(out.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(b + last), data.dims().end());
+  out.insert(out.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(b + last),
+             data.dims().end());
   p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
 }
 
@@ -751,7 +786,8 @@ void ConstantOfShapeOp(Propagator& p, const Node& n) {
   if (!target) {
     const Shape& s = p.S(n, 0);
     if (s.rank_known() && s.rank() == 1 && s.dim(0).is_static()) {
-      p.Set(n, 0, DType::kFloat32, Shape(Dims(static_cast<std::size_t>(s.dim(0).value()), Dim::Unknown())));
+      p.Set(n, 0, DType::kFloat32,
+            Shape(Dims(static_cast<std::size_t>(s.dim(0).value()), Dim::Unknown())));
     }
     return;
   }
@@ -772,7 +808,8 @@ void RangeOp(Propagator& p, const Node& n) {
   if (start && limit && delta && start->size() == 1 && limit->size() == 1 && delta->size() == 1 &&
       (*delta)[0] != 0) {
     const std::int64_t s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
-    const std::int64_t count = std::max<std::int64_t>(0, d > 0 ? (l - s + d - 1) / d : (s - l - d - 1) / -d);
+    const std::int64_t count =
+        std::max<std::int64_t>(0, d > 0 ? (l - s + d - 1) / d : (s - l - d - 1) / -d);
     p.Set(n, 0, dt, Shape::OfStatic({count}));
     if (count <= static_cast<std::int64_t>(kMaxKnownInts)) {
       Dims folded;
@@ -822,7 +859,8 @@ void PadOp(Propagator& p, const Node& n) {
 void ResizeOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   const std::size_t sizes_input = n.op_type == "Upsample" ? 99 : 3;
-  if (auto sizes = p.StaticInts(n, sizes_input); sizes && x.rank_known() && sizes->size() == x.rank()) {
+  if (auto sizes = p.StaticInts(n, sizes_input);
+      sizes && x.rank_known() && sizes->size() == x.rank()) {
     p.Set(n, 0, p.T(n, 0).dtype, Shape::OfStatic(*sizes));
     return;
   }
@@ -878,7 +916,8 @@ void TopKOp(Propagator& p, const Node& n) {
 
 void NonZeroOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
-  Dims out = {x.rank_known() ? Dim::Static(static_cast<std::int64_t>(x.rank())) : Dim::Unknown(), Dim::Unknown()};
+  Dims out = {x.rank_known() ? Dim::Static(static_cast<std::int64_t>(x.rank())) : Dim::Unknown(),
+              Dim::Unknown()};
   p.Set(n, 0, DType::kInt64, Shape(std::move(out)));
 }
 
@@ -902,40 +941,89 @@ void DepthSpaceOp(Propagator& p, const Node& n) {
   const Dim b = Dim::Static(*bs);
   const Dim b2 = Dim::Static(*bs * *bs);
   if (n.op_type == "DepthToSpace") {
-    p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims{x.dim(0), Div(x.dim(1), b2), Mul(x.dim(2), b), Mul(x.dim(3), b)}));
+    p.Set(n, 0, p.T(n, 0).dtype,
+          Shape(Dims{x.dim(0), Div(x.dim(1), b2), Mul(x.dim(2), b), Mul(x.dim(3), b)}));
   } else {
-    p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims{x.dim(0), Mul(x.dim(1), b2), Div(x.dim(2), b), Div(x.dim(3), b)}));
+    p.Set(n, 0, p.T(n, 0).dtype,
+          Shape(Dims{x.dim(0), Mul(x.dim(1), b2), Div(x.dim(2), b), Div(x.dim(3), b)}));
   }
 }
 
 const std::map<std::string, Propagator::Fn, std::less<>>& Propagator::Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, Fn, std::less<>>();
-    for (const char* op :
-         {"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BatchNormalization", "Ceil",
-          "Celu", "Clip", "Cos", "Cosh", "CumSum", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu",
-          "GroupNormalization", "HardSigmoid", "HardSwish", "Hardmax", "Identity",
-          "InstanceNormalization", "LRN", "LeakyRelu", "Log", "LogSoftmax", "LpNormalization",
-          "MeanVarianceNormalization", "Mish", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu",
-          "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus", "Softsign", "Sqrt",
-          "Tan", "Tanh", "ThresholdedRelu", "Trilu", "BitwiseNot", "RMSNormalization"}) {
+    for (const char* op : {"Abs",
+                           "Acos",
+                           "Acosh",
+                           "Asin",
+                           "Asinh",
+                           "Atan",
+                           "Atanh",
+                           "BatchNormalization",
+                           "Ceil",
+                           "Celu",
+                           "Clip",
+                           "Cos",
+                           "Cosh",
+                           "CumSum",
+                           "Dropout",
+                           "Elu",
+                           "Erf",
+                           "Exp",
+                           "Floor",
+                           "Gelu",
+                           "GroupNormalization",
+                           "HardSigmoid",
+                           "HardSwish",
+                           "Hardmax",
+                           "Identity",
+                           "InstanceNormalization",
+                           "LRN",
+                           "LeakyRelu",
+                           "Log",
+                           "LogSoftmax",
+                           "LpNormalization",
+                           "MeanVarianceNormalization",
+                           "Mish",
+                           "Neg",
+                           "Not",
+                           "Reciprocal",
+                           "Relu",
+                           "Round",
+                           "Selu",
+                           "Shrink",
+                           "Sigmoid",
+                           "Sign",
+                           "Sin",
+                           "Sinh",
+                           "Softmax",
+                           "Softplus",
+                           "Softsign",
+                           "Sqrt",
+                           "Tan",
+                           "Tanh",
+                           "ThresholdedRelu",
+                           "Trilu",
+                           "BitwiseNot",
+                           "RMSNormalization"}) {
       t->emplace(op, SameAsInput);
     }
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
                            "PRelu", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
       t->emplace(op, Arithmetic);
     }
-    for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or",
-                           "Xor"}) {
+    for (const char* op :
+         {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"}) {
       t->emplace(op, Compare);
     }
     t->emplace("IsNaN", [](Propagator& p, const Node& n) { p.Set(n, 0, DType::kBool, p.S(n, 0)); });
     t->emplace("IsInf", [](Propagator& p, const Node& n) { p.Set(n, 0, DType::kBool, p.S(n, 0)); });
     for (const char* op : {"AveragePool", "MaxPool", "LpPool"}) t->emplace(op, PoolOp);
-    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) t->emplace(op, GlobalPoolOp);
-    for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
-                           "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare",
-                           "ArgMax", "ArgMin"}) {
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
+      t->emplace(op, GlobalPoolOp);
+    for (const char* op :
+         {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+          "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare", "ArgMax", "ArgMin"}) {
       t->emplace(op, ReduceOp);
     }
     for (const char* op : {"ScatterElements", "ScatterND", "Scatter"}) t->emplace(op, ScatterLike);
@@ -996,13 +1084,14 @@ void RefreshCaptures(Graph& sub, const std::vector<const Graph*>& scopes) {
   }
 }
 
-void PropagateScoped(Graph& graph, std::vector<const Graph*>& scopes) {
-  Propagator(graph).Run();
+void PropagateScoped(Graph& graph, std::vector<const Graph*>& scopes,
+                     std::optional<std::int64_t> rebatch) {
+  Propagator(graph, rebatch).Run();
   scopes.push_back(&graph);
   for (NodeId id : graph.topo_order()) {
     for (Subgraph& sub : graph.mutable_node(id).subgraphs) {
       RefreshCaptures(*sub.graph, scopes);
-      PropagateScoped(*sub.graph, scopes);
+      PropagateScoped(*sub.graph, scopes, rebatch);
     }
   }
   scopes.pop_back();
@@ -1010,9 +1099,9 @@ void PropagateScoped(Graph& graph, std::vector<const Graph*>& scopes) {
 
 }  // namespace
 
-void PropagateShapes(Graph& graph) {
+void PropagateShapes(Graph& graph, std::optional<std::int64_t> rebatch) {
   std::vector<const Graph*> scopes;
-  PropagateScoped(graph, scopes);
+  PropagateScoped(graph, scopes, rebatch);
 }
 
 }  // namespace tpudoctor::onnx_frontend

@@ -5,10 +5,14 @@
 // dim is never replaced, and a dim it cannot derive stays unknown.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "tpudoctor/ir/graph.h"
 
 namespace tpudoctor::onnx_frontend {
 
-void PropagateShapes(Graph& graph);
+// `rebatch`: the new batch when --batch replaced a static leading dim of 1 (see onnx.h).
+void PropagateShapes(Graph& graph, std::optional<std::int64_t> rebatch = std::nullopt);
 
 }  // namespace tpudoctor::onnx_frontend

@@ -1,0 +1,157 @@
+// Verdicts on real exported models (testdata/models), the acceptance list. These are
+// written from what each model does, not from its file name: the rules see only ops and shapes.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/test_util.h"
+#include "tpudoctor/check/check.h"
+#include "tpudoctor/ir/text.h"
+#include "tpudoctor/ir/verify.h"
+#include "tpudoctor/report/report.h"
+
+namespace tpudoctor {
+namespace {
+
+using testing::Testdata;
+
+Report Check(const std::string& file, const ShapeOptions& options = {},
+             const char* target = kDefaultTarget) {
+  LoadedModel model = testing::LoadOrDie(Testdata("models/" + file), options);
+  EXPECT_TRUE(VerifyGraph(model.graph).empty()) << file;
+  const TargetSpec& t = **FindTarget(target);
+  return BuildReport(file, model, t, RunChecks(model.graph, t));
+}
+
+std::set<std::string> ErrorOps(const Report& r, const std::string& code) {
+  std::set<std::string> ops;
+  for (const Diagnostic& d : r.findings) {
+    if (d.severity == Severity::kError && d.code == code) ops.insert(d.location.op);
+  }
+  return ops;
+}
+
+class NotBlocked : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(NotBlocked, RunsOnTpu) {
+  Report r = Check(GetParam());
+  EXPECT_NE(r.verdict, Verdict::kBlocked) << GetParam();
+  EXPECT_EQ(r.errors, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, NotBlocked,
+                         ::testing::Values("resnet50.onnx", "resnet50_b64_static.onnx",
+                                           "mobilenet_v3_large.onnx", "efficientnet_b0.onnx",
+                                           "convnext_tiny.onnx", "vit_b_16.onnx", "bert_base.onnx",
+                                           "bert_base_mlm.onnx", "gpt2_small.onnx",
+                                           "gpt2_small_lm.onnx", "llama_tiny.onnx", "llama_1b.onnx",
+                                           "t5_small_encoder_dyn.onnx", "mlp_4096x3.onnx",
+                                           "odd_sizes_mlp.onnx", "pointnet_small_minor_dim.onnx",
+                                           "lstm_tagger.onnx", "branch_on_value.onnx"));
+
+TEST(ModelsTest, SinCustomLayerIsReady) {
+  // sin(x @ k): XLA lowers `sin` on TPU like any elementwise op; no finding at all.
+  Report r = Check("sin_custom_layer.onnx");
+  EXPECT_EQ(r.verdict, Verdict::kReady);
+  EXPECT_TRUE(r.findings.empty());
+}
+
+TEST(ModelsTest, F64MlpIsBlockedByFloat64) {
+  Report r = Check("f64_mlp.onnx");
+  EXPECT_EQ(r.verdict, Verdict::kBlocked);
+  ASSERT_FALSE(r.findings.empty());
+  for (const Diagnostic& d : r.findings) EXPECT_EQ(d.code, "TPU001");
+  EXPECT_NE(r.findings[0].message.find("float64"), std::string::npos);
+  EXPECT_EQ(r.findings[0].location.value, "onnx::Gemm_0");  // the float64 input: the root
+}
+
+TEST(ModelsTest, F64MlpIsFineOnAGpu) {
+  EXPECT_EQ(Check("f64_mlp.onnx", {}, "nvidia-h100").verdict, Verdict::kReady);
+}
+
+TEST(ModelsTest, NonzeroMaskIsBlockedAtItsRoot) {
+  Report r = Check("nonzero_mask.onnx");
+  EXPECT_EQ(r.verdict, Verdict::kBlocked);
+  EXPECT_EQ(ErrorOps(r, "SHP001"), std::set<std::string>{"NonZero"});
+  // Knock-on values are counted in a note, not reported as findings of their own.
+  bool counted = false;
+  for (const Diagnostic& d : r.findings) {
+    for (const std::string& n : d.notes) counted |= n.find("downstream") != std::string::npos;
+  }
+  EXPECT_TRUE(counted);
+}
+
+TEST(ModelsTest, DetectorsAreBlockedByDataDependentShapes) {
+  for (const char* file : {"fasterrcnn_resnet50_fpn.onnx", "maskrcnn_resnet50_fpn.onnx"}) {
+    Report r = Check(file);
+    EXPECT_EQ(r.verdict, Verdict::kBlocked) << file;
+    // Reported at the ops that create data-dependent sizes, not at their many consumers.
+    EXPECT_EQ(ErrorOps(r, "SHP001"), (std::set<std::string>{"NonMaxSuppression", "NonZero"}))
+        << file;
+    for (const Diagnostic& d : r.findings) {
+      EXPECT_NE(d.code, "TPU003") << file << ": " << d.message;  // RoiAlign, TopK, Loop all lower
+    }
+  }
+}
+
+TEST(ModelsTest, BatchMakesASymbolicModelStatic) {
+  ShapeOptions options;
+  options.batch = 8;
+  LoadedModel m = testing::LoadOrDie(Testdata("models/resnet50.onnx"), options);
+  EXPECT_EQ(m.graph.value(m.graph.inputs()[0]).type.ToString(), "f32[8,3,224,224]");
+  EXPECT_EQ(m.graph.value(m.graph.outputs()[0]).type.ToString(), "f32[8,1000]");
+  for (const Value& v : m.graph.values()) EXPECT_TRUE(v.type.shape.is_static()) << v.name;
+}
+
+TEST(ModelsTest, BatchReplacesAStaticLeadingOneAndSaysSo) {
+  ShapeOptions options;
+  options.batch = 8;
+  LoadedModel m = testing::LoadOrDie(Testdata("models/gpt2_small.onnx"), options);
+  EXPECT_EQ(m.graph.value(m.graph.inputs()[0]).type.ToString(), "s64[8,256]");
+  ASSERT_FALSE(m.shape_notes.empty());
+  EXPECT_NE(m.shape_notes[0].find("static batch of 1"), std::string::npos);
+}
+
+TEST(ModelsTest, DimFlagsMakeNamedDimsStatic) {
+  ShapeOptions options;
+  options.dims = {{"batch", 4}, {"sequence", 128}};
+  LoadedModel m = testing::LoadOrDie(Testdata("models/bert_base_mlm.onnx"), options);
+  EXPECT_EQ(m.graph.value(m.graph.inputs()[0]).type.ToString(), "s64[4,128]");
+  int unknown = 0;
+  for (const Value& v : m.graph.values()) unknown += v.type.shape.is_static() ? 0 : 1;
+  EXPECT_EQ(unknown, 0) << "every intermediate shape is derived once the inputs are static";
+}
+
+TEST(ModelsTest, UnknownDimNameIsAnInputError) {
+  auto src = ReadSource(Testdata("models/resnet50.onnx").string());
+  ShapeOptions options;
+  options.dims = {{"sequence", 4}};
+  auto m = LoadModel(*src, options);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("no dim named `sequence`"), std::string::npos);
+  EXPECT_NE(m.error().message.find("batch"), std::string::npos);
+}
+
+TEST(ModelsTest, ControlFlowSubgraphsAreTranslated) {
+  LoadedModel m = testing::LoadOrDie(Testdata("models/maskrcnn_resnet50_fpn.onnx"));
+  int subgraphs = 0;
+  ForEachNodeDeep(m.graph, [&](const Graph&, const Node& n) {
+    subgraphs += static_cast<int>(n.subgraphs.size());
+  });
+  EXPECT_GT(subgraphs, 0);
+}
+
+TEST(ModelsTest, IrTextRoundTripsOnRealModels) {
+  for (const char* file : {"resnet50.onnx", "branch_on_value.onnx", "lstm_tagger.onnx",
+                           "maskrcnn_resnet50_fpn.onnx", "llama_tiny.onnx"}) {
+    LoadedModel m = testing::LoadOrDie(Testdata(std::string("models/") + file));
+    const std::string text = PrintGraphText(m.graph);
+    auto parsed = ParseGraphText(text);
+    ASSERT_TRUE(parsed.ok()) << file << ": " << parsed.error().message;
+    EXPECT_TRUE(VerifyGraph(*parsed).empty()) << file;
+    EXPECT_EQ(PrintGraphText(*parsed), text) << file;
+  }
+}
+
+}  // namespace
+}  // namespace tpudoctor

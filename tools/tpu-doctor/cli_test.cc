@@ -1,0 +1,78 @@
+// CLI golden tests: each testdata/cli/NAME.args (one argument per line) is run in-process from
+// the repository root; stdout, stderr and the exit code are compared with NAME.out, NAME.err and
+// NAME.code. Every bad-input case must exit 2 with exactly one line on stderr and nothing on
+// stdout.
+#include "cli.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "tests/test_util.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> Args(const fs::path& file) {
+  const std::string text = testing::ReadFile(file);
+  std::vector<std::string> args;
+  for (std::string_view line : SplitLines(text)) args.emplace_back(line);
+  return args;
+}
+
+TEST(CliTest, GoldenRuns) {
+  fs::current_path(testing::SourceDir());
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(testing::Testdata("cli"))) {
+    if (e.path().extension() == ".args") cases.push_back(e.path());
+  }
+  std::sort(cases.begin(), cases.end());
+  ASSERT_GT(cases.size(), 20u);
+  for (const fs::path& c : cases) {
+    SCOPED_TRACE(c.filename().string());
+    std::ostringstream out, err;
+    const int code = cli::Run(Args(c), out, err);
+    fs::path base = c;
+    base.replace_extension();
+    testing::ExpectGolden(base.string() + ".out", out.str());
+    testing::ExpectGolden(base.string() + ".err", err.str());
+    testing::ExpectGolden(base.string() + ".code", std::to_string(code) + "\n");
+    if (c.filename().string().rfind("bad_", 0) == 0) {
+      EXPECT_EQ(code, cli::kExitUsage);
+      EXPECT_EQ(out.str(), "");
+      const std::string err_text = err.str();
+      EXPECT_EQ(std::count(err_text.begin(), err_text.end(), '\n'), 1) << err_text;
+    }
+  }
+}
+
+TEST(CliTest, InputFilesAreNeverModified) {
+  fs::current_path(testing::SourceDir());
+  const fs::path model = testing::Testdata("models/f64_mlp.onnx");
+  const std::string before = testing::ReadFile(model);
+  const auto mtime = fs::last_write_time(model);
+  std::ostringstream out, err;
+  cli::Run({"check", model.string(), "--batch", "3"}, out, err);
+  cli::Run({"dump-ir", model.string()}, out, err);
+  EXPECT_EQ(testing::ReadFile(model), before);
+  EXPECT_EQ(fs::last_write_time(model), mtime);
+}
+
+TEST(CliTest, ExitCodesFollowFailOn) {
+  fs::current_path(testing::SourceDir());
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx"}, out, err), cli::kExitFindings);
+  EXPECT_EQ(cli::Run({"check", "testdata/models/resnet50.onnx"}, out, err), cli::kExitOk);
+  EXPECT_EQ(cli::Run({"check", "testdata/models/resnet50.onnx", "--fail-on", "note"}, out, err),
+            cli::kExitFindings);  // the symbolic-batch note
+  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx", "--fail-on", "never"}, out, err),
+            cli::kExitOk);
+}
+
+}  // namespace
+}  // namespace tpudoctor
