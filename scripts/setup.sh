@@ -8,7 +8,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-onnx python3-numpy
+  python3 python3-onnx python3-numpy bc
 )
 
 missing=()

@@ -21,22 +21,27 @@ class Shp002SymbolicDims final : public Check {
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     std::set<std::string> symbols;
     std::vector<std::string> symbol_order;
+    bool unknown_input = false;
     for (ValueId id : ctx.graph.inputs()) {
       const Value& v = ctx.graph.value(id);
       if (!v.type.shape.rank_known()) {
         sink.Add(UnknownInput(ctx, v, "its rank is unknown"));
+        unknown_input = true;
         continue;
       }
       for (std::size_t i = 0; i < v.type.shape.rank(); ++i) {
         const Dim& d = v.type.shape.dim(i);
         if (d.is_symbol() && symbols.insert(d.symbol()).second) symbol_order.push_back(d.symbol());
-        if (d.is_unknown())
+        if (d.is_unknown()) {
           sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
+          unknown_input = true;
+        }
       }
     }
     if (!symbol_order.empty()) sink.Add(SymbolNote(ctx, symbol_order));
-    // With symbols left, unknown intermediate dims are expected; the note above covers them.
-    const int gaps = symbol_order.empty() ? CountUnknownIntermediates(ctx) : 0;
+    // With symbolic or unknown inputs, unknown intermediate dims are expected: the findings above
+    // cover them. Only gaps left once every input is static are tpu-doctor's own.
+    const int gaps = symbol_order.empty() && !unknown_input ? CountUnknownIntermediates(ctx) : 0;
     if (gaps > 0) {
       Diagnostic d;
       d.code = std::string(code());

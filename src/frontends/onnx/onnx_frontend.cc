@@ -323,12 +323,14 @@ int DefaultOpset(const onnx::ModelProto& model) {
   return 0;
 }
 
-void RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
+// Returns whether the model was changed (inference ran and added facts).
+bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
   const int opset = DefaultOpset(model);
-  if (opset > kOnnxInferenceMaxOpset) return;  // rely on value_info + own propagation
+  if (opset > kOnnxInferenceMaxOpset) return false;  // rely on value_info + own propagation
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    return true;
   } catch (const std::exception& e) {
     Diagnostic d;
     d.code = "LOAD001";
@@ -339,6 +341,7 @@ void RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& dia
     d.notes.push_back(std::string("onnx said: ") + e.what());
     diags.push_back(std::move(d));
   }
+  return false;
 }
 
 // ---- Building the IR ----
@@ -585,6 +588,30 @@ Result<Ok> CheckSizes(const Graph& g) {
   return Ok{};
 }
 
+// True when a named node output still has no dtype or no rank after the own propagation.
+bool HasTypeGaps(const Graph& g) {
+  for (const Value& v : g.values()) {
+    if (v.origin != ValueOrigin::kNodeOutput || v.name.empty() || v.type.kind != ValueKind::kTensor) continue;
+    if (v.type.dtype == DType::kUnknown || !v.type.shape.rank_known()) return true;
+  }
+  for (const Node& n : g.nodes()) {
+    for (const Subgraph& sub : n.subgraphs) {
+      if (HasTypeGaps(*sub.graph)) return true;
+    }
+  }
+  return false;
+}
+
+Result<Graph> BuildAndPropagate(const onnx::ModelProto& model, LoadedModel& loaded,
+                                std::optional<std::int64_t> rebatch) {
+  GraphBuilder builder(loaded.diagnostics);
+  std::vector<const Graph*> scopes;
+  auto graph = builder.Build(model.graph(), loaded.graph.name(), scopes, 0);
+  if (!graph) return graph.error();
+  onnx_frontend::PropagateShapes(*graph, rebatch);
+  return graph;
+}
+
 bool LooksLikeOnnx(const onnx::ModelProto& m) {
   return m.has_graph() && m.ir_version() > 0 &&
          (m.graph().node_size() > 0 || m.graph().output_size() > 0);
@@ -626,16 +653,19 @@ Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) 
   }
   auto staticized = ApplyShapeOptions(model, options, loaded.shape_notes);
   if (!staticized) return MakeError(staticized.error().message);
-  // After replacing a static batch of 1, ONNX inference would spread the exporter's batch-1
-  // reshape targets; tpu-doctor's own propagation knows to repair them.
-  if (!staticized->replaced_static_batch) RunOnnxShapeInference(model, loaded.diagnostics);
-
-  GraphBuilder builder(loaded.diagnostics);
-  std::vector<const Graph*> scopes;
-  auto graph = builder.Build(model.graph(), loaded.graph.name(), scopes, 0);
+  const std::optional<std::int64_t> rebatch =
+      staticized->replaced_static_batch ? options.batch : std::optional<std::int64_t>();
+  auto graph = BuildAndPropagate(model, loaded, rebatch);
   if (!graph) return MakeError(name + ": " + graph.error().message);
-  onnx_frontend::PropagateShapes(
-      *graph, staticized->replaced_static_batch ? options.batch : std::optional<std::int64_t>());
+  // ONNX shape inference is the fallback for ops tpu-doctor's own propagation does not know: it
+  // costs more than the rest of loading together, so it runs only when a type is still unknown.
+  // After --batch replaced a static batch of 1 it would spread the exporter's batch-1 reshape
+  // targets, which the own propagation repairs, so it is skipped then.
+  if (!rebatch && HasTypeGaps(*graph) && RunOnnxShapeInference(model, loaded.diagnostics)) {
+    loaded.diagnostics.clear();
+    graph = BuildAndPropagate(model, loaded, rebatch);
+    if (!graph) return MakeError(name + ": " + graph.error().message);
+  }
   if (auto sizes = CheckSizes(*graph); !sizes)
     return MakeError(name + ": " + sizes.error().message);
   loaded.graph = std::move(*graph);
