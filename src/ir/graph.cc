@@ -38,6 +38,12 @@ std::string Node::QualifiedOp() const {
   return domain + "::" + op_type;
 }
 
+void Graph::Reserve(std::size_t values, std::size_t nodes) {
+  values_.reserve(values);
+  nodes_.reserve(nodes);
+  by_name_.reserve(values);
+}
+
 ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin origin) {
   const auto id = static_cast<ValueId>(values_.size());
   Value v;

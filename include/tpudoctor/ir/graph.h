@@ -107,6 +107,7 @@ class Graph {
   const std::string& name() const { return name_; }
 
   // Building.
+  void Reserve(std::size_t values, std::size_t nodes);
   ValueId AddValue(std::string value_name, TensorType type, ValueOrigin origin);
   NodeId AddNode(Node node);  // sets node.id and the producer of its outputs
   void AddInput(ValueId id) { inputs_.push_back(id); }

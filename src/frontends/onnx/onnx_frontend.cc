@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "src/frontends/onnx/shape_infer.h"
 #include "tpudoctor/frontend/onnx.h"
@@ -387,10 +388,15 @@ class GraphBuilder {
                       std::vector<const Graph*>& scopes, int depth) {
     if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
     Graph g(name);
-    std::map<std::string, const onnx::ValueInfoProto*> info;
+    std::size_t outputs = 0;
+    for (const auto& n : proto.node()) outputs += static_cast<std::size_t>(n.output_size());
+    g.Reserve(outputs + static_cast<std::size_t>(proto.initializer_size() + proto.input_size()),
+              static_cast<std::size_t>(proto.node_size()));
+    std::unordered_map<std::string_view, const onnx::ValueInfoProto*> info;
+    info.reserve(static_cast<std::size_t>(proto.value_info_size() + proto.output_size()));
     for (const auto& v : proto.value_info()) info[v.name()] = &v;
     for (const auto& v : proto.output()) info[v.name()] = &v;
-    auto type_of = [&](const std::string& value_name) -> TensorType {
+    auto type_of = [&](std::string_view value_name) -> TensorType {
       auto it = info.find(value_name);
       if (it == info.end() || !it->second->has_type())
         return {ValueKind::kTensor, DType::kUnknown, Shape()};
