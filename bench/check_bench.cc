@@ -41,10 +41,14 @@ void BM_Checks(benchmark::State& state, const char* rel) {
   }
 }
 
-BENCHMARK_CAPTURE(BM_Load, llama_1b, "testdata/models/llama_1b.onnx")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Checks, llama_1b, "testdata/models/llama_1b.onnx")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Load, generated_100k, "build/bench/large_100000.onnx")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Checks, generated_100k, "build/bench/large_100000.onnx")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Load, llama_1b, "testdata/models/llama_1b.onnx")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Checks, llama_1b, "testdata/models/llama_1b.onnx")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Load, generated_100k, "build/bench/large_100000.onnx")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Checks, generated_100k, "build/bench/large_100000.onnx")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tpudoctor

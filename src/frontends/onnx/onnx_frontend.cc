@@ -597,7 +597,8 @@ Result<Ok> CheckSizes(const Graph& g) {
 // True when a named node output still has no dtype or no rank after the own propagation.
 bool HasTypeGaps(const Graph& g) {
   for (const Value& v : g.values()) {
-    if (v.origin != ValueOrigin::kNodeOutput || v.name.empty() || v.type.kind != ValueKind::kTensor) continue;
+    if (v.origin != ValueOrigin::kNodeOutput || v.name.empty() || v.type.kind != ValueKind::kTensor)
+      continue;
     if (v.type.dtype == DType::kUnknown || !v.type.shape.rank_known()) return true;
   }
   for (const Node& n : g.nodes()) {
