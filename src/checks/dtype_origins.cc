@@ -1,6 +1,7 @@
 #include "src/checks/dtype_origins.h"
 
 #include "tpudoctor/check/check.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -71,6 +72,39 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
       return "`" + (origin.node ? origin.node->op_type : std::string("op")) + "` produces " + name;
   }
   return {};
+}
+
+Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
+                         DType dtype, const DTypeRule& rule, const DTypeUse& use,
+                         const std::string& target_name, std::string_view verdict) {
+  const std::string dt(LongNameOf(dtype));
+  const std::string tail = ", which " + target_name + " " + std::string(verdict);
+  Diagnostic d;
+  d.code = std::string(code);
+  d.severity = severity;
+  switch (origin.kind) {
+    case DTypeOrigin::Kind::kInput:
+      d.message = "input `" + origin.value->name + "` is " + dt + tail;
+      d.location.graph = origin.graph_path;
+      break;
+    case DTypeOrigin::Kind::kWeights:
+      d.message = Plural(origin.weight_count, "weight is ", "weights are ") + dt + " (first: `" +
+                  origin.value->name + "`)" + tail;
+      d.location.graph = origin.graph_path;
+      break;
+    case DTypeOrigin::Kind::kNode:
+      d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" +
+                  origin.value->name + "`" + tail;
+      d.location = LocationOf(origin.graph_path, *origin.node);
+      break;
+  }
+  d.location.value = origin.value->name;
+  d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
+  d.notes.push_back(rule.why + " (source: " + rule.source + ")");
+  if (use.values > 1) {
+    d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+  }
+  return d;
 }
 
 }  // namespace tpudoctor

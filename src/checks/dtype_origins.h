@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/ir/graph.h"
+#include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
 
@@ -29,5 +31,11 @@ DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
 
 // "float64 input", "Cast to float64", ... with the framework-level cause when it can be inferred.
 std::string LikelyCause(const DTypeOrigin& origin, DType dtype);
+
+// The finding for one origin: "input `x` is float64, which tpu-v5e <verdict>", located at the
+// origin, with the likely cause, the target's reason and the count of values of that dtype.
+Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
+                         DType dtype, const DTypeRule& rule, const DTypeUse& use,
+                         const std::string& target_name, std::string_view verdict);
 
 }  // namespace tpudoctor

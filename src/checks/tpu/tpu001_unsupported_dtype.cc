@@ -28,34 +28,8 @@ class Tpu001UnsupportedDtype final : public Check {
  private:
   Diagnostic Report(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                     const DTypeUse& use, const DTypeOrigin& origin) const {
-    const std::string dt(LongNameOf(dtype));
-    Diagnostic d;
-    d.code = std::string(code());
-    d.severity = Severity::kError;
-    switch (origin.kind) {
-      case DTypeOrigin::Kind::kInput:
-        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name +
-                    " does not support";
-        d.location.graph = origin.graph_path;
-        d.location.value = origin.value->name;
-        break;
-      case DTypeOrigin::Kind::kWeights:
-        d.message = Plural(origin.weight_count, "weight is ", "weights are ") + dt + " (first: `" +
-                    origin.value->name + "`), which " + ctx.target.name + " does not support";
-        d.location.graph = origin.graph_path;
-        d.location.value = origin.value->name;
-        break;
-      case DTypeOrigin::Kind::kNode:
-        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" +
-                    origin.value->name + "`, which " + ctx.target.name + " does not support";
-        d.location = LocationOf(origin.graph_path, *origin.node);
-        d.location.value = origin.value->name;
-        break;
-    }
-    d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
-    d.notes.push_back(rule.why + " (source: " + rule.source + ")");
-    if (use.values > 1)
-      d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+    Diagnostic d = OriginFinding(code(), Severity::kError, origin, dtype, rule, use,
+                                 ctx.target.name, "does not support");
     d.fix = Fix{FixSuggestion(dtype), FixApplicability::kDisplayOnly};
     return d;
   }

@@ -70,31 +70,9 @@ class Tpu002SlowDtype final : public Check {
   void ReportOrigins(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                      DiagnosticSink& sink) const {
     const DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
-    const std::string dt(LongNameOf(dtype));
     for (const DTypeOrigin& origin : use.origins) {
-      Diagnostic d;
-      d.code = std::string(code());
-      d.severity = Severity::kWarning;
-      if (origin.kind == DTypeOrigin::Kind::kInput) {
-        d.message = "input `" + origin.value->name + "` is " + dt + ", which " + ctx.target.name +
-                    " runs slowly";
-        d.location.graph = origin.graph_path;
-        d.location.value = origin.value->name;
-      } else if (origin.kind == DTypeOrigin::Kind::kWeights) {
-        d.message = Plural(origin.weight_count, "weight is ", "weights are ") + dt + " (first: `" +
-                    origin.value->name + "`), which " + ctx.target.name + " runs slowly";
-        d.location.graph = origin.graph_path;
-        d.location.value = origin.value->name;
-      } else {
-        d.message = "`" + origin.node->QualifiedOp() + "` produces " + dt + " value `" +
-                    origin.value->name + "`, which " + ctx.target.name + " runs slowly";
-        d.location = LocationOf(origin.graph_path, *origin.node);
-        d.location.value = origin.value->name;
-      }
-      d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
-      d.notes.push_back(rule.why + " (source: " + rule.source + ")");
-      if (use.values > 1)
-        d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);
+      Diagnostic d = OriginFinding(code(), Severity::kWarning, origin, dtype, rule, use,
+                                   ctx.target.name, "runs slowly");
       if (dtype == DType::kFloat16 && ctx.target.is_tpu()) {
         d.fix =
             Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
