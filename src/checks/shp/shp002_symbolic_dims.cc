@@ -72,7 +72,7 @@ class Shp002SymbolicDims final : public Check {
     std::vector<std::string> quoted, flags;
     for (const std::string& s : symbols) {
       quoted.push_back("`" + s + "`");
-      flags.push_back("--dim " + s + "=N");
+      flags.push_back("`--dim " + s + "=N`");
     }
     Diagnostic d;
     d.code = std::string(code());
