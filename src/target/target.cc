@@ -31,6 +31,7 @@ TargetSpec ParseTarget(const json& j) {
   t.kind = j.at("kind").get<std::string>();
   t.chips_per_host = j.value("chips_per_host", 1);
   t.cores_per_chip = j.value("cores_per_chip", 1);
+  t.devices_per_chip = j.value("devices_per_chip", 1);
   t.mxu_per_core = Opt<int>(j, "mxu_per_core");
   t.mxu_dim = Opt<int>(j, "mxu_dim");
   if (auto it = j.find("peak_tflops"); it != j.end()) {

@@ -74,6 +74,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   targets_cmd->add_option("--format", targets_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  LogsArgs logs;
+  auto* logs_cmd = app.add_subcommand(
+      "logs", "say why a TPU run died, from its logs (plain or gzip; - for stdin)");
+  logs_cmd->add_option("files", logs.files,
+                       "log files of one run (several workers' logs are read as one incident)");
+  logs_cmd->add_option("--format", logs.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  logs_cmd->add_flag("--signatures", logs.list_signatures,
+                     "list the failure signatures tpu-doctor recognises");
+
   auto* rules_cmd = app.add_subcommand("rules", "list the rules");
   std::string rule_code;
   auto* rule_cmd = app.add_subcommand("rule", "print the documentation of one rule");
@@ -106,6 +116,11 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (dump_cmd->parsed()) {
     if (auto bad = FinishModelArgs(dump, dump_dims, dump_batch)) return usage(*bad);
     return DumpIrCommand(dump, out, err);
+  }
+  if (logs_cmd->parsed()) {
+    if (logs.files.empty() && !logs.list_signatures)
+      return usage("logs: give one or more log files, or `-` for stdin");
+    return LogsCommand(logs, out, err);
   }
   if (targets_cmd->parsed()) return TargetsCommand(targets_format, out, err);
   if (rules_cmd->parsed()) return RulesCommand(out);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace tpudoctor::cli {
 
@@ -23,6 +24,13 @@ struct CheckArgs {
   std::string fail_on = "error";
 };
 
+struct LogsArgs {
+  std::vector<std::string> files;  // "-" is stdin
+  std::string format = "text";
+  bool list_signatures = false;
+};
+
+int LogsCommand(const LogsArgs& args, std::ostream& out, std::ostream& err);
 int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err);
 int DumpIrCommand(const ModelArgs& args, std::ostream& out, std::ostream& err);
 int TargetsCommand(const std::string& format, std::ostream& out, std::ostream& err);

@@ -94,8 +94,6 @@ struct Node {
   ValueId input(std::size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }
 };
 
-struct Ok {};
-
 class Graph {
  public:
   explicit Graph(std::string name = "main") : name_(std::move(name)) {}

@@ -16,6 +16,9 @@ struct Error {
   std::string message;
 };
 
+// The value of a Result that has nothing to return but success.
+struct Ok {};
+
 template <typename T>
 class [[nodiscard]] Result {
  public:

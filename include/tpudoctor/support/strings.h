@@ -17,6 +17,8 @@ std::optional<double> ParseDouble(std::string_view s);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // "1 op" / "3 ops"
 std::string Plural(std::int64_t n, std::string_view singular, std::string_view plural);
+// Valid UTF-8 with control characters (other than tab) and invalid bytes replaced by U+FFFD.
+std::string SanitizeText(std::string_view s);
 // Fixed formatting with `digits` decimals, locale-independent.
 std::string FormatFixed(double v, int digits);
 

@@ -29,6 +29,9 @@ struct TargetSpec {
   std::string kind;          // "tpu" or "gpu"
   int chips_per_host = 0;
   int cores_per_chip = 0;
+  // Devices a framework sees per chip: 2 on v2/v3 (one per TensorCore) and TPU7x (two chiplets),
+  // 1 where the cores form one megacore device (v4, v5p) or there is one core (v5e, v6e).
+  int devices_per_chip = 1;
   std::optional<int> mxu_per_core;
   std::optional<int> mxu_dim;
   std::optional<double> bf16_tflops;

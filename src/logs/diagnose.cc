@@ -1,0 +1,263 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "src/logs/advice.h"
+#include "src/logs/scanner.h"
+#include "tpudoctor/logs/logs.h"
+
+namespace tpudoctor {
+namespace {
+
+using logs::KnowledgeBase;
+using logs::Scanner;
+using logs::Signature;
+using logs::SignatureKind;
+
+constexpr std::size_t kChunk = 1 << 20;
+
+// Binary input: a text log has no NUL bytes and almost no other control characters; random or
+// compressed data has about 10% of them.
+bool LooksBinary(std::string_view head) {
+  std::size_t control = 0;
+  bool nul = false;
+  for (unsigned char c : head) {
+    nul |= c == 0;
+    if (c < 32 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 27)
+      ++control;
+  }
+  return (nul && control * 100 >= head.size() * 3) || control * 100 >= head.size() * 30;
+}
+
+// zlib's messages start with "<fd:N>: "; keep what follows.
+std::string ZlibMessage(const char* msg) {
+  std::string m = msg != nullptr ? msg : "";
+  if (auto colon = m.find(">: "); m.rfind("<fd:", 0) == 0 && colon != std::string::npos)
+    m = m.substr(colon + 3);
+  return m;
+}
+
+// Reads one input (plain or gzip; "-" is stdin) into the scanner, chunk by chunk.
+Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner) {
+  int fd = 0;
+  if (path != "-") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      return MakeError(path + ": cannot open: " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) return MakeError(path + ": is a directory, expected a log file");
+    fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return MakeError(path + ": cannot open: " + std::strerror(errno));
+  } else {
+    fd = ::dup(0);
+  }
+  gzFile gz = gzdopen(fd, "rb");
+  if (gz == nullptr) {
+    ::close(fd);
+    return MakeError(path + ": cannot read");
+  }
+  gzbuffer(gz, kChunk);
+  std::string buf(kChunk, '\0');
+  scanner.StartFile(index);
+  bool first = true;
+  for (;;) {
+    const int n = gzread(gz, buf.data(), static_cast<unsigned>(buf.size()));
+    if (n < 0) {
+      int code = 0;
+      std::string msg = ZlibMessage(gzerror(gz, &code));
+      gzclose(gz);
+      return MakeError(path + ": " + (msg.empty() ? "read error" : msg));
+    }
+    if (n == 0) break;
+    std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
+    if (first && LooksBinary(chunk.substr(0, 65536))) {
+      gzclose(gz);
+      return MakeError(path + ": binary data, not a text log (decompress or convert it first)");
+    }
+    first = false;
+    scanner.Feed(chunk);
+  }
+  int code = 0;
+  const char* msg = gzerror(gz, &code);
+  const bool truncated = code == Z_BUF_ERROR;
+  std::string err = ZlibMessage(msg);
+  gzclose(gz);
+  if (truncated) return MakeError(path + ": truncated gzip stream (" + err + ")");
+  if (code != Z_OK && code != Z_STREAM_END) return MakeError(path + ": " + err);
+  scanner.FinishFile();
+  return Ok{};
+}
+
+LogCause MakeCause(const Signature& s, const logs::SignatureHits& h,
+                   const std::vector<std::string>& files) {
+  LogCause c;
+  c.category = s.info.category;
+  c.signature = s.info.id;
+  c.severity = s.info.severity;
+  c.title = s.info.title;
+  c.count = h.count;
+  c.explanation = s.explanation;
+  c.fix = s.fix;
+  const std::vector<logs::Occurrence> shown =
+      s.fallback ? std::vector<logs::Occurrence>{h.last} : h.first;
+  for (const logs::Occurrence& o : shown)
+    c.evidence.push_back({files[o.file_index], o.line, o.text});
+  c.extracted = shown.front().extracted;
+  return c;
+}
+
+struct RankKey {
+  bool secondary;
+  int severity;
+  int rank;
+  std::size_t file;
+  std::int64_t line;
+};
+
+// Causes of one category are one cause: later (lower-ranked) signatures of the same category add
+// their evidence and extracted fields to the first one (the XLA OOM header, its usage summary and
+// its allocation list are one event).
+std::vector<std::pair<RankKey, LogCause>> MergeSameCategory(
+    std::vector<std::pair<RankKey, LogCause>> in) {
+  constexpr std::size_t kMaxEvidence = 5;
+  std::vector<std::pair<RankKey, LogCause>> out;
+  for (auto& item : in) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& o) {
+      return o.second.category == item.second.category;
+    });
+    if (it == out.end()) {
+      out.push_back(std::move(item));
+      continue;
+    }
+    LogCause& into = it->second;
+    into.count = std::max(into.count, item.second.count);
+    for (const Evidence& e : item.second.evidence) {
+      const bool seen =
+          std::any_of(into.evidence.begin(), into.evidence.end(),
+                      [&](const Evidence& x) { return x.file == e.file && x.line == e.line; });
+      if (!seen && into.evidence.size() < kMaxEvidence) into.evidence.push_back(e);
+    }
+    for (const auto& kv : item.second.extracted) {
+      const bool have = std::any_of(into.extracted.begin(), into.extracted.end(),
+                                    [&](const auto& x) { return x.first == kv.first; });
+      if (!have) into.extracted.push_back(kv);
+    }
+  }
+  return out;
+}
+
+LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& files) {
+  const KnowledgeBase& kb = KnowledgeBase::Get();
+  LogDiagnosis d;
+  d.files = files;
+  d.lines = scanner.lines();
+  d.bytes = scanner.bytes();
+  std::vector<std::pair<RankKey, LogCause>> primary, fallback;
+  std::map<std::string, std::int64_t> framework_votes;
+  for (std::size_t i = 0; i < kb.signatures().size(); ++i) {
+    const Signature& s = kb.signatures()[i];
+    const logs::SignatureHits& h = scanner.hits()[i];
+    if (h.count == 0) continue;
+    if (s.kind == SignatureKind::kFramework) {
+      framework_votes[s.framework] += h.count;
+      continue;
+    }
+    if (s.kind == SignatureKind::kVersion) {
+      for (const auto& kv : h.first.front().extracted) {
+        if (std::none_of(d.versions.begin(), d.versions.end(),
+                         [&](const auto& v) { return v.first == kv.first; })) {
+          d.versions.push_back(kv);
+        }
+      }
+      continue;
+    }
+    LogCause cause = MakeCause(s, h, files);
+    logs::ApplyAdvice(s, kb, cause);
+    const logs::Occurrence& at = s.fallback ? h.last : h.first.front();
+    RankKey key{s.secondary, static_cast<int>(s.info.severity), s.rank, at.file_index, at.line};
+    (s.fallback ? fallback : primary).emplace_back(key, std::move(cause));
+  }
+  if (primary.empty()) primary = std::move(fallback);
+  std::stable_sort(primary.begin(), primary.end(), [](const auto& a, const auto& b) {
+    const RankKey& x = a.first;
+    const RankKey& y = b.first;
+    if (x.secondary != y.secondary) return !x.secondary;
+    if (x.severity != y.severity) return x.severity > y.severity;
+    if (x.rank != y.rank) return x.rank > y.rank;
+    if (x.file != y.file) return x.file < y.file;
+    return x.line < y.line;
+  });
+  primary = MergeSameCategory(std::move(primary));
+  const bool has_primary_error = std::any_of(primary.begin(), primary.end(), [](const auto& p) {
+    return !p.first.secondary && p.second.severity == Severity::kError;
+  });
+  for (auto& [key, cause] : primary) {
+    cause.knock_on = key.secondary && has_primary_error;
+    d.causes.push_back(std::move(cause));
+  }
+  std::int64_t best = 0;
+  for (const auto& [fw, votes] : framework_votes) {
+    if (votes > best) {
+      best = votes;
+      d.framework = fw;
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<LogDiagnosis> DiagnoseLogs(const std::vector<std::string>& paths) {
+  const KnowledgeBase& kb = KnowledgeBase::Get();
+  if (!kb.load_error().empty()) return MakeError("log knowledge base: " + kb.load_error());
+  if (paths.empty()) return MakeError("no log given (a file, several, or `-` for stdin)");
+  Scanner scanner(kb);
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    files.push_back(paths[i] == "-" ? "<stdin>" : paths[i]);
+    if (auto r = ScanOne(paths[i], i, scanner); !r) return r.error();
+  }
+  if (scanner.bytes() == 0) {
+    return MakeError(files.size() == 1 ? files[0] + ": empty log, nothing to diagnose"
+                                       : "all logs are empty, nothing to diagnose");
+  }
+  return Diagnose(scanner, files);
+}
+
+Result<LogDiagnosis> DiagnoseLogText(const std::string& name, std::string_view text) {
+  const KnowledgeBase& kb = KnowledgeBase::Get();
+  if (!kb.load_error().empty()) return MakeError("log knowledge base: " + kb.load_error());
+  if (text.empty()) return MakeError(name + ": empty log, nothing to diagnose");
+  if (LooksBinary(text.substr(0, 65536))) return MakeError(name + ": binary data, not a text log");
+  Scanner scanner(kb);
+  scanner.StartFile(0);
+  for (std::size_t off = 0; off < text.size(); off += kChunk)
+    scanner.Feed(text.substr(off, kChunk));
+  scanner.FinishFile();
+  return Diagnose(scanner, {name});
+}
+
+const std::vector<SignatureInfo>& LogSignatures() {
+  static const auto* infos = [] {
+    auto* v = new std::vector<SignatureInfo>();
+    for (const Signature& s : KnowledgeBase::Get().signatures()) v->push_back(s.info);
+    return v;
+  }();
+  return *infos;
+}
+
+std::vector<std::string> MatchLine(std::string_view line) {
+  const KnowledgeBase& kb = KnowledgeBase::Get();
+  Scanner scanner(kb);
+  std::vector<std::string> out;
+  for (int sig : scanner.MatchOne(line))
+    out.push_back(kb.signatures()[static_cast<std::size_t>(sig)].info.id);
+  return out;
+}
+
+}  // namespace tpudoctor

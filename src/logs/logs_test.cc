@@ -1,0 +1,209 @@
+#include "tpudoctor/logs/logs.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "src/logs/advice.h"
+#include "src/logs/knowledge_base.h"
+#include "tests/test_util.h"
+
+namespace tpudoctor {
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+TEST(LogSignaturesTest, KnowledgeBaseLoads) {
+  EXPECT_EQ(logs::KnowledgeBase::Get().load_error(), "");
+  EXPECT_GT(LogSignatures().size(), 40u);
+}
+
+// Every signature says what it must match and what it must not, and means it.
+TEST(LogSignaturesTest, ExamplesMatchAndNonExamplesDoNot) {
+  std::set<std::string> ids;
+  for (const SignatureInfo& s : LogSignatures()) {
+    SCOPED_TRACE(s.id);
+    EXPECT_TRUE(ids.insert(s.id).second) << "duplicate id";
+    if (s.category.empty()) continue;  // framework/version detectors
+    EXPECT_FALSE(s.match_examples.empty()) << "a signature needs at least one example line";
+    for (const std::string& line : s.match_examples)
+      EXPECT_TRUE(Contains(MatchLine(line), s.id)) << line;
+    for (const std::string& line : s.no_match_examples)
+      EXPECT_FALSE(Contains(MatchLine(line), s.id)) << line;
+  }
+}
+
+TEST(LogSignaturesTest, WarningsAboutMemoryAreNotOutOfMemory) {
+  for (const char* line :
+       {"W0101 memory usage is high: 12.1G of 16G", "INFO: freed 3.2G of host memory",
+        "hbm bandwidth: 819 GB/s", "WARNING: Memory efficient attention is disabled",
+        "RESOURCE_EXHAUSTED: Quota exceeded for TPU v5e chips"}) {
+    for (const std::string& id : MatchLine(line)) {
+      EXPECT_EQ(id.find("oom"), std::string::npos) << line << " matched " << id;
+    }
+  }
+}
+
+TEST(LogDiagnosisTest, RootCauseBeforeKnockOn) {
+  const std::string log =
+      "I0101 step 10 loss 2.1\n"
+      "E0101 Ran out of memory in memory space hbm. Used 20.50G of 15.48G hbm. Exceeded hbm "
+      "capacity by 5.02G.\n"
+      "W0101 RPC failed with status = \"Unavailable: Socket closed\"\n"
+      "W0101 RPC failed with status = \"Unavailable: Socket closed\"\n";
+  auto d = DiagnoseLogText("run.log", log);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->causes.size(), 2u);
+  EXPECT_EQ(d->causes[0].category, "hbm_oom");
+  EXPECT_EQ(d->causes[0].evidence[0].line, 2);
+  EXPECT_EQ(d->causes[1].category, "preemption_or_maintenance");
+  EXPECT_TRUE(d->causes[1].knock_on);
+  EXPECT_EQ(d->causes[1].count, 2);
+}
+
+TEST(LogDiagnosisTest, HbmAdviceNamesTheChipAndTheBatchCut) {
+  auto d = DiagnoseLogText("run.log",
+                           "Ran out of memory in memory space hbm. Used 20.50G of 15.48G hbm.\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->causes.empty());
+  const LogCause& c = d->causes[0];
+  auto field = [&](const char* k) {
+    for (const auto& [key, v] : c.extracted) {
+      if (key == k) return v;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(field("used"), "20.50G");
+  EXPECT_EQ(field("capacity"), "15.48G");
+  EXPECT_NE(field("device").find("v5e"), std::string::npos);
+  EXPECT_EQ(field("batch_scale"), "67%");  // floor(15.48 * 0.9 / 20.5 * 100)
+  EXPECT_NE(c.fix.find("67%"), std::string::npos);
+}
+
+TEST(LogDiagnosisTest, ByteSizes) {
+  EXPECT_DOUBLE_EQ(*logs::ParseByteSize("1.5G"), 1.5 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*logs::ParseByteSize("256.00MiB"), 256.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*logs::ParseByteSize("0B"), 0);
+  EXPECT_FALSE(logs::ParseByteSize("lots").has_value());
+}
+
+TEST(LogDiagnosisTest, RepeatsCollapseWithACount) {
+  std::string log;
+  for (int w = 0; w < 8; ++w) {
+    log += "worker " + std::to_string(w) + ": Unsupported XLA type 10\n";
+  }
+  auto d = DiagnoseLogText("run.log", log);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->causes.size(), 1u);
+  EXPECT_EQ(d->causes[0].count, 8);
+  EXPECT_EQ(d->causes[0].evidence.size(), 3u);  // the first three
+  EXPECT_EQ(d->causes[0].evidence[0].line, 1);
+}
+
+TEST(LogDiagnosisTest, LineNumbersSurviveChunkBoundaries) {
+  std::string log;
+  for (int i = 0; i < 40000; ++i)
+    log += "I0101 step " + std::to_string(i) + " loss 1.234567 throughput 123.4 ex/s\n";
+  log += "XlaRuntimeError: INVALID_ARGUMENT: Element type C128 is not supported on TPU.\n";
+  ASSERT_GT(log.size(), std::size_t{2} << 20);
+  auto d = DiagnoseLogText("run.log", log);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->causes.size(), 1u);
+  EXPECT_EQ(d->causes[0].evidence[0].line, 40001);
+  EXPECT_EQ(d->lines, 40001);
+}
+
+TEST(LogDiagnosisTest, AnOverlongLineIsScannedInPiecesWithBoundedMemory) {
+  std::string line(5 << 20, 'x');
+  line.replace(3 << 20, 40, "Unsupported XLA type 10 ...............");
+  auto d = DiagnoseLogText("run.log", "first\n" + line + "\nlast\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->causes.size(), 1u);
+  EXPECT_EQ(d->causes[0].evidence[0].line, 2);
+  EXPECT_LE(d->causes[0].evidence[0].text.size(), 400u);
+}
+
+TEST(LogDiagnosisTest, InvalidUtf8StaysValidJson) {
+  auto d = DiagnoseLogText("run.log", "Unsupported XLA type 10 \xff\xfe\xc3\x28 tail\n");
+  ASSERT_TRUE(d.ok());
+  const std::string json = RenderLogsJson(*d);
+  auto parsed = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded());
+  EXPECT_EQ(parsed["causes"][0]["category"], "unsupported_dtype");
+}
+
+TEST(LogDiagnosisTest, NothingFoundIsNotAnError) {
+  auto d = DiagnoseLogText("run.log", "I0101 step 1\nI0101 step 2\n");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->causes.empty());
+  EXPECT_NE(RenderLogsText(*d).find("no known TPU failure signature"), std::string::npos);
+}
+
+TEST(LogDiagnosisTest, BadInputsAreErrors) {
+  EXPECT_FALSE(DiagnoseLogText("x", "").ok());
+  std::string binary;
+  for (int i = 0; i < 4096; ++i) binary += static_cast<char>((i * 7919) % 256);
+  auto b = DiagnoseLogText("x", binary);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("binary"), std::string::npos);
+  EXPECT_FALSE(DiagnoseLogs({"/nonexistent/run.log"}).ok());
+  EXPECT_FALSE(DiagnoseLogs({}).ok());
+}
+
+TEST(LogDiagnosisTest, GzipIsReadAndTruncatedGzipIsAnError) {
+  const std::string dir = ::testing::TempDir();
+  const std::string gz = dir + "/run.log.gz";
+  const std::string text =
+      "I0101 ok\nRan out of memory in memory space hbm. Used 9.00G of 8.00G hbm.\n";
+  {
+    gzFile f = gzopen(gz.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+  }
+  auto d = DiagnoseLogs({gz});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_FALSE(d->causes.empty());
+  EXPECT_EQ(d->causes[0].category, "hbm_oom");
+  EXPECT_EQ(d->causes[0].evidence[0].line, 2);
+  std::string bytes = testing::ReadFile(gz);
+  const std::string cut = dir + "/cut.log.gz";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 12);
+  auto t = DiagnoseLogs({cut});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("truncated"), std::string::npos) << t.error().message;
+}
+
+// The acceptance bar: top-1 category on the real logs of testdata/logs/tpu_logs_dev.jsonl
+// (error output pasted into public issue threads), at least 90%. Expected misses are listed here
+// with the reason; there are none at the moment.
+TEST(LogCorpusTest, TopCategoryOnRealLogs) {
+  const std::map<std::string, std::string> expected_misses = {};
+  std::ifstream in(testing::Testdata("logs/tpu_logs_dev.jsonl"));
+  std::string line;
+  int total = 0, hits = 0;
+  while (std::getline(in, line)) {
+    auto row = nlohmann::json::parse(line);
+    const std::string id = row["id"], want = row["category"];
+    auto d = DiagnoseLogText(id, row["log"].get<std::string>());
+    ASSERT_TRUE(d.ok()) << id;
+    const std::string got = d->causes.empty() ? "none" : d->causes[0].category;
+    ++total;
+    if (got == want) {
+      ++hits;
+      EXPECT_FALSE(expected_misses.count(id)) << id << " now passes: take it off the miss list";
+    } else {
+      EXPECT_TRUE(expected_misses.count(id)) << id << ": expected " << want << ", got " << got;
+    }
+  }
+  EXPECT_EQ(total, 55);
+  EXPECT_GE(hits * 10, total * 9) << hits << " of " << total;
+}
+
+}  // namespace
+}  // namespace tpudoctor

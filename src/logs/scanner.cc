@@ -1,0 +1,234 @@
+#include "src/logs/scanner.h"
+
+#include <hs/hs.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor::logs {
+namespace {
+
+constexpr std::size_t kEvidenceBytes = 400;
+
+int OnHit(unsigned int id, unsigned long long /*from*/, unsigned long long to,
+          unsigned int /*flags*/, void* ctx) {
+  static_cast<std::vector<std::pair<unsigned, unsigned long long>>*>(ctx)->emplace_back(id, to);
+  return 0;
+}
+
+std::int64_t CountNewlines(std::string_view s) {
+  std::int64_t n = 0;
+  const char* p = s.data();
+  const char* end = p + s.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+}  // namespace
+
+Scanner::Scanner(const KnowledgeBase& kb) : kb_(kb) {
+  hits_.resize(kb.signatures().size());
+  after_line_.assign(kb.signatures().size(), -1);
+  if (kb.database() != nullptr) hs_alloc_scratch(kb.database(), &scratch_);
+}
+
+Scanner::~Scanner() {
+  if (scratch_ != nullptr) hs_free_scratch(scratch_);
+}
+
+void Scanner::StartFile(std::size_t file_index) {
+  file_index_ = file_index;
+  line_no_ = 1;
+  carry_.clear();
+  file_has_bytes_ = false;
+  std::fill(after_line_.begin(), after_line_.end(), -1);
+}
+
+void Scanner::Feed(std::string_view data) {
+  if (data.empty()) return;
+  total_bytes_ += static_cast<std::int64_t>(data.size());
+  file_has_bytes_ = true;
+  std::string_view region;
+  if (carry_.empty()) {
+    region = data;
+  } else {
+    work_.assign(carry_);
+    work_.append(data);
+    carry_.clear();
+    region = work_;
+  }
+  const std::size_t last_nl = region.rfind('\n');
+  if (last_nl == std::string_view::npos) {
+    // No line ends here: keep it, unless the line is already too long to keep.
+    if (region.size() >= kMaxLineBytes) {
+      ScanRegion(region, /*region_is_one_line=*/true);
+    } else {
+      carry_.assign(region);
+    }
+    return;
+  }
+  ScanRegion(region.substr(0, last_nl + 1), false);
+  std::string_view rest = region.substr(last_nl + 1);
+  if (rest.size() >= kMaxLineBytes) {
+    ScanRegion(rest, true);
+  } else {
+    carry_.assign(rest);
+  }
+}
+
+void Scanner::FinishFile() {
+  if (!carry_.empty()) {
+    ScanRegion(carry_, true);
+    carry_.clear();
+    ++total_lines_;
+  }
+}
+
+// Scans complete lines (or one piece of an over-long line). Only lines with a keyword hit are
+// looked at line by line; the rest is only counted, with memchr.
+void Scanner::ScanRegion(std::string_view region, bool region_is_one_line) {
+  raw_hits_.clear();
+  if (scratch_ != nullptr) {
+    hs_scan(kb_.database(), region.data(), static_cast<unsigned>(region.size()), 0, scratch_, OnHit,
+            &raw_hits_);
+  }
+  std::sort(raw_hits_.begin(), raw_hits_.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::int64_t newlines = 0;  // newlines in region[0, counted)
+  std::size_t counted = 0;
+  std::vector<int> ids;
+  std::size_t i = 0;
+  while (i < raw_hits_.size()) {
+    const std::size_t last = static_cast<std::size_t>(raw_hits_[i].second) - 1;  // hit's last byte
+    std::size_t start = 0;
+    std::size_t end = region.size();
+    if (!region_is_one_line) {
+      const std::size_t nl = region.rfind('\n', last);
+      start = nl == std::string_view::npos ? 0 : nl + 1;
+      end = std::min(region.find('\n', last), region.size());
+    }
+    ids.clear();
+    for (; i < raw_hits_.size() && raw_hits_[i].second <= end; ++i) {
+      ids.push_back(static_cast<int>(raw_hits_[i].first));
+    }
+    newlines += CountNewlines(region.substr(counted, start - counted));
+    counted = start;
+    std::string_view line = region.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ProcessLine(line, line_no_ + newlines, ids);
+  }
+  if (region_is_one_line) return;  // a piece of a long line: the line number does not move
+  newlines += CountNewlines(region.substr(counted));
+  line_no_ += newlines;
+  total_lines_ += newlines;
+}
+
+void Scanner::ProcessLine(std::string_view line, std::int64_t line_no,
+                          const std::vector<int>& keyword_ids) {
+  std::vector<int> after_sigs, main_sigs;
+  for (int kid : keyword_ids) {
+    for (const KeywordTarget& t : kb_.keyword_targets()[static_cast<std::size_t>(kid)]) {
+      (t.is_after ? after_sigs : main_sigs).push_back(t.signature);
+    }
+  }
+  auto unique = [](std::vector<int>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  unique(after_sigs);
+  unique(main_sigs);
+  for (int sig : after_sigs) {
+    const Signature& s = kb_.signatures()[static_cast<std::size_t>(sig)];
+    if (s.after && RE2::PartialMatch(line, *s.after))
+      after_line_[static_cast<std::size_t>(sig)] = line_no;
+  }
+  for (int sig : main_sigs) {
+    const Signature& s = kb_.signatures()[static_cast<std::size_t>(sig)];
+    std::vector<std::pair<std::string, std::string>> extracted;
+    if (!MatchSignature(sig, line, extracted)) continue;
+    if (s.after) {
+      const std::int64_t a = after_line_[static_cast<std::size_t>(sig)];
+      if (a < 0 || line_no - a > s.within || line_no <= a) continue;
+    }
+    Record(sig, line_no, line, std::move(extracted));
+  }
+}
+
+bool Scanner::MatchSignature(int sig, std::string_view line,
+                             std::vector<std::pair<std::string, std::string>>& out) const {
+  const Signature& s = kb_.signatures()[static_cast<std::size_t>(sig)];
+  for (const auto& re : s.patterns) {
+    const int groups = re->NumberOfCapturingGroups();
+    std::vector<re2::StringPiece> sub(static_cast<std::size_t>(groups) + 1);
+    if (!re->Match(re2::StringPiece(line.data(), line.size()), 0, line.size(), RE2::UNANCHORED,
+                   sub.data(), groups + 1)) {
+      continue;
+    }
+    // Named groups in the order they appear in the pattern.
+    std::vector<std::pair<int, std::string>> names;
+    for (const auto& [name, index] : re->NamedCapturingGroups()) names.emplace_back(index, name);
+    std::sort(names.begin(), names.end());
+    for (const auto& [index, name] : names) {
+      const auto& piece = sub[static_cast<std::size_t>(index)];
+      if (piece.data() != nullptr) out.emplace_back(name, std::string(piece.data(), piece.size()));
+    }
+    auto numeric = [&](const std::string& field) -> std::optional<double> {
+      for (const auto& [k, v] : out) {
+        if (k == field) return ParseDouble(v);
+      }
+      return std::nullopt;
+    };
+    // Bounds apply to the fields this pattern extracted; a pattern without the field passes.
+    for (const auto& [field, bound] : s.min_values) {
+      auto v = numeric(field);
+      if (v && *v < bound) return false;
+    }
+    for (const auto& [field, bound] : s.max_values) {
+      auto v = numeric(field);
+      if (v && *v > bound) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+void Scanner::Record(int sig, std::int64_t line_no, std::string_view line,
+                     std::vector<std::pair<std::string, std::string>> extracted) {
+  SignatureHits& h = hits_[static_cast<std::size_t>(sig)];
+  ++h.count;
+  Occurrence occ{file_index_, line_no, std::string(line.substr(0, kEvidenceBytes)),
+                 std::move(extracted)};
+  if (h.first.size() < kKeptOccurrences) h.first.push_back(occ);
+  h.last = std::move(occ);
+}
+
+std::vector<int> Scanner::MatchOne(std::string_view line) {
+  std::vector<int> out;
+  raw_hits_.clear();
+  if (scratch_ != nullptr) {
+    hs_scan(kb_.database(), line.data(), static_cast<unsigned>(line.size()), 0, scratch_, OnHit,
+            &raw_hits_);
+  }
+  std::vector<int> sigs;
+  for (const auto& [kid, to] : raw_hits_) {
+    for (const KeywordTarget& t : kb_.keyword_targets()[kid]) {
+      if (!t.is_after) sigs.push_back(t.signature);
+    }
+  }
+  std::sort(sigs.begin(), sigs.end());
+  sigs.erase(std::unique(sigs.begin(), sigs.end()), sigs.end());
+  for (int sig : sigs) {
+    std::vector<std::pair<std::string, std::string>> extracted;
+    if (MatchSignature(sig, line, extracted)) out.push_back(sig);
+  }
+  return out;
+}
+
+}  // namespace tpudoctor::logs

@@ -1,0 +1,73 @@
+// Streams log bytes through the knowledge base: Feed() any chunks, then Finish(). Keeps, per
+// signature, the count, the first occurrences and the last one — never the whole log. Private to
+// src/logs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/logs/knowledge_base.h"
+
+struct hs_scratch;
+
+namespace tpudoctor::logs {
+
+struct Occurrence {
+  std::size_t file_index = 0;
+  std::int64_t line = 0;
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> extracted;
+};
+
+struct SignatureHits {
+  std::int64_t count = 0;
+  std::vector<Occurrence> first;  // at most kKeptOccurrences
+  Occurrence last;
+};
+
+inline constexpr std::size_t kKeptOccurrences = 3;
+
+class Scanner {
+ public:
+  explicit Scanner(const KnowledgeBase& kb);
+  ~Scanner();
+  Scanner(const Scanner&) = delete;
+  Scanner& operator=(const Scanner&) = delete;
+
+  void StartFile(std::size_t file_index);
+  void Feed(std::string_view data);
+  void FinishFile();
+
+  const std::vector<SignatureHits>& hits() const { return hits_; }
+  std::int64_t lines() const { return total_lines_; }
+  std::int64_t bytes() const { return total_bytes_; }
+
+  // Matches one line with every signature whose keyword it holds (no context conditions).
+  std::vector<int> MatchOne(std::string_view line);
+
+ private:
+  void ScanRegion(std::string_view region, bool region_is_one_line);
+  void ProcessLine(std::string_view line, std::int64_t line_no,
+                   const std::vector<int>& keyword_ids);
+  bool MatchSignature(int sig, std::string_view line,
+                      std::vector<std::pair<std::string, std::string>>& out) const;
+  void Record(int sig, std::int64_t line_no, std::string_view line,
+              std::vector<std::pair<std::string, std::string>> extracted);
+
+  const KnowledgeBase& kb_;
+  hs_scratch* scratch_ = nullptr;
+  std::vector<SignatureHits> hits_;
+  std::vector<std::int64_t> after_line_;  // per signature: line where its `after` last matched
+  std::string carry_;                     // the unfinished last line, at most kMaxLineBytes
+  std::string work_;
+  std::size_t file_index_ = 0;
+  std::int64_t line_no_ = 1;  // line number of the first byte not yet consumed
+  std::int64_t total_lines_ = 0;
+  std::int64_t total_bytes_ = 0;
+  bool file_has_bytes_ = false;
+  std::vector<std::pair<unsigned, unsigned long long>> raw_hits_;  // (literal id, end offset)
+};
+
+}  // namespace tpudoctor::logs

@@ -1,0 +1,27 @@
+#include "cli.h"
+#include "commands.h"
+#include "tpudoctor/logs/logs.h"
+
+namespace tpudoctor::cli {
+
+int LogsCommand(const LogsArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.list_signatures) {
+    for (const SignatureInfo& s : LogSignatures()) {
+      if (s.category.empty()) continue;
+      out << s.id << "  [" << s.category << ", " << NameOf(s.severity) << "]  " << s.title << "\n";
+    }
+    return kExitOk;
+  }
+  auto diagnosis = DiagnoseLogs(args.files);
+  if (!diagnosis) {
+    err << "tpu-doctor: " << diagnosis.error().message << "\n";
+    return kExitUsage;
+  }
+  out << (args.format == "json" ? RenderLogsJson(*diagnosis) : RenderLogsText(*diagnosis));
+  for (const LogCause& c : diagnosis->causes) {
+    if (c.severity == Severity::kError) return kExitFindings;
+  }
+  return kExitOk;
+}
+
+}  // namespace tpudoctor::cli
