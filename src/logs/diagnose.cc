@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -43,6 +44,37 @@ std::string ZlibMessage(const char* msg) {
   return m;
 }
 
+constexpr std::size_t kWindow = std::size_t{64} << 20;
+
+// A plain regular file is mapped window by window and scanned in place (no copy); at most one
+// window is mapped at a time.
+Result<Ok> ScanMapped(const std::string& path, int fd, std::int64_t size, std::size_t index,
+                      Scanner& scanner) {
+  scanner.StartFile(index);
+  for (std::int64_t off = 0; off < size; off += static_cast<std::int64_t>(kWindow)) {
+    const std::size_t len = static_cast<std::size_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(kWindow), size - off));
+    void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, off);
+    if (p == MAP_FAILED) return MakeError(path + ": cannot map: " + std::strerror(errno));
+    ::madvise(p, len, MADV_SEQUENTIAL);
+    std::string_view window(static_cast<const char*>(p), len);
+    if (off == 0 && LooksBinary(window.substr(0, 65536))) {
+      ::munmap(p, len);
+      return MakeError(path + ": binary data, not a text log (decompress or convert it first)");
+    }
+    scanner.Feed(window);
+    ::munmap(p, len);
+  }
+  scanner.FinishFile();
+  return Ok{};
+}
+
+bool IsGzip(int fd) {
+  unsigned char magic[2] = {0, 0};
+  const ssize_t n = ::pread(fd, magic, 2, 0);
+  return n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
 // Reads one input (plain or gzip; "-" is stdin) into the scanner, chunk by chunk.
 Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner) {
   int fd = 0;
@@ -53,6 +85,11 @@ Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner)
     if (S_ISDIR(st.st_mode)) return MakeError(path + ": is a directory, expected a log file");
     fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) return MakeError(path + ": cannot open: " + std::strerror(errno));
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && !IsGzip(fd)) {
+      auto r = ScanMapped(path, fd, st.st_size, index, scanner);
+      ::close(fd);
+      return r;
+    }
   } else {
     fd = ::dup(0);
   }

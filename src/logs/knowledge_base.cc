@@ -67,6 +67,33 @@ std::string ParseSignature(const json& j, Signature& s) {
   return {};
 }
 
+// Compiles the literals (all, or those with `only[i]`) into a Vectorscan database whose match ids
+// are the literals' indices.
+hs_database* CompileLiterals(const std::vector<std::string>& literals,
+                             const std::vector<unsigned>& flags, const std::vector<bool>* only,
+                             std::string& error) {
+  std::vector<const char*> ptrs;
+  std::vector<std::size_t> lens;
+  std::vector<unsigned> ids, fl;
+  for (std::size_t i = 0; i < literals.size(); ++i) {
+    if (only != nullptr && !(*only)[i]) continue;
+    ptrs.push_back(literals[i].c_str());
+    lens.push_back(literals[i].size());
+    ids.push_back(static_cast<unsigned>(i));
+    fl.push_back(flags[i]);
+  }
+  hs_database* db = nullptr;
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_lit_multi(ptrs.data(), fl.data(), ids.data(), lens.data(),
+                           static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &err) != HS_SUCCESS) {
+    error = std::string("cannot compile the keyword set: ") + (err ? err->message : "?");
+    if (err != nullptr) hs_free_compile_error(err);
+    return nullptr;
+  }
+  return db;
+}
+
 }  // namespace
 
 const KnowledgeBase& KnowledgeBase::Get() {
@@ -76,6 +103,7 @@ const KnowledgeBase& KnowledgeBase::Get() {
 
 KnowledgeBase::~KnowledgeBase() {
   if (db_ != nullptr) hs_free_database(db_);
+  if (cause_db_ != nullptr) hs_free_database(cause_db_);
 }
 
 KnowledgeBase::KnowledgeBase() {
@@ -118,22 +146,13 @@ KnowledgeBase::KnowledgeBase() {
     for (const std::string& kw : s.keywords) add(kw, false);
     for (const std::string& kw : s.after_keywords) add(kw, true);
   }
-  std::vector<const char*> ptrs;
-  std::vector<std::size_t> lens;
-  std::vector<unsigned> ids;
-  for (std::size_t i = 0; i < literals.size(); ++i) {
-    ptrs.push_back(literals[i].c_str());
-    lens.push_back(literals[i].size());
-    ids.push_back(static_cast<unsigned>(i));
+  db_ = CompileLiterals(literals, flags, /*only=*/nullptr, load_error_);
+  std::vector<bool> is_cause;
+  for (const auto& targets : keyword_targets_) {
+    is_cause.push_back(signatures_[static_cast<std::size_t>(targets.front().signature)].kind ==
+                       SignatureKind::kCause);
   }
-  hs_compile_error_t* err = nullptr;
-  if (hs_compile_lit_multi(ptrs.data(), flags.data(), ids.data(), lens.data(),
-                           static_cast<unsigned>(ptrs.size()), HS_MODE_BLOCK, nullptr, &db_,
-                           &err) != HS_SUCCESS) {
-    load_error_ = std::string("cannot compile the keyword set: ") + (err ? err->message : "?");
-    if (err != nullptr) hs_free_compile_error(err);
-    db_ = nullptr;
-  }
+  if (load_error_.empty()) cause_db_ = CompileLiterals(literals, flags, &is_cause, load_error_);
 }
 
 }  // namespace tpudoctor::logs

@@ -53,7 +53,11 @@ class KnowledgeBase {
   const std::vector<std::vector<KeywordTarget>>& keyword_targets() const {
     return keyword_targets_;
   }
+  // Every keyword (causes, framework and version detectors) / the cause keywords only. Scanners
+  // use the first for the head of each file, where frameworks announce themselves, and the second
+  // for the rest, so common words like `jax` do not cost a regex match on every line.
   const hs_database* database() const { return db_; }
+  const hs_database* cause_database() const { return cause_db_; }
   const std::map<std::string, std::string>& op_fixes() const { return op_fixes_; }
   // Non-empty when the embedded data failed to load: a build bug that tests catch.
   const std::string& load_error() const { return load_error_; }
@@ -63,6 +67,7 @@ class KnowledgeBase {
   std::vector<Signature> signatures_;
   std::vector<std::vector<KeywordTarget>> keyword_targets_;  // by Vectorscan literal id
   hs_database* db_ = nullptr;
+  hs_database* cause_db_ = nullptr;
   std::map<std::string, std::string> op_fixes_;
   std::string load_error_;
 };

@@ -126,6 +126,9 @@ TEST(LogDiagnosisTest, AnOverlongLineIsScannedInPiecesWithBoundedMemory) {
   ASSERT_EQ(d->causes.size(), 1u);
   EXPECT_EQ(d->causes[0].evidence[0].line, 2);
   EXPECT_LE(d->causes[0].evidence[0].text.size(), 400u);
+  EXPECT_NE(d->causes[0].evidence[0].text.find("Unsupported XLA type 10"),
+            std::string::npos);  // around the match
+  EXPECT_EQ(d->lines, 3);
 }
 
 TEST(LogDiagnosisTest, InvalidUtf8StaysValidJson) {

@@ -18,6 +18,7 @@ int OnHit(unsigned int id, unsigned long long /*from*/, unsigned long long to,
   return 0;
 }
 
+// glibc's memchr is vectorized; for typical ~100-byte log lines it beats counting word by word.
 std::int64_t CountNewlines(std::string_view s) {
   std::int64_t n = 0;
   const char* p = s.data();
@@ -36,7 +37,9 @@ std::int64_t CountNewlines(std::string_view s) {
 Scanner::Scanner(const KnowledgeBase& kb) : kb_(kb) {
   hits_.resize(kb.signatures().size());
   after_line_.assign(kb.signatures().size(), -1);
+  // One scratch serves both databases: allocating for each grows it to fit both.
   if (kb.database() != nullptr) hs_alloc_scratch(kb.database(), &scratch_);
+  if (kb.cause_database() != nullptr) hs_alloc_scratch(kb.cause_database(), &scratch_);
 }
 
 Scanner::~Scanner() {
@@ -48,6 +51,7 @@ void Scanner::StartFile(std::size_t file_index) {
   line_no_ = 1;
   carry_.clear();
   file_has_bytes_ = false;
+  file_bytes_ = 0;
   std::fill(after_line_.begin(), after_line_.end(), -1);
 }
 
@@ -55,27 +59,35 @@ void Scanner::Feed(std::string_view data) {
   if (data.empty()) return;
   total_bytes_ += static_cast<std::int64_t>(data.size());
   file_has_bytes_ = true;
-  std::string_view region;
-  if (carry_.empty()) {
-    region = data;
-  } else {
-    work_.assign(carry_);
-    work_.append(data);
-    carry_.clear();
-    region = work_;
+  if (!carry_.empty()) {
+    // Finish the line carried over from the previous chunk (a small copy), then scan in place.
+    const std::size_t nl = data.find('\n');
+    const std::size_t take = nl == std::string_view::npos ? data.size() : nl + 1;
+    carry_.append(data.substr(0, std::min(take, kMaxLineBytes)));
+    data.remove_prefix(take);
+    if (nl != std::string_view::npos) {
+      ScanRegion(carry_, false);
+      carry_.clear();
+    } else if (carry_.size() >= kMaxLineBytes) {
+      ScanRegion(carry_, true);
+      carry_.clear();
+      return;
+    } else {
+      return;
+    }
   }
-  const std::size_t last_nl = region.rfind('\n');
+  const std::size_t last_nl = data.rfind('\n');
   if (last_nl == std::string_view::npos) {
     // No line ends here: keep it, unless the line is already too long to keep.
-    if (region.size() >= kMaxLineBytes) {
-      ScanRegion(region, /*region_is_one_line=*/true);
+    if (data.size() >= kMaxLineBytes) {
+      ScanRegion(data, /*region_is_one_line=*/true);
     } else {
-      carry_.assign(region);
+      carry_.assign(data);
     }
     return;
   }
-  ScanRegion(region.substr(0, last_nl + 1), false);
-  std::string_view rest = region.substr(last_nl + 1);
+  ScanRegion(data.substr(0, last_nl + 1), false);
+  std::string_view rest = data.substr(last_nl + 1);
   if (rest.size() >= kMaxLineBytes) {
     ScanRegion(rest, true);
   } else {
@@ -87,16 +99,19 @@ void Scanner::FinishFile() {
   if (!carry_.empty()) {
     ScanRegion(carry_, true);
     carry_.clear();
-    ++total_lines_;
   }
+  if (in_partial_line_) ++total_lines_;  // the last line had no newline
+  in_partial_line_ = false;
 }
 
 // Scans complete lines (or one piece of an over-long line). Only lines with a keyword hit are
 // looked at line by line; the rest is only counted, with memchr.
 void Scanner::ScanRegion(std::string_view region, bool region_is_one_line) {
   raw_hits_.clear();
+  const hs_database* db = file_bytes_ < kDetectBytes ? kb_.database() : kb_.cause_database();
+  file_bytes_ += static_cast<std::int64_t>(region.size());
   if (scratch_ != nullptr) {
-    hs_scan(kb_.database(), region.data(), static_cast<unsigned>(region.size()), 0, scratch_, OnHit,
+    hs_scan(db, region.data(), static_cast<unsigned>(region.size()), 0, scratch_, OnHit,
             &raw_hits_);
   }
   std::sort(raw_hits_.begin(), raw_hits_.end(),
@@ -124,7 +139,11 @@ void Scanner::ScanRegion(std::string_view region, bool region_is_one_line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ProcessLine(line, line_no_ + newlines, ids);
   }
-  if (region_is_one_line) return;  // a piece of a long line: the line number does not move
+  if (region_is_one_line) {  // a piece of a long line: the line number does not move
+    in_partial_line_ = true;
+    return;
+  }
+  in_partial_line_ = false;
   newlines += CountNewlines(region.substr(counted));
   line_no_ += newlines;
   total_lines_ += newlines;
@@ -152,17 +171,18 @@ void Scanner::ProcessLine(std::string_view line, std::int64_t line_no,
   for (int sig : main_sigs) {
     const Signature& s = kb_.signatures()[static_cast<std::size_t>(sig)];
     std::vector<std::pair<std::string, std::string>> extracted;
-    if (!MatchSignature(sig, line, extracted)) continue;
+    auto at = MatchSignature(sig, line, extracted);
+    if (!at) continue;
     if (s.after) {
       const std::int64_t a = after_line_[static_cast<std::size_t>(sig)];
       if (a < 0 || line_no - a > s.within || line_no <= a) continue;
     }
-    Record(sig, line_no, line, std::move(extracted));
+    Record(sig, line_no, line, *at, std::move(extracted));
   }
 }
 
-bool Scanner::MatchSignature(int sig, std::string_view line,
-                             std::vector<std::pair<std::string, std::string>>& out) const {
+std::optional<std::size_t> Scanner::MatchSignature(
+    int sig, std::string_view line, std::vector<std::pair<std::string, std::string>>& out) const {
   const Signature& s = kb_.signatures()[static_cast<std::size_t>(sig)];
   for (const auto& re : s.patterns) {
     const int groups = re->NumberOfCapturingGroups();
@@ -188,23 +208,29 @@ bool Scanner::MatchSignature(int sig, std::string_view line,
     // Bounds apply to the fields this pattern extracted; a pattern without the field passes.
     for (const auto& [field, bound] : s.min_values) {
       auto v = numeric(field);
-      if (v && *v < bound) return false;
+      if (v && *v < bound) return std::nullopt;
     }
     for (const auto& [field, bound] : s.max_values) {
       auto v = numeric(field);
-      if (v && *v > bound) return false;
+      if (v && *v > bound) return std::nullopt;
     }
-    return true;
+    return static_cast<std::size_t>(sub[0].data() - line.data());
   }
-  return false;
+  return std::nullopt;
 }
 
-void Scanner::Record(int sig, std::int64_t line_no, std::string_view line,
+void Scanner::Record(int sig, std::int64_t line_no, std::string_view line, std::size_t match_at,
                      std::vector<std::pair<std::string, std::string>> extracted) {
   SignatureHits& h = hits_[static_cast<std::size_t>(sig)];
   ++h.count;
-  Occurrence occ{file_index_, line_no, std::string(line.substr(0, kEvidenceBytes)),
-                 std::move(extracted)};
+  // A long line is shown around the match, not from its start.
+  std::string text;
+  if (line.size() <= kEvidenceBytes || match_at < kEvidenceBytes / 4) {
+    text = std::string(line.substr(0, kEvidenceBytes));
+  } else {
+    text = "..." + std::string(line.substr(match_at - kEvidenceBytes / 4, kEvidenceBytes - 3));
+  }
+  Occurrence occ{file_index_, line_no, std::move(text), std::move(extracted)};
   if (h.first.size() < kKeptOccurrences) h.first.push_back(occ);
   h.last = std::move(occ);
 }

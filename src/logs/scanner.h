@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,8 @@ struct SignatureHits {
 };
 
 inline constexpr std::size_t kKeptOccurrences = 3;
+// Framework and version detectors look at the first bytes of each file only.
+inline constexpr std::int64_t kDetectBytes = 8 << 20;
 
 class Scanner {
  public:
@@ -51,9 +54,10 @@ class Scanner {
   void ScanRegion(std::string_view region, bool region_is_one_line);
   void ProcessLine(std::string_view line, std::int64_t line_no,
                    const std::vector<int>& keyword_ids);
-  bool MatchSignature(int sig, std::string_view line,
-                      std::vector<std::pair<std::string, std::string>>& out) const;
-  void Record(int sig, std::int64_t line_no, std::string_view line,
+  // On a match, fills `out` with the named groups and returns where the match starts in `line`.
+  std::optional<std::size_t> MatchSignature(
+      int sig, std::string_view line, std::vector<std::pair<std::string, std::string>>& out) const;
+  void Record(int sig, std::int64_t line_no, std::string_view line, std::size_t match_at,
               std::vector<std::pair<std::string, std::string>> extracted);
 
   const KnowledgeBase& kb_;
@@ -67,6 +71,8 @@ class Scanner {
   std::int64_t total_lines_ = 0;
   std::int64_t total_bytes_ = 0;
   bool file_has_bytes_ = false;
+  bool in_partial_line_ = false;  // pieces of an over-long line were scanned since the last newline
+  std::int64_t file_bytes_ = 0;   // bytes of the current file scanned so far
   std::vector<std::pair<unsigned, unsigned long long>> raw_hits_;  // (literal id, end offset)
 };
 
