@@ -213,6 +213,13 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
       }
       continue;
     }
+    // A fallback ("the log stops in the training loop") only holds when its last line is at the
+    // end.
+    constexpr std::int64_t kTailLines = 10;
+    if (s.fallback && h.last.file_index < scanner.file_lines().size() &&
+        h.last.line + kTailLines < scanner.file_lines()[h.last.file_index]) {
+      continue;
+    }
     LogCause cause = MakeCause(s, h, files);
     logs::ApplyAdvice(s, kb, cause);
     const logs::Occurrence& at = s.fallback ? h.last : h.first.front();

@@ -147,6 +147,37 @@ TEST(LogDiagnosisTest, NothingFoundIsNotAnError) {
   EXPECT_NE(RenderLogsText(*d).find("no known TPU failure signature"), std::string::npos);
 }
 
+// A healthy run's chatter must not produce a cause: a diagnosis tool that cries wolf is useless.
+TEST(LogDiagnosisTest, HealthyRunHasNoCause) {
+  const std::string log =
+      "I0101 00:00:01 1 xla_bridge.py:884] Unable to initialize backend 'cuda': module not found\n"
+      "I0101 00:00:02 1 preemption_sync_manager.cc:88] Initialized preemption sync manager\n"
+      "I0101 00:00:03 1 tpu_initializer_helper.cc:95] libtpu.so initialized, 4 TPU v5 lite chips\n"
+      "I0101 00:00:09 1 train.py:200] Compiled jit(train_step) in 41.2s\n"
+      "I0101 00:00:10 1 train.py:210] step 100 loss 2.31 hbm in use 11.2G of 15.75G\n"
+      "I0101 00:00:11 1 checkpoint_manager.py:1301] Saving checkpoint for step 100 to "
+      "gs://b/run/100\n"
+      "INFO:tensorflow:Enqueue next (100) batch(es) of data to infeed.\n"
+      "W0101 00:00:12 1 memory.py:12] Memory efficient attention disabled; using dense attention\n"
+      "I0101 00:00:13 1 train.py:230] Training finished in 2h03m\n";
+  std::string padded = log;
+  for (int i = 0; i < 20; ++i) padded += "I0101 eval step " + std::to_string(i) + "\n";
+  auto d = DiagnoseLogText("run.log", padded);
+  ASSERT_TRUE(d.ok());
+  for (const LogCause& c : d->causes) ADD_FAILURE() << c.signature << ": " << c.evidence[0].text;
+}
+
+TEST(LogDiagnosisTest, ALogEndingInTheTrainingLoopIsAStall) {
+  auto d = DiagnoseLogText(
+      "run.log",
+      "I0101 step 1\nINFO:tensorflow:Enqueue next (100) batch(es) of data to infeed.\n"
+      "INFO:tensorflow:Outfeed finished for iteration (685, 41)\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->causes.size(), 1u);
+  EXPECT_EQ(d->causes[0].category, "hang_or_deadlock");
+  EXPECT_EQ(d->causes[0].evidence[0].line, 3);  // the last progress line, not the first
+}
+
 TEST(LogDiagnosisTest, BadInputsAreErrors) {
   EXPECT_FALSE(DiagnoseLogText("x", "").ok());
   std::string binary;

@@ -52,6 +52,7 @@ void Scanner::StartFile(std::size_t file_index) {
   carry_.clear();
   file_has_bytes_ = false;
   file_bytes_ = 0;
+  lines_at_file_start_ = total_lines_;
   std::fill(after_line_.begin(), after_line_.end(), -1);
 }
 
@@ -102,6 +103,8 @@ void Scanner::FinishFile() {
   }
   if (in_partial_line_) ++total_lines_;  // the last line had no newline
   in_partial_line_ = false;
+  if (file_lines_.size() <= file_index_) file_lines_.resize(file_index_ + 1, 0);
+  file_lines_[file_index_] = total_lines_ - lines_at_file_start_;
 }
 
 // Scans complete lines (or one piece of an over-long line). Only lines with a keyword hit are

@@ -45,6 +45,8 @@ class Scanner {
 
   const std::vector<SignatureHits>& hits() const { return hits_; }
   std::int64_t lines() const { return total_lines_; }
+  // Lines of each file, by file index (after FinishFile).
+  const std::vector<std::int64_t>& file_lines() const { return file_lines_; }
   std::int64_t bytes() const { return total_bytes_; }
 
   // Matches one line with every signature whose keyword it holds (no context conditions).
@@ -69,6 +71,8 @@ class Scanner {
   std::size_t file_index_ = 0;
   std::int64_t line_no_ = 1;  // line number of the first byte not yet consumed
   std::int64_t total_lines_ = 0;
+  std::int64_t lines_at_file_start_ = 0;
+  std::vector<std::int64_t> file_lines_;
   std::int64_t total_bytes_ = 0;
   bool file_has_bytes_ = false;
   bool in_partial_line_ = false;  // pieces of an over-long line were scanned since the last newline
