@@ -52,6 +52,20 @@ TargetSpec ParseTarget(const json& j) {
       t.dtypes[*dtype] = {*support, rule.value("why", ""), rule.value("source", "")};
     }
   }
+  if (auto it = j.find("tiling"); it != j.end()) {
+    TargetSpec::Tiling tl;
+    tl.minor = it->value("minor", 128);
+    tl.rank1_elements = it->value("rank1_elements", 1024);
+    tl.pred_bytes = it->value("pred_bytes", 4);
+    for (const auto& [bits, rows] : it->at("second_minor_by_bits").items()) {
+      tl.second_minor_by_bits[std::stoi(bits)] = rows.get<int>();
+    }
+    t.tiling = tl;
+  }
+  t.calibration = j.value("calibration", "");
+  t.fp32_matmul_passes = j.value("fp32_matmul_passes", 0);
+  t.tf32 = j.value("tf32", false);
+  t.slice_counts = j.value("slice_counts", "chips");
   if (auto it = j.find("sources"); it != j.end()) t.sources = it->get<std::vector<std::string>>();
   t.notes = j.value("notes", "");
   return t;
@@ -75,7 +89,7 @@ const std::vector<TargetSpec>& AllTargets() {
       if (j.is_discarded() || !j.is_object()) continue;
       try {
         out->push_back(ParseTarget(j));
-      } catch (const json::exception&) {
+      } catch (const std::exception&) {  // json errors, a non-numeric tiling key
         continue;
       }
     }
@@ -93,6 +107,30 @@ Result<const TargetSpec*> FindTarget(const std::string& name) {
     known += (known.empty() ? "" : ", ") + t.name;
   }
   return MakeError("unknown target `" + name + "`; known targets: " + known);
+}
+
+}  // namespace tpudoctor
+
+namespace tpudoctor {
+
+Result<SliceTarget> FindSliceTarget(const std::string& name) {
+  if (auto exact = FindTarget(name); exact) return SliceTarget{*exact, 1, name};
+  const auto dash = name.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= name.size()) return FindTarget(name).error();
+  const std::string count_text = name.substr(dash + 1);
+  if (count_text.find_first_not_of("0123456789") != std::string::npos || count_text.size() > 6) {
+    return FindTarget(name).error();
+  }
+  auto base = FindTarget(name.substr(0, dash));
+  if (!base) return FindTarget(name).error();
+  const int count = std::stoi(count_text);
+  const int per_chip = (*base)->slice_counts == "cores" ? std::max(1, (*base)->cores_per_chip) : 1;
+  if (count < 1 || count % per_chip != 0) {
+    return MakeError("slice `" + name + "`: " + (*base)->name + " slices count " +
+                     (*base)->slice_counts + ", so the size must be a positive multiple of " +
+                     std::to_string(per_chip));
+  }
+  return SliceTarget{*base, count / per_chip, name};
 }
 
 }  // namespace tpudoctor

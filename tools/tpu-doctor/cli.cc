@@ -74,6 +74,19 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   targets_cmd->add_option("--format", targets_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  EstimateArgs est;
+  std::vector<std::string> est_dims;
+  std::int64_t est_batch = 0;
+  double est_dataset = 0;
+  auto* est_cmd = app.add_subcommand("estimate", "memory, step time, throughput and cost per target");
+  AddModelFlags(est_cmd, est.model, est_dims, est_batch, /*model_optional=*/false);
+  est_cmd->add_option("--targets", est.targets, "comma-separated targets, slices allowed (tpu-v5e-8)");
+  est_cmd->add_flag("--train", est.train, "a training step (forward + backward + optimizer)");
+  est_cmd->add_option("--optimizer", est.optimizer, "sgd, momentum, adam/adamw, adafactor");
+  est_cmd->add_option("--precision", est.precision, "fp32, bf16 (autocast, fp32 master weights), mixed");
+  est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")->check(CLI::PositiveNumber);
+  est_cmd->add_option("--format", est.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   LogsArgs logs;
   auto* logs_cmd = app.add_subcommand(
       "logs", "say why a TPU run died, from its logs (plain or gzip; - for stdin)");
@@ -116,6 +129,11 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (dump_cmd->parsed()) {
     if (auto bad = FinishModelArgs(dump, dump_dims, dump_batch)) return usage(*bad);
     return DumpIrCommand(dump, out, err);
+  }
+  if (est_cmd->parsed()) {
+    if (auto bad = FinishModelArgs(est.model, est_dims, est_batch)) return usage(*bad);
+    if (est_dataset > 0) est.dataset_size = est_dataset;
+    return EstimateCommand(est, out, err);
   }
   if (logs_cmd->parsed()) {
     if (logs.files.empty() && !logs.list_signatures)

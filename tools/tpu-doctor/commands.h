@@ -30,6 +30,17 @@ struct LogsArgs {
   bool list_signatures = false;
 };
 
+struct EstimateArgs {
+  ModelArgs model;
+  std::string targets = "tpu-v5e";  // comma-separated, slice sizes allowed: tpu-v5e-8
+  bool train = false;
+  std::string optimizer = "adam";
+  std::string precision = "bf16";
+  std::optional<double> dataset_size;
+  std::string format = "text";
+};
+
+int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& err);
 int LogsCommand(const LogsArgs& args, std::ostream& out, std::ostream& err);
 int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err);
 int DumpIrCommand(const ModelArgs& args, std::ostream& out, std::ostream& err);

@@ -43,6 +43,21 @@ struct TargetSpec {
   std::optional<double> ici_gbps;
   std::optional<double> price_usd_per_chip_hour;
   std::map<DType, DTypeRule> dtypes;  // dtypes not listed are native
+  // TPU memory tiling (absent on GPUs): pad the minor dim to `minor`, the second-minor dim to
+  // second_minor_by_bits[bits] (2 or 4 when it is that small), rank-1 arrays to rank1_elements.
+  struct Tiling {
+    int minor = 128;
+    std::map<int, int> second_minor_by_bits;
+    int rank1_elements = 1024;
+    int pred_bytes = 4;
+  };
+  std::optional<Tiling> tiling;
+  std::string calibration;     // data/calibration/NAME.json
+  int fp32_matmul_passes = 0;  // TPUs: bf16 passes per fp32 matmul (precision HIGH = 3)
+  bool tf32 = false;
+  // What the number in a slice name counts: "cores" (v2-8, v4-128, v5p-1024: TensorCores) or
+  // "chips" (v5e-8, v6e-256, GPUs).
+  std::string slice_counts = "chips";           // GPUs: fp32 matmuls run as TF32 at half the bf16 rate
   std::vector<std::string> sources;
   std::string notes;
 
@@ -53,6 +68,15 @@ struct TargetSpec {
 // All targets, sorted by name.
 const std::vector<TargetSpec>& AllTargets();
 Result<const TargetSpec*> FindTarget(const std::string& name);
+
+// A target name with an optional slice size: "tpu-v5e" (1 chip), "tpu-v5e-8" (8 chips),
+// "tpu-v5p-128" (64 chips: v5p names count TensorCores), "nvidia-h100-8" (8 GPUs).
+struct SliceTarget {
+  const TargetSpec* target = nullptr;
+  int chips = 1;
+  std::string name;  // as given
+};
+Result<SliceTarget> FindSliceTarget(const std::string& name);
 inline constexpr const char* kDefaultTarget = "tpu-v5e";
 
 }  // namespace tpudoctor

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Predicts every row of bench/data/h100_ground_truth.csv (step time and peak memory measured on
+one H100 with PyTorch 2.11 eager) with `tpu-doctor estimate --targets nvidia-h100`, and prints per
+row and as medians the step-time and peak-memory errors, for all rows and for the compute-bound
+ones (>= 1 TFLOP per step, where launch overhead no longer dominates).
+
+With --fit it first refits the `gpu-eager` efficiency factors (data/calibration/gpu-eager.json) by
+least squares on relative error over all measured rows: step time is linear in 1/matmul_eff,
+1/conv_eff, 1/bandwidth_eff and the per-kernel overhead; peak memory is linear in the saved
+activation share, the transient factor and a fixed term (docs/cost-model.md).
+
+Usage: bench/h100_validate.py [--fit] [--binary build/tpu-doctor]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+ONNX = {  # measured model -> the ONNX export of exactly that model (shared corpus README)
+    "mlp_4096x3": "mlp_4096x3.onnx", "resnet50": "resnet50.onnx", "mobilenet_v3_large": "mobilenet_v3_large.onnx",
+    "efficientnet_b0": "efficientnet_b0.onnx", "vit_b_16": "vit_b_16.onnx", "convnext_tiny": "convnext_tiny.onnx",
+    "bert_base_s128": "bert_base_mlm.onnx", "gpt2_small_s1024": "gpt2_small_lm.onnx",
+    "llama_1b_s1024": "llama_1b_dyn.onnx", "t5_small_enc_s512": "t5_small_encoder_dyn.onnx",
+}
+COMPUTE_BOUND_FLOPS = 1e12
+
+
+def estimate(binary, row):
+    cmd = [binary, "estimate", os.path.join(ROOT, "testdata/models", ONNX[row["model"]]), "--batch", row["batch"],
+           "--targets", "nvidia-h100", "--precision", row["precision"], "--optimizer", "adamw", "--format", "json"]
+    if row["seq"]:
+        cmd += ["--dim", "sequence=" + row["seq"]]
+    if row["mode"] == "train":
+        cmd.append("--train")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip())
+    return json.loads(out.stdout)["estimates"][0]
+
+
+def lstsq(rows, targets):
+    """Minimises sum(((a.x) - t) / t)^2 via the normal equations (small, dense)."""
+    n = len(rows[0])
+    ata = [[0.0] * n for _ in range(n)]
+    atb = [0.0] * n
+    for a, t in zip(rows, targets):
+        w = [v / t for v in a]
+        for i in range(n):
+            atb[i] += w[i]
+            for j in range(n):
+                ata[i][j] += w[i] * w[j]
+    # Gaussian elimination with partial pivoting.
+    m = [ata[i] + [atb[i]] for i in range(n)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c and m[c][c]:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+
+
+def nonneg_lstsq(rows, targets):
+    """lstsq with every coefficient >= 0: a negative one is pinned to 0 and the rest refitted."""
+    active = list(range(len(rows[0])))
+    while True:
+        x = lstsq([[r[i] for i in active] for r in rows], targets)
+        if all(v >= 0 for v in x):
+            out = [0.0] * len(rows[0])
+            for i, v in zip(active, x):
+                out[i] = v
+            return out
+        active = [i for i, v in zip(active, x) if v >= 0] or active[:1]
+
+
+def fit(binary, rows):
+    cal_path = os.path.join(ROOT, "data/calibration/gpu-eager.json")
+    time_a, time_t, mem_a, mem_t = [], [], [], []
+    for row in rows:
+        c = estimate(binary, row)["components"]
+        train = row["mode"] == "train"
+        mult = 3 if train else 1  # forward + backward (2x)
+        kernels = c["forward_kernels"] + c["backward_kernels"] + c["parameter_tensors"]
+        conv_peak = c["matrix_peak_flops"] * (2 if row["precision"] == "fp32" else 1)  # conv rate ignores precision
+        time_a.append([mult * c["matmul_flops"] / c["matrix_peak_flops"], mult * c["conv_flops"] / conv_peak,
+                       mult * c["depthwise_flops"] / conv_peak,
+                       (mult * c["vector_bytes"] + c["optimizer_bytes"]) / c["bandwidth"], kernels * 1e-6])
+        time_t.append(float(row["step_ms_median"]) / 1e3)
+        if train:
+            mem_a.append([c["saved_bytes"], c["saved_matrix_bytes"], c["largest_tensor_bytes"], 1.0])
+            mem_t.append(float(row["peak_mem_bytes"]) - c["state_bytes"])
+    # The matmul efficiency is not fitted: it is the card's measured large-matmul rate over its
+    # datasheet peak (h100_ceilings.json), a physical ceiling the other factors must live with.
+    ceil = json.load(open(os.path.join(ROOT, "bench/data/h100_ceilings.json")))
+    mm_eff = ceil["bf16_matmul_tflops"] / 989.0
+    rest_t = [t - a[0] / mm_eff for a, t in zip(time_a, time_t)]
+    keep = [i for i, t in enumerate(rest_t) if t > 0]
+    inv_conv, inv_dw, inv_bw, overhead_us = nonneg_lstsq([time_a[i][1:] for i in keep], [rest_t[i] for i in keep])
+    inv_bw = max(inv_bw, 1.0)  # no more than the datasheet bandwidth
+    inv_mm = 1 / mm_eff
+    share, matrix_share, transient, fixed = nonneg_lstsq(mem_a, [max(t, 1.0) for t in mem_t])
+    cal = json.load(open(cal_path))
+    cal.update({
+        "matrix_efficiency": round(1 / inv_mm, 4), "conv_efficiency": round(1 / inv_conv, 4),
+        "depthwise_efficiency": round(1 / inv_dw, 4) if inv_dw > 0 else 0.01,
+        "memory_efficiency": round(1 / inv_bw, 4), "kernel_overhead_us": round(overhead_us, 3),
+        "saved_activation_share": round(share, 4), "saved_matrix_share": round(matrix_share, 4), "transient_factor": round(transient, 4),
+        "fixed_memory_bytes": round(fixed),
+        "source": "fitted by bench/h100_validate.py --fit to %d H100 measurements (PyTorch 2.11 eager, "
+                  "bench/data/h100_ground_truth.csv)" % len(rows),
+    })
+    with open(cal_path, "w") as f:
+        json.dump(cal, f, indent=2)
+        f.write("\n")
+    print("fitted:", json.dumps({k: cal[k] for k in cal if k not in ("name", "source")}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build/tpu-doctor"))
+    args = ap.parse_args()
+    rows = [r for r in csv.DictReader(open(os.path.join(ROOT, "bench/data/h100_ground_truth.csv")))
+            if r["step_ms_median"] and not r["error"]]
+    if args.fit:
+        fit(args.binary, rows)
+        subprocess.run(["cmake", "--build", os.path.join(ROOT, "build")], check=True, capture_output=True)
+    print(f"{'model':<20} {'mode':<5} {'prec':<4} {'batch':>5} {'meas ms':>9} {'pred ms':>9} {'err':>7}"
+          f" {'meas GiB':>9} {'pred GiB':>9} {'err':>7}  bound")
+    time_err, mem_err, time_cb, mem_cb = [], [], [], []
+    for row in rows:
+        e = estimate(args.binary, row)
+        meas_ms, pred_ms = float(row["step_ms_median"]), e["step_time_ms"]
+        meas_mem, pred_mem = float(row["peak_mem_bytes"]), e["peak_memory_bytes"]
+        te, me = (pred_ms - meas_ms) / meas_ms, (pred_mem - meas_mem) / meas_mem
+        cb = float(row["flops_per_step"]) >= COMPUTE_BOUND_FLOPS
+        time_err.append(abs(te))
+        mem_err.append(abs(me))
+        if cb:
+            time_cb.append(abs(te))
+            mem_cb.append(abs(me))
+        print(f"{row['model']:<20} {row['mode']:<5} {row['precision']:<4} {row['batch']:>5} {meas_ms:9.2f} {pred_ms:9.2f}"
+              f" {te * 100:6.1f}% {meas_mem / 2**30:9.2f} {pred_mem / 2**30:9.2f} {me * 100:6.1f}%  {'compute' if cb else 'overhead'}")
+    print(f"\nmedian |error|, all {len(time_err)} rows: step time {statistics.median(time_err) * 100:.1f}%,"
+          f" peak memory {statistics.median(mem_err) * 100:.1f}%")
+    print(f"median |error|, {len(time_cb)} compute-bound rows (>= 1 TFLOP/step): step time"
+          f" {statistics.median(time_cb) * 100:.1f}%, peak memory {statistics.median(mem_cb) * 100:.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+// Estimate: memory, step time, throughput and cost of one training or inference step of a model
+// on one target, from the per-op costs (op_cost.h) and a few calibrated efficiency factors
+// (data/calibration/*.json, fitted to measured runs; see docs/cost-model.md).
+//
+// The model, in short: each node takes max(compute time, memory time) plus a per-kernel launch
+// overhead; matrix ops run at `matrix_efficiency` of the target's peak (after MXU tile padding on
+// TPUs), vector and copy ops at `memory_efficiency` of its bandwidth. Training is forward +
+// backward (2x the forward matrix FLOPs and bytes) + the optimizer update (bandwidth-bound over the
+// parameter state). Memory is weights + gradients + optimizer state + the activations autograd
+// keeps + the peak of transient buffers. Every result carries the assumptions it used.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/cost/op_cost.h"
+#include "tpudoctor/ir/graph.h"
+#include "tpudoctor/support/result.h"
+#include "tpudoctor/target/target.h"
+
+namespace tpudoctor {
+
+enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
+enum class Precision : std::uint8_t { kFp32, kBf16, kMixed };
+
+std::optional<Optimizer> ParseOptimizer(
+    std::string_view name);  // sgd, momentum, adam, adamw, adafactor
+std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, mixed
+std::string_view NameOf(Optimizer o);
+std::string_view NameOf(Precision p);
+
+struct EstimateOptions {
+  bool train = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  Precision precision = Precision::kBf16;
+  std::int64_t batch = 1;              // the batch the graph's shapes were made static with
+  int chips = 1;                       // data-parallel replicas (a slice such as tpu-v5e-8)
+  std::optional<double> dataset_size;  // samples per epoch
+};
+
+// Efficiency factors of one target family, fitted to measurements.
+struct Calibration {
+  std::string name;                // "gpu-eager", "tpu-xla"
+  double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
+  double conv_efficiency = 0.5;    // achieved share for convolutions
+  double depthwise_efficiency =
+      0.1;                         // achieved share for depthwise (group = channels) convolutions
+  bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
+  double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
+  double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
+  double vector_fusion = 1.0;      // share of vector-op traffic left after fusion (XLA fuses)
+  double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
+  double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
+  bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
+  double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
+  double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
+  std::string source;
+};
+
+const Calibration& CalibrationFor(const TargetSpec& target);
+
+struct NodeTime {
+  NodeId node = kNoNode;
+  double ms = 0;  // forward (and, when training, backward) time of this node
+  bool compute_bound = false;
+  double mxu_utilization = 1;  // useful / padded FLOPs (matrix ops on TPUs)
+};
+
+struct MemoryBreakdown {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer_state = 0;
+  double master_weights = 0;
+  double activations = 0;  // kept for the backward pass (training) or live at the peak (inference)
+  double transients = 0;
+  double fixed = 0;
+  double padding_waste = 0;  // part of the above that is TPU tile padding
+  double total() const {
+    return weights + gradients + optimizer_state + master_weights + activations + transients +
+           fixed;
+  }
+};
+
+// The raw totals the factors multiply, so calibration can refit them without re-running.
+struct EstimateComponents {
+  double matmul_flops = 0;     // padded, forward
+  double conv_flops = 0;       // padded, forward
+  double depthwise_flops = 0;  // padded, forward
+  double vector_bytes = 0;     // forward traffic of vector and copy ops
+  double forward_kernels = 0;  // non-free forward nodes
+  double backward_kernels = 0;
+  double optimizer_bytes = 0;
+  double parameter_tensors = 0;
+  double matrix_peak_flops = 0;   // FLOP/s at the chosen precision
+  double bandwidth = 0;           // bytes/s
+  double state_bytes = 0;         // weights + gradients + optimizer state + master weights
+  double saved_bytes = 0;         // forward outputs of vector ops (before the saved share)
+  double saved_matrix_bytes = 0;  // forward outputs of matmul/conv ops
+  double largest_tensor_bytes = 0;
+  double live_peak_bytes = 0;  // inference: peak of live activations
+};
+
+struct Estimate {
+  std::string target;
+  int chips = 1;
+  double step_ms = 0;
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double optimizer_ms = 0;
+  double allreduce_ms = 0;
+  double model_flops = 0;  // useful FLOPs of one step (all chips)
+  double mfu = 0;          // model FLOPs / (step time × peak)
+  double samples_per_s = 0;
+  MemoryBreakdown memory;  // per chip
+  double hbm_bytes = 0;    // per device
+  bool fits = false;
+  std::int64_t max_batch = 0;  // per device, largest batch whose memory fits
+  std::optional<double> usd_per_hour;
+  std::optional<double> usd_per_million_samples;
+  std::optional<double> epoch_s;
+  std::optional<double> usd_per_epoch;
+  int unknown_ops = 0;
+  EstimateComponents components;
+  std::vector<NodeTime> top_nodes;  // slowest first, at most 10
+  std::vector<std::string> assumptions;
+};
+
+// `graph` must have static shapes (the caller made them so with --batch/--dim).
+Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
+                              const EstimateOptions& options);
+
+// Bytes of a tensor in the target's memory layout: TPU (8,128) tiling rules from the target data
+// (padding the two minor dims), natural size elsewhere.
+std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
+                                  int element_bytes);
+
+}  // namespace tpudoctor

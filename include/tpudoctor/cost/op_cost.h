@@ -1,0 +1,47 @@
+// OpCost: what one node costs — FLOPs and bytes moved — from its op kind and its tensors' shapes.
+// A pure function of the graph; no target involved. An op whose cost the table cannot say is
+// marked `known = false` and counted by the caller, never silently zero. Matmul-like ops also
+// carry their (batch, M, N, K) so the MXU model can pad them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor {
+
+enum class CostClass : std::uint8_t {
+  kFree,    // views and compile-time work: reshape, shape arithmetic, constants
+  kMatrix,  // runs on the MXU / tensor cores: matmul, conv
+  kVector,  // elementwise, reductions, normalization, softmax, gathers: bandwidth-bound
+  kMemory,  // pure data movement: transpose, concat, pad, slice copies
+};
+
+struct MatmulDims {
+  double batch = 1;  // independent matmuls (batch dims; groups × batch for convolutions)
+  double m = 0;      // rows of the output
+  double n = 0;      // columns of the output
+  double k = 0;      // contraction
+};
+
+struct OpCost {
+  bool known = true;
+  CostClass cls = CostClass::kFree;
+  double flops = 0;
+  double bytes_read = 0;
+  double bytes_written = 0;
+  std::optional<MatmulDims> matmul;  // for kMatrix
+};
+
+// Forward cost of every node of the top-level graph, indexed by NodeId. Control-flow nodes add
+// their subgraphs' cost (both If branches at the larger one; a Loop's body times a static trip
+// count, or unknown). `element_bytes` overrides the byte width of floating-point tensors (2 for a
+// bf16 estimate of an fp32 model); 0 keeps the model's dtypes.
+std::vector<OpCost> ComputeOpCosts(const Graph& graph, int element_bytes = 0);
+
+// Bytes of one tensor at `element_bytes` for floats (or its own width); nullopt unless static.
+std::optional<double> TensorBytes(const TensorType& type, int element_bytes);
+
+}  // namespace tpudoctor

@@ -1,0 +1,568 @@
+#include "tpudoctor/cost/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+constexpr double kUsableHbmShare =
+    0.95;  // runtime reservations; XLA reports ~15.5 of 16 GiB usable
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
+
+Calibration LoadCalibration(const std::string& name) {
+  Calibration c;
+  c.name = name;
+  auto data = FindEmbedded("data/calibration/" + name + ".json");
+  if (!data) return c;
+  auto j = nlohmann::json::parse(*data, nullptr, false);
+  if (j.is_discarded()) return c;
+  c.matrix_efficiency = j.value("matrix_efficiency", c.matrix_efficiency);
+  c.conv_efficiency = j.value("conv_efficiency", c.conv_efficiency);
+  c.depthwise_efficiency = j.value("depthwise_efficiency", c.depthwise_efficiency);
+  c.fused_attention = j.value("fused_attention", c.fused_attention);
+  c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
+  c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
+  c.vector_fusion = j.value("vector_fusion", c.vector_fusion);
+  c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
+  c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
+  c.conv_rate_ignores_precision =
+      j.value("conv_rate_ignores_precision", c.conv_rate_ignores_precision);
+  c.transient_factor = j.value("transient_factor", c.transient_factor);
+  c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);
+  c.source = j.value("source", "");
+  return c;
+}
+
+double RoundUp(double v, double m) { return m <= 1 ? v : std::ceil(v / m) * m; }
+
+// Matrix FLOPs after padding to the MXU: the output rows to the 8 sublanes, N and K to the systolic
+// array's width.
+double PaddedFlops(const MatmulDims& d, const TargetSpec& t) {
+  if (!t.is_tpu() || !t.mxu_dim) return 2 * d.batch * d.m * d.n * d.k;
+  const double mxu = *t.mxu_dim;
+  return 2 * d.batch * RoundUp(d.m, 8) * RoundUp(d.n, mxu) * RoundUp(d.k, mxu);
+}
+
+struct Rates {
+  double matrix_flops = 0;  // FLOP/s at the chosen precision
+  double bandwidth = 0;     // bytes/s
+  std::string matrix_note;
+};
+
+Rates RatesFor(const TargetSpec& t, Precision p) {
+  Rates r;
+  r.bandwidth = t.hbm_gbps.value_or(0) * 1e9;
+  const double bf16 = t.bf16_tflops.value_or(0) * 1e12;
+  if (p != Precision::kFp32) {
+    if (bf16 > 0) {
+      r.matrix_flops = bf16;
+      r.matrix_note = "bf16 matmuls at the bf16 peak";
+    } else {
+      r.matrix_flops = t.fp32_tflops.value_or(0) * 1e12;  // V100: no bf16 tensor cores
+      r.matrix_note = "no bf16 matmul unit: bf16 runs at the fp32 rate";
+    }
+    return r;
+  }
+  if (t.is_tpu()) {
+    const int passes = std::max(1, t.fp32_matmul_passes);
+    r.matrix_flops = bf16 / passes;
+    r.matrix_note =
+        "fp32 matmuls as " + std::to_string(passes) + " bf16 passes (XLA precision HIGH)";
+  } else if (t.tf32) {
+    r.matrix_flops = bf16 / 2;
+    r.matrix_note = "fp32 matmuls as TF32 at half the bf16 rate";
+  } else {
+    r.matrix_flops = t.fp32_tflops.value_or(0) * 1e12;
+    r.matrix_note = "fp32 matmuls at the fp32 rate (no TF32)";
+  }
+  return r;
+}
+
+double UpdateBytesPerParam(Optimizer o) {
+  switch (o) {
+    case Optimizer::kSgd:
+      return 12;  // read p, g; write p
+    case Optimizer::kMomentum:
+      return 20;  // + read/write the momentum buffer
+    case Optimizer::kAdam:
+      return 28;  // read p, g, m, v; write p, m, v
+    case Optimizer::kAdafactor:
+      return 14;  // read p, g; write p; factored statistics are small
+  }
+  return 28;
+}
+
+// The bytes autograd keeps of one forward output: matmul/conv outputs in the compute dtype; norms,
+// softmax and reductions run in fp32 under autocast.
+double SavedWidth(const Node& n, int element_bytes) {
+  if (n.kind == OpKind::kNormalization || n.kind == OpKind::kSoftmax || n.kind == OpKind::kReduce)
+    return 4;
+  return element_bytes;
+}
+
+// Structural facts the time and memory models need beyond per-op costs.
+struct GraphFacts {
+  std::vector<bool> attention;          // inside a softmax(QK^T)V core, between the two matmuls
+  std::vector<bool> implied_batchnorm;  // a conv whose BatchNorm the inference export folded
+  std::vector<bool> depthwise;          // depthwise convolution
+  bool any_attention = false;
+  bool any_implied_batchnorm = false;
+};
+
+bool IsPointwiseLink(const Node& n) {
+  return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.op_type == "Dropout" ||
+         n.op_type == "Identity";
+}
+
+// Marks the nodes from the QK^T matmul's output to the PV matmul's input: scale, mask, softmax,
+// dropout. Their S x S tensors are never materialized by a fused attention kernel.
+void MarkAttention(const Graph& g, GraphFacts& f) {
+  for (NodeId id : g.topo_order()) {
+    const Node& sm = g.node(id);
+    if (sm.kind != OpKind::kSoftmax || sm.inputs.empty() || sm.outputs.empty()) continue;
+    std::vector<NodeId> chain = {id};
+    // Backwards to the score matmul.
+    ValueId v = sm.input(0);
+    bool found_qk = false;
+    for (int step = 0; step < 6 && v != kNoValue; ++step) {
+      NodeId p = g.value(v).producer;
+      if (p == kNoNode) break;
+      const Node& pn = g.node(p);
+      if (pn.op_type == "MatMul") {
+        found_qk = true;
+        break;
+      }
+      if (!IsPointwiseLink(pn)) break;
+      chain.push_back(p);
+      v = pn.input(0);
+    }
+    // Forwards to the value matmul.
+    bool found_pv = false;
+    ValueId w = sm.outputs[0];
+    for (int step = 0; step < 4 && !found_pv; ++step) {
+      const auto& users = g.value(w).users;
+      if (users.size() != 1) break;
+      const Node& un = g.node(users[0]);
+      if (un.op_type == "MatMul") {
+        found_pv = true;
+        break;
+      }
+      if (!IsPointwiseLink(un) || un.outputs.empty()) break;
+      chain.push_back(un.id);
+      w = un.outputs[0];
+    }
+    if (!found_qk || !found_pv) continue;
+    for (NodeId c : chain) f.attention[static_cast<std::size_t>(c)] = true;
+    f.any_attention = true;
+  }
+}
+
+GraphFacts AnalyzeGraph(const Graph& g) {
+  GraphFacts f;
+  f.attention.assign(g.nodes().size(), false);
+  f.implied_batchnorm.assign(g.nodes().size(), false);
+  f.depthwise.assign(g.nodes().size(), false);
+  MarkAttention(g, f);
+  const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
+                                    [](const Node& n) { return n.kind == OpKind::kNormalization; });
+  for (const Node& n : g.nodes()) {
+    if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
+    const std::size_t i = static_cast<std::size_t>(n.id);
+    const Shape& w = g.value(n.input(1)).type.shape;
+    const std::int64_t group = n.IntAttr("group").value_or(1);
+    f.depthwise[i] = group > 1 && w.rank() >= 2 && w.dim(1).is_static() && w.dim(1).value() == 1;
+    // An inference export (torch.onnx in eval mode) folds each BatchNorm into the conv before it:
+    // a conv network with no normalization op left had them. Training runs them again.
+    f.implied_batchnorm[i] = !has_norm;
+    f.any_implied_batchnorm |= !has_norm;
+  }
+  return f;
+}
+
+}  // namespace
+
+std::optional<Optimizer> ParseOptimizer(std::string_view name) {
+  if (name == "sgd") return Optimizer::kSgd;
+  if (name == "momentum") return Optimizer::kMomentum;
+  if (name == "adam" || name == "adamw") return Optimizer::kAdam;
+  if (name == "adafactor") return Optimizer::kAdafactor;
+  return std::nullopt;
+}
+
+std::optional<Precision> ParsePrecision(std::string_view name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "bf16") return Precision::kBf16;
+  if (name == "mixed") return Precision::kMixed;
+  return std::nullopt;
+}
+
+std::string_view NameOf(Optimizer o) {
+  switch (o) {
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kMomentum:
+      return "momentum";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kAdafactor:
+      return "adafactor";
+  }
+  return "adam";
+}
+
+std::string_view NameOf(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kMixed:
+      return "mixed";
+  }
+  return "bf16";
+}
+
+const Calibration& CalibrationFor(const TargetSpec& target) {
+  // Every embedded calibration, loaded once.
+  static const auto* all = [] {
+    auto* m = new std::map<std::string, Calibration>();
+    for (const EmbeddedFile& f : EmbeddedFiles()) {
+      constexpr std::string_view kDir = "data/calibration/";
+      if (f.path.rfind(kDir, 0) != 0) continue;
+      std::string name(f.path.substr(kDir.size()));
+      name = name.substr(0, name.rfind(".json"));
+      m->emplace(name, LoadCalibration(name));
+    }
+    return m;
+  }();
+  static const Calibration kDefault;
+  const std::string name =
+      target.calibration.empty() ? (target.is_tpu() ? "tpu-xla" : "gpu-eager") : target.calibration;
+  auto it = all->find(name);
+  return it == all->end() ? kDefault : it->second;
+}
+
+std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
+                                  int element_bytes) {
+  if (!target.tiling) return TensorBytes(type, element_bytes);
+  if (type.kind != ValueKind::kTensor || !type.shape.is_static()) return std::nullopt;
+  const auto& tl = *target.tiling;
+  int bits = element_bytes > 0 && IsFloat(type.dtype) ? element_bytes * 8 : BitsOf(type.dtype);
+  if (type.dtype == DType::kBool) bits = tl.pred_bytes * 8;
+  if (bits == 0) return std::nullopt;
+  const auto& dims = type.shape.dims();
+  double elements = 1;
+  if (dims.empty()) {
+    elements = 1;
+  } else if (dims.size() == 1) {
+    elements = RoundUp(static_cast<double>(dims[0].value()), tl.rank1_elements);
+  } else {
+    for (std::size_t i = 0; i + 2 < dims.size(); ++i)
+      elements *= static_cast<double>(dims[i].value());
+    const double second = static_cast<double>(dims[dims.size() - 2].value());
+    auto it = tl.second_minor_by_bits.find(bits);
+    const double rows = it == tl.second_minor_by_bits.end() ? 8 : it->second;
+    const double padded_second = second <= 2   ? RoundUp(second, 2)
+                                 : second <= 4 ? RoundUp(second, 4)
+                                               : RoundUp(second, rows);
+    elements *= padded_second * RoundUp(static_cast<double>(dims.back().value()), tl.minor);
+  }
+  return std::ceil(elements * bits / 8.0);
+}
+
+Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
+                              const EstimateOptions& options) {
+  if (options.batch < 1) return MakeError("the batch must be at least 1");
+  if (!target.hbm_gbps || !target.hbm_gib ||
+      !target.bf16_tflops.has_value() && !target.fp32_tflops.has_value()) {
+    return MakeError("target `" + target.name +
+                     "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
+  }
+  const Calibration& cal = CalibrationFor(target);
+  const int eb = options.precision == Precision::kFp32 ? 4 : 2;
+  const Rates rates = RatesFor(target, options.precision);
+  const std::vector<OpCost> costs = ComputeOpCosts(graph, eb);
+  const GraphFacts facts = AnalyzeGraph(graph);
+
+  Estimate e;
+  e.target = target.name;
+  e.chips = options.chips;
+  const double overhead_s = cal.kernel_overhead_us * 1e-6;
+  std::vector<NodeTime> times;
+  double fwd = 0, bwd = 0, useful_flops = 0;
+  for (NodeId id : graph.topo_order()) {
+    const OpCost& c = costs[static_cast<std::size_t>(id)];
+    const Node& n = graph.node(id);
+    if (!c.known) {
+      ++e.unknown_ops;
+      continue;
+    }
+    if (c.cls == CostClass::kFree) continue;
+    const std::size_t ni = static_cast<std::size_t>(id);
+    if (cal.fused_attention && facts.attention[ni]) continue;  // inside the fused attention kernel
+    NodeTime nt;
+    nt.node = id;
+    double t = 0;
+    const double bytes = c.bytes_read + c.bytes_written;
+    if (c.cls == CostClass::kMatrix) {
+      const double padded = c.matmul ? PaddedFlops(*c.matmul, target) : c.flops;
+      nt.mxu_utilization = padded > 0 ? c.flops / padded : 1;
+      const bool is_matmul = n.kind == OpKind::kMatMul || n.kind == OpKind::kRecurrent;
+      const bool depthwise = facts.depthwise[ni];
+      const double eff = is_matmul   ? cal.matrix_efficiency
+                         : depthwise ? cal.depthwise_efficiency
+                                     : cal.conv_efficiency;
+      (is_matmul   ? e.components.matmul_flops
+       : depthwise ? e.components.depthwise_flops
+                   : e.components.conv_flops) += padded;
+      // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
+      // does not follow the precision (calibrated per target family).
+      const double rate = !is_matmul && cal.conv_rate_ignores_precision
+                              ? RatesFor(target, Precision::kBf16).matrix_flops
+                              : rates.matrix_flops;
+      const double tc = padded / (rate * eff);
+      const double tm = bytes / (rates.bandwidth * cal.memory_efficiency);
+      nt.compute_bound = tc >= tm;
+      t = std::max(tc, tm);
+      useful_flops += c.flops;
+      if (options.train && facts.implied_batchnorm[ni]) {
+        // The folded BatchNorm: read and write the conv output once more, one more kernel.
+        const double bn = 2 * c.bytes_written;
+        t += bn / (rates.bandwidth * cal.memory_efficiency) + overhead_s;
+        e.components.vector_bytes += bn;
+        e.components.forward_kernels += 1;
+        e.components.backward_kernels += 1;
+      }
+    } else {
+      t = bytes * cal.vector_fusion / (rates.bandwidth * cal.memory_efficiency);
+      e.components.vector_bytes += bytes * cal.vector_fusion;
+    }
+    const double kernels_fwd = 1;
+    const double kernels_bwd = c.cls == CostClass::kMatrix ? 2 : 1;
+    fwd += t + kernels_fwd * overhead_s;
+    e.components.forward_kernels += kernels_fwd;
+    if (options.train) e.components.backward_kernels += kernels_bwd;
+    double node_total = t + kernels_fwd * overhead_s;
+    if (options.train) {
+      const double tb =
+          2 * t + kernels_bwd * overhead_s;  // dgrad + wgrad; grad-in/grad-out traffic
+      bwd += tb;
+      node_total += tb;
+    }
+    nt.ms = node_total * 1e3;
+    times.push_back(nt);
+  }
+
+  // Parameters: the float initializers.
+  double params = 0, param_count_tensors = 0, adafactor_state = 0;
+  for (const Value& v : graph.values()) {
+    if (v.origin != ValueOrigin::kInitializer || !IsFloat(v.type.dtype) ||
+        !v.type.shape.is_static())
+      continue;
+    double n = 1;
+    for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
+    params += n;
+    param_count_tensors += 1;
+    const auto& dims = v.type.shape.dims();
+    adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
+                                                 n / static_cast<double>(dims.back().value()))
+                                        : 4.0 * n;
+  }
+  double opt = 0;
+  if (options.train) {
+    opt = params * UpdateBytesPerParam(options.optimizer) /
+              (rates.bandwidth * cal.memory_efficiency) +
+          param_count_tensors * overhead_s;
+  }
+  // Data-parallel gradient all-reduce over ICI (ring: 2(n-1)/n of the gradient bytes each way).
+  double allreduce = 0;
+  if (options.train && options.chips > 1) {
+    const double grad_bytes = params * (options.precision == Precision::kMixed ? 2 : 4);
+    const double link = target.ici_gbps.value_or(0) * 1e9 / 2;
+    if (link > 0) allreduce = 2.0 * (options.chips - 1) / options.chips * grad_bytes / link;
+  }
+  if (options.train) {
+    e.components.optimizer_bytes = params * UpdateBytesPerParam(options.optimizer);
+    e.components.parameter_tensors = param_count_tensors;
+  }
+  e.components.matrix_peak_flops = rates.matrix_flops;
+  e.components.bandwidth = rates.bandwidth;
+  e.forward_ms = fwd * 1e3;
+  e.backward_ms = bwd * 1e3;
+  e.optimizer_ms = opt * 1e3;
+  e.allreduce_ms = allreduce * 1e3;
+  e.step_ms = e.forward_ms + e.backward_ms + e.optimizer_ms + e.allreduce_ms;
+  e.model_flops = useful_flops * (options.train ? 3 : 1) * options.chips;
+  const double step_s = e.step_ms / 1e3;
+  const double peak = target.bf16_tflops.value_or(target.fp32_tflops.value_or(0)) * 1e12;
+  if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips);
+  if (step_s > 0) e.samples_per_s = static_cast<double>(options.batch * options.chips) / step_s;
+
+  // Memory per chip.
+  MemoryBreakdown& m = e.memory;
+  const bool mixed = options.precision == Precision::kMixed;
+  m.weights = params * (mixed ? 2 : 4);
+  if (options.train) {
+    m.gradients = params * (mixed ? 2 : 4);
+    m.master_weights = mixed ? params * 4 : 0;
+    switch (options.optimizer) {
+      case Optimizer::kSgd:
+        m.optimizer_state = 0;
+        break;
+      case Optimizer::kMomentum:
+        m.optimizer_state = 4 * params;
+        break;
+      case Optimizer::kAdam:
+        m.optimizer_state = 8 * params;
+        break;
+      case Optimizer::kAdafactor:
+        m.optimizer_state = adafactor_state;
+        break;
+    }
+  }
+  double largest = 0, natural_total = 0, layout_total = 0;
+  if (options.train) {
+    double saved = 0, saved_matrix = 0;
+    for (NodeId id : graph.topo_order()) {
+      const Node& n = graph.node(id);
+      if (costs[static_cast<std::size_t>(id)].cls == CostClass::kFree) continue;
+      if (cal.fused_attention && facts.attention[static_cast<std::size_t>(id)]) continue;
+      for (ValueId out : n.outputs) {
+        const TensorType& t = graph.value(out).type;
+        const int width = IsFloat(t.dtype) ? static_cast<int>(SavedWidth(n, eb)) : 0;
+        auto natural = TensorBytes(t, width);
+        auto layout = LayoutBytes(t, target, width);
+        if (!natural || !layout) continue;
+        // A folded BatchNorm keeps its own output too.
+        const bool matrix = costs[static_cast<std::size_t>(id)].cls == CostClass::kMatrix;
+        (matrix ? saved_matrix : saved) += *layout;
+        if (facts.implied_batchnorm[static_cast<std::size_t>(id)])
+          saved += *layout;  // the BN output
+        natural_total += *natural;
+        layout_total += *layout;
+        largest = std::max(largest, *layout);
+      }
+    }
+    m.activations = saved * cal.saved_activation_share + saved_matrix * cal.saved_matrix_share;
+    m.transients = largest * cal.transient_factor;
+    e.components.saved_bytes = saved;
+    e.components.saved_matrix_bytes = saved_matrix;
+  } else {
+    // Liveness over the topological order: a value is live from its producer to its last user.
+    std::map<ValueId, std::size_t> last_use;
+    const auto& order = graph.topo_order();
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      for (ValueId in : graph.node(order[i]).inputs) {
+        if (in != kNoValue) last_use[in] = i;
+      }
+    }
+    for (ValueId out : graph.outputs()) last_use[out] = order.size();
+    double live = 0, peak_live = 0;
+    for (ValueId in : graph.inputs())
+      live += LayoutBytes(graph.value(in).type, target, eb).value_or(0);
+    std::multimap<std::size_t, double> frees;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Node& n = graph.node(order[i]);
+      const bool fused = cal.fused_attention && facts.attention[static_cast<std::size_t>(order[i])];
+      if (costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
+        for (ValueId out : n.outputs) {
+          auto b = LayoutBytes(graph.value(out).type, target, eb);
+          auto nb = TensorBytes(graph.value(out).type, eb);
+          if (!b) continue;
+          live += *b;
+          natural_total += nb.value_or(0);
+          layout_total += *b;
+          largest = std::max(largest, *b);
+          frees.emplace(last_use.count(out) ? last_use[out] : i, *b);
+        }
+      }
+      peak_live = std::max(peak_live, live);
+      for (auto it = frees.begin(); it != frees.end() && it->first <= i;) {
+        live -= it->second;
+        it = frees.erase(it);
+      }
+    }
+    m.activations = peak_live;
+    m.transients = 0;
+    e.components.live_peak_bytes = peak_live;
+  }
+  m.fixed = cal.fixed_memory_bytes;
+  e.components.largest_tensor_bytes = largest;
+  e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
+  m.padding_waste = layout_total - natural_total;
+  e.hbm_bytes = *target.hbm_gib / std::max(1, target.devices_per_chip) * kGiB;
+  const double usable = e.hbm_bytes * kUsableHbmShare;
+  e.fits = m.total() <= usable;
+  const double per_sample = (m.activations + m.transients) / static_cast<double>(options.batch);
+  const double fixed_part = m.total() - m.activations - m.transients;
+  e.max_batch = per_sample > 0 && usable > fixed_part
+                    ? static_cast<std::int64_t>((usable - fixed_part) / per_sample)
+                    : 0;
+
+  if (target.price_usd_per_chip_hour) {
+    e.usd_per_hour = *target.price_usd_per_chip_hour * options.chips;
+    if (e.samples_per_s > 0)
+      e.usd_per_million_samples = *e.usd_per_hour / (e.samples_per_s * 3600) * 1e6;
+  }
+  if (options.dataset_size && e.samples_per_s > 0) {
+    e.epoch_s = *options.dataset_size / e.samples_per_s;
+    if (e.usd_per_hour) e.usd_per_epoch = *e.usd_per_hour * *e.epoch_s / 3600;
+  }
+  std::sort(times.begin(), times.end(),
+            [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
+  if (times.size() > 10) times.resize(10);
+  e.top_nodes = std::move(times);
+
+  e.assumptions = {
+      std::string(options.train ? "training step" : "inference step") + ", " +
+          std::string(NameOf(options.precision)) +
+          (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
+          (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
+      rates.matrix_note,
+      "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +
+          ", conv " + FormatFixed(cal.conv_efficiency, 2) + ", bandwidth " +
+          FormatFixed(cal.memory_efficiency, 2) + ", per-kernel overhead " +
+          FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
+      "per op: max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + overhead" +
+          std::string(target.is_tpu()
+                          ? "; matmuls padded to " + std::to_string(target.mxu_dim.value_or(128)) +
+                                "x" + std::to_string(target.mxu_dim.value_or(128)) + " MXU tiles"
+                          : ""),
+  };
+  if (options.train) {
+    e.assumptions.push_back(
+        "backward = 2x forward per op; optimizer update bandwidth-bound over the parameter state");
+  }
+  if (facts.any_attention && cal.fused_attention) {
+    e.assumptions.push_back(
+        "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
+  }
+  if (options.train && facts.any_implied_batchnorm) {
+    e.assumptions.push_back(
+        "a conv network without normalization ops was exported with BatchNorm folded into the "
+        "convs; "
+        "training runs one BatchNorm per conv again");
+  }
+  if (options.chips > 1) {
+    e.assumptions.push_back("data parallel over " + std::to_string(options.chips) +
+                            " chips: ring all-reduce of the gradients over ICI at half the "
+                            "bidirectional bandwidth, not overlapped");
+  }
+  e.assumptions.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
+                          FormatFixed(e.hbm_bytes / kGiB, 1) +
+                          " GiB per device; max batch extrapolates activation memory linearly");
+  if (e.unknown_ops > 0)
+    e.assumptions.push_back(Plural(e.unknown_ops, "op has", "ops have") +
+                            " no cost model and count as zero");
+  return e;
+}
+
+}  // namespace tpudoctor

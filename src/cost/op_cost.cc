@@ -1,0 +1,307 @@
+#include "tpudoctor/cost/op_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string_view>
+
+namespace tpudoctor {
+namespace {
+
+bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
+
+std::optional<double> Elements(const Shape& s) {
+  if (!s.is_static()) return std::nullopt;
+  double n = 1;
+  for (const Dim& d : s.dims()) n *= static_cast<double>(d.value());
+  return n;
+}
+
+// Views that XLA and eager frameworks implement without moving data.
+bool IsView(std::string_view op) {
+  static const std::set<std::string_view> kViews = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
+                                                    "Identity", "Dropout", "Shape",   "Size"};
+  return kViews.count(op) > 0;
+}
+
+// Extra FLOPs per output element of pointwise math beyond one (a rough count of the VPU/EUP work).
+double PointwiseFlops(std::string_view op) {
+  static const std::set<std::string_view> kTranscendental = {
+      "Exp", "Log",  "Tanh",     "Sigmoid", "Erf",       "Gelu",        "Sin", "Cos",
+      "Pow", "Sqrt", "Softplus", "Mish",    "HardSwish", "HardSigmoid", "Elu", "Selu"};
+  return kTranscendental.count(op) ? 4 : 1;
+}
+
+class Coster {
+ public:
+  Coster(const Graph& g, int element_bytes) : g_(g), eb_(element_bytes) {}
+
+  OpCost Cost(const Node& n) const {
+    switch (n.kind) {
+      case OpKind::kConstant:
+      case OpKind::kShapeOf:
+        return Free();
+      case OpKind::kLayout:
+        return IsView(n.op_type) ? Free() : Memory(n);
+      case OpKind::kCast:
+      case OpKind::kRandom:
+        return Vector(n, 0);
+      case OpKind::kElementwise:
+        return Vector(n, PointwiseFlops(n.op_type));
+      case OpKind::kReduce:
+        return Vector(n, 1, /*per_input=*/true);
+      case OpKind::kNormalization:
+      case OpKind::kSoftmax:
+        return Vector(n, 5, /*per_input=*/true);
+      case OpKind::kPool:
+        return Pool(n);
+      case OpKind::kGather:
+      case OpKind::kScatter:
+        return Vector(n, 0);
+      case OpKind::kResize:
+        return Vector(n, 4);
+      case OpKind::kSortTopK:
+        return Vector(n, 8, /*per_input=*/true);
+      case OpKind::kMatMul:
+        return MatMul(n);
+      case OpKind::kConv:
+      case OpKind::kConvTranspose:
+        return Conv(n);
+      case OpKind::kRecurrent:
+        return Recurrent(n);
+      case OpKind::kControlFlow:
+        return ControlFlow(n);
+      default:
+        return Unknown();
+    }
+  }
+
+ private:
+  static OpCost Free() { return {}; }
+  static OpCost Unknown() {
+    OpCost c;
+    c.known = false;
+    return c;
+  }
+
+  std::optional<double> Bytes(ValueId v) const {
+    if (v == kNoValue) return 0.0;
+    return TensorBytes(g_.value(v).type, eb_);
+  }
+  // Sum of the bytes of inputs and outputs; nullopt if any is not static.
+  bool Traffic(const Node& n, OpCost& c) const {
+    for (ValueId in : n.inputs) {
+      auto b = Bytes(in);
+      if (!b) return false;
+      c.bytes_read += *b;
+    }
+    for (ValueId out : n.outputs) {
+      auto b = Bytes(out);
+      if (!b) return false;
+      c.bytes_written += *b;
+    }
+    return true;
+  }
+  std::optional<double> OutElements(const Node& n) const {
+    if (n.outputs.empty()) return std::nullopt;
+    return Elements(g_.value(n.outputs[0]).type.shape);
+  }
+  std::optional<double> InElements(const Node& n) const {
+    if (n.inputs.empty() || n.input(0) == kNoValue) return std::nullopt;
+    return Elements(g_.value(n.input(0)).type.shape);
+  }
+  const Shape& ShapeOf(ValueId v) const { return g_.value(v).type.shape; }
+
+  OpCost Memory(const Node& n) const {
+    OpCost c;
+    c.cls = CostClass::kMemory;
+    if (!Traffic(n, c)) return Unknown();
+    // A slice reads only what it keeps; shape/axes inputs are negligible.
+    if (n.op_type == "Slice" || n.op_type == "Gather") c.bytes_read = c.bytes_written;
+    return c;
+  }
+
+  OpCost Vector(const Node& n, double flops_per_element, bool per_input = false) const {
+    OpCost c;
+    c.cls = CostClass::kVector;
+    if (!Traffic(n, c)) return Unknown();
+    auto elems = per_input ? InElements(n) : OutElements(n);
+    if (elems) c.flops = *elems * flops_per_element;
+    if (n.kind == OpKind::kGather)
+      c.bytes_read = c.bytes_written * 2;  // rows read + indices, not the table
+    return c;
+  }
+
+  OpCost Pool(const Node& n) const {
+    OpCost c = Vector(n, 1);
+    if (!c.known) return c;
+    if (auto k = n.IntsAttr("kernel_shape")) {
+      double window = 1;
+      for (std::int64_t v : *k) window *= static_cast<double>(v);
+      if (auto out = OutElements(n)) c.flops = *out * window;
+    } else if (auto in = InElements(n)) {
+      c.flops = *in;  // global pooling
+    }
+    return c;
+  }
+
+  OpCost MatMul(const Node& n) const {
+    if (n.op_type != "MatMul" && n.op_type != "Gemm" && n.op_type != "MatMulInteger")
+      return Unknown();
+    const Shape& a = ShapeOf(n.input(0));
+    const Shape& b = ShapeOf(n.input(1));
+    if (!a.is_static() || !b.is_static() || a.rank() == 0 || b.rank() == 0 || n.outputs.empty())
+      return Unknown();
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    MatmulDims d;
+    if (n.op_type == "Gemm") {
+      const bool ta = n.IntAttr("transA").value_or(0) != 0;
+      const bool tb = n.IntAttr("transB").value_or(0) != 0;
+      d.m = static_cast<double>(a.dim(ta ? 1 : 0).value());
+      d.k = static_cast<double>(a.dim(ta ? 0 : 1).value());
+      d.n = static_cast<double>(b.dim(tb ? 0 : 1).value());
+    } else {
+      d.k = static_cast<double>(a.dims().back().value());
+      d.m = a.rank() >= 2 ? static_cast<double>(a.dim(a.rank() - 2).value()) : 1;
+      d.n = b.rank() >= 2 ? static_cast<double>(b.dims().back().value()) : 1;
+      const Shape& out = ShapeOf(n.outputs[0]);
+      if (!out.is_static()) return Unknown();
+      const std::size_t batch_dims = out.rank() - (a.rank() >= 2 ? 1 : 0) - (b.rank() >= 2 ? 1 : 0);
+      for (std::size_t i = 0; i < batch_dims && i < out.rank(); ++i)
+        d.batch *= static_cast<double>(out.dim(i).value());
+      // A weight shared across the batch dims is one big matmul: fold them into M.
+      if (b.rank() <= 2 && a.rank() > 2) {
+        d.m *= d.batch;
+        d.batch = 1;
+      }
+    }
+    c.flops = 2 * d.batch * d.m * d.n * d.k;
+    c.matmul = d;
+    return c;
+  }
+
+  OpCost Conv(const Node& n) const {
+    const Shape& x = ShapeOf(n.input(0));
+    const Shape& w = ShapeOf(n.input(1));
+    if (n.outputs.empty()) return Unknown();
+    const Shape& y = ShapeOf(n.outputs[0]);
+    if (!x.is_static() || !w.is_static() || !y.is_static() || w.rank() < 3 || y.rank() != w.rank())
+      return Unknown();
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    const double group =
+        static_cast<double>(std::max<std::int64_t>(1, n.IntAttr("group").value_or(1)));
+    double kernel = 1;
+    for (std::size_t i = 2; i < w.rank(); ++i) kernel *= static_cast<double>(w.dim(i).value());
+    double spatial_out = 1, spatial_in = 1;
+    for (std::size_t i = 2; i < y.rank(); ++i) spatial_out *= static_cast<double>(y.dim(i).value());
+    for (std::size_t i = 2; i < x.rank(); ++i) spatial_in *= static_cast<double>(x.dim(i).value());
+    const double batch = static_cast<double>(y.dim(0).value());
+    MatmulDims d;
+    d.batch = group;
+    if (n.kind == OpKind::kConvTranspose) {
+      // Each input pixel scatters Cin/group × kernel × Cout/group products.
+      const double cin = static_cast<double>(w.dim(0).value());
+      const double cout_per_group = static_cast<double>(w.dim(1).value());
+      d.m = batch * spatial_in;
+      d.n = cout_per_group * kernel;
+      d.k = cin / group;
+    } else {
+      const double cout = static_cast<double>(w.dim(0).value());
+      const double cin_per_group = static_cast<double>(w.dim(1).value());
+      d.m = batch * spatial_out;  // implicit-GEMM view: output pixels × output channels
+      d.n = cout / group;
+      d.k = cin_per_group * kernel;
+    }
+    c.flops = 2 * d.batch * d.m * d.n * d.k;
+    c.matmul = d;
+    return c;
+  }
+
+  OpCost Recurrent(const Node& n) const {
+    const Shape& x = ShapeOf(n.input(0));
+    const Shape& w = ShapeOf(n.input(1));
+    const Shape& r = ShapeOf(n.input(2));
+    if (!x.is_static() || !w.is_static() || !r.is_static() || x.rank() != 3 || w.rank() != 3 ||
+        r.rank() != 3) {
+      return Unknown();
+    }
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    const bool batch_first = n.IntAttr("layout").value_or(0) == 1;
+    const double seq = static_cast<double>(x.dim(batch_first ? 1 : 0).value());
+    const double batch = static_cast<double>(x.dim(batch_first ? 0 : 1).value());
+    MatmulDims d;
+    d.batch = seq * static_cast<double>(w.dim(0).value());
+    d.m = batch;
+    d.n = static_cast<double>(w.dim(1).value());
+    d.k = static_cast<double>(w.dim(2).value() + r.dim(2).value());
+    c.flops = 2 * d.batch * d.m * d.n * d.k;
+    c.matmul = d;
+    return c;
+  }
+
+  OpCost ControlFlow(const Node& n) const {
+    if (n.op_type == "If" && n.subgraphs.size() == 2) {
+      OpCost a = SubgraphCost(*n.subgraphs[0].graph);
+      OpCost b = SubgraphCost(*n.subgraphs[1].graph);
+      if (!a.known || !b.known) return Unknown();
+      return a.flops + a.bytes_read >= b.flops + b.bytes_read ? a : b;
+    }
+    if (n.op_type == "Loop" && !n.subgraphs.empty() && n.input(0) != kNoValue) {
+      const auto& trip = g_.value(n.input(0)).known_ints;
+      if (!trip || trip->size() != 1 || !(*trip)[0].is_static()) return Unknown();
+      OpCost body = SubgraphCost(*n.subgraphs[0].graph);
+      const double t = static_cast<double>((*trip)[0].value());
+      body.flops *= t;
+      body.bytes_read *= t;
+      body.bytes_written *= t;
+      body.matmul.reset();
+      return body;
+    }
+    return Unknown();
+  }
+
+  OpCost SubgraphCost(const Graph& sub) const {
+    OpCost total;
+    total.cls = CostClass::kVector;
+    Coster inner(sub, eb_);
+    for (NodeId id : sub.topo_order()) {
+      OpCost c = inner.Cost(sub.node(id));
+      if (!c.known) return Unknown();
+      total.flops += c.flops;
+      total.bytes_read += c.bytes_read;
+      total.bytes_written += c.bytes_written;
+    }
+    return total;
+  }
+
+  const Graph& g_;
+  int eb_;
+};
+
+}  // namespace
+
+std::optional<double> TensorBytes(const TensorType& type, int element_bytes) {
+  if (type.kind != ValueKind::kTensor) return std::nullopt;
+  auto n = Elements(type.shape);
+  if (!n) return std::nullopt;
+  const int bits =
+      element_bytes > 0 && IsFloat(type.dtype) ? element_bytes * 8 : BitsOf(type.dtype);
+  if (bits == 0) return std::nullopt;
+  return std::ceil(*n * bits / 8.0);
+}
+
+std::vector<OpCost> ComputeOpCosts(const Graph& graph, int element_bytes) {
+  Coster coster(graph, element_bytes);
+  std::vector<OpCost> out(graph.nodes().size());
+  for (NodeId id : graph.topo_order())
+    out[static_cast<std::size_t>(id)] = coster.Cost(graph.node(id));
+  return out;
+}
+
+}  // namespace tpudoctor
