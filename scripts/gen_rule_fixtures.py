@@ -211,3 +211,33 @@ with open(os.path.join(BAD, "truncated.onnx"), "wb") as f:
 with open(os.path.join(BAD, "random.onnx"), "wb") as f:
     f.write(np.random.default_rng(7).integers(0, 256, 4096, dtype=np.uint8).tobytes())
 open(os.path.join(BAD, "empty.onnx"), "wb").close()
+
+# ---- MEM001 over-hbm ----
+save("MEM001", "fires_weights_exceed_hbm",
+     [helper.make_node("MatMul", ["x", "w"], ["y"], name="huge_fc")],
+     [vi("x", F32, [8, 65536])], [vi("y", F32, [8, 65536])], [weights("w", F32, [65536, 65536])])
+save("MEM001", "silent_fits",
+     [helper.make_node("MatMul", ["x", "w"], ["y"], name="fc")],
+     [vi("x", F32, [8, 1024])], [vi("y", F32, [8, 1024])], [weights("w", F32, [1024, 1024])])
+
+# ---- PERF001 tile-padding ----
+save("PERF001", "fires_minor_dim_3",
+     [helper.make_node("MatMul", ["pts", "w"], ["feat"], name="point_mlp")],
+     [vi("pts", F32, [16, 8192, 3])], [vi("feat", F32, [16, 8192, 128])], [weights("w", F32, [3, 128])])
+save("PERF001", "silent_minor_dim_128",
+     [helper.make_node("MatMul", ["pts", "w"], ["feat"], name="point_mlp")],
+     [vi("pts", F32, [16, 128, 8192])], [vi("feat", F32, [16, 128, 128])], [weights("w", F32, [8192, 128])])
+
+# ---- PERF002 mxu-utilization ----
+save("PERF002", "fires_narrow_output",
+     [helper.make_node("Gemm", ["x", "w"], ["y"], transB=0, name="classifier")],
+     [vi("x", F32, [64, 300])], [vi("y", F32, [64, 10])], [weights("w", F32, [300, 10])])
+save("PERF002", "silent_tile_multiples",
+     [helper.make_node("Gemm", ["x", "w"], ["y"], transB=0, name="fc")],
+     [vi("x", F32, [64, 256])], [vi("y", F32, [64, 128])], [weights("w", F32, [256, 128])])
+
+# ---- PERF003 batch-multiple ----
+save("PERF003", "fires_batch_12",
+     [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [12, 256])], [vi("y", F32, [12, 256])])
+save("PERF003", "silent_batch_16",
+     [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [16, 256])], [vi("y", F32, [16, 256])])

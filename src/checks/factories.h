@@ -8,6 +8,10 @@
 namespace tpudoctor {
 
 std::unique_ptr<Check> MakeCf001DataDependentControlFlow();
+std::unique_ptr<Check> MakeMem001OverHbm();
+std::unique_ptr<Check> MakePerf001TilePadding();
+std::unique_ptr<Check> MakePerf002MxuUtilization();
+std::unique_ptr<Check> MakePerf003BatchMultiple();
 std::unique_ptr<Check> MakeShp001DataDependentShape();
 std::unique_ptr<Check> MakeShp002SymbolicDims();
 std::unique_ptr<Check> MakeTpu001UnsupportedDtype();

@@ -10,6 +10,10 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
   static const auto* checks = [] {
     auto* v = new std::vector<std::unique_ptr<Check>>();
     v->push_back(MakeCf001DataDependentControlFlow());
+    v->push_back(MakeMem001OverHbm());
+    v->push_back(MakePerf001TilePadding());
+    v->push_back(MakePerf002MxuUtilization());
+    v->push_back(MakePerf003BatchMultiple());
     v->push_back(MakeShp001DataDependentShape());
     v->push_back(MakeShp002SymbolicDims());
     v->push_back(MakeTpu001UnsupportedDtype());
@@ -20,9 +24,35 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
   return *checks;
 }
 
-std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target) {
+namespace {
+
+bool StaticInputs(const Graph& graph) {
+  for (ValueId id : graph.inputs()) {
+    if (!graph.value(id).type.shape.is_static()) return false;
+  }
+  return !graph.inputs().empty();
+}
+
+}  // namespace
+
+std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
+                                  const CheckOptions& options) {
   Dynamism dynamism(graph);
-  CheckContext context{graph, target, dynamism};
+  CheckContext context{graph, target, dynamism, options};
+  std::optional<Estimate> estimate;
+  if (StaticInputs(graph) && dynamism.roots().empty()) {
+    const Shape& first = graph.value(graph.inputs()[0]).type.shape;
+    context.batch = first.rank() > 0 ? first.dim(0).value() : 1;
+    EstimateOptions eo;
+    eo.train = options.train;
+    eo.optimizer = options.optimizer;
+    eo.precision = options.precision;
+    eo.batch = std::max<std::int64_t>(1, context.batch);
+    if (auto e = EstimateStep(graph, target, eo)) {
+      estimate = std::move(*e);
+      context.estimate = &*estimate;
+    }
+  }
   DiagnosticSink sink;
   for (const auto& check : AllChecks()) check->Run(context, sink);
   std::vector<Diagnostic> out = sink.Take();

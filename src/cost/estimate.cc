@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
@@ -17,19 +18,16 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
 
-Calibration LoadCalibration(const std::string& name) {
+Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   Calibration c;
-  c.name = name;
-  auto data = FindEmbedded("data/calibration/" + name + ".json");
-  if (!data) return c;
-  auto j = nlohmann::json::parse(*data, nullptr, false);
-  if (j.is_discarded()) return c;
+  c.name = j.value("name", name);
   c.matrix_efficiency = j.value("matrix_efficiency", c.matrix_efficiency);
   c.conv_efficiency = j.value("conv_efficiency", c.conv_efficiency);
   c.depthwise_efficiency = j.value("depthwise_efficiency", c.depthwise_efficiency);
   c.fused_attention = j.value("fused_attention", c.fused_attention);
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
+  c.backward_ratio = j.value("backward_ratio", c.backward_ratio);
   c.vector_fusion = j.value("vector_fusion", c.vector_fusion);
   c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
@@ -39,6 +37,18 @@ Calibration LoadCalibration(const std::string& name) {
   c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);
   c.source = j.value("source", "");
   return c;
+}
+
+Calibration LoadCalibration(const std::string& name) {
+  auto data = FindEmbedded("data/calibration/" + name + ".json");
+  if (!data) return Calibration{};
+  auto j = nlohmann::json::parse(*data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Calibration{};
+  try {
+    return FromJson(j, name);
+  } catch (const nlohmann::json::exception&) {
+    return Calibration{};
+  }
 }
 
 double RoundUp(double v, double m) { return m <= 1 ? v : std::ceil(v / m) * m; }
@@ -115,6 +125,7 @@ struct GraphFacts {
   std::vector<bool> depthwise;          // depthwise convolution
   bool any_attention = false;
   bool any_implied_batchnorm = false;
+  bool convnet = false;  // has convolutions: rank-4 activations are laid out channels-minor
 };
 
 bool IsPointwiseLink(const Node& n) {
@@ -160,6 +171,36 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
       w = un.outputs[0];
     }
     if (!found_qk || !found_pv) continue;
+    // Fused attention kernels (PyTorch SDPA, flash attention) compute softmax(QK^T * scale +
+    // mask)V: require the scale, in the chain or on the query/key inputs of the score matmul.
+    // Attention written without it (T5's unscaled scores plus a position bias) runs unfused in
+    // eager code.
+    auto is_scale = [&](NodeId id2) {
+      const Node& x = g.node(id2);
+      if (x.op_type != "Mul" && x.op_type != "Div") return false;
+      for (ValueId in : x.inputs) {
+        if (in == kNoValue) continue;
+        const Value& val = g.value(in);
+        if (val.origin == ValueOrigin::kInitializer ||
+            (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    bool scaled = std::any_of(chain.begin(), chain.end(), is_scale);
+    const Node& qk = g.node(g.value(v).producer);
+    for (ValueId in : qk.inputs) {
+      if (in == kNoValue || scaled) continue;
+      NodeId p = g.value(in).producer;
+      for (int step = 0; step < 3 && p != kNoNode && !scaled;
+           ++step) {  // through a transpose/reshape
+        scaled = is_scale(p);
+        const Node& pn = g.node(p);
+        p = pn.inputs.empty() || pn.input(0) == kNoValue ? kNoNode : g.value(pn.input(0)).producer;
+      }
+    }
+    if (!scaled) continue;
     for (NodeId c : chain) f.attention[static_cast<std::size_t>(c)] = true;
     f.any_attention = true;
   }
@@ -175,6 +216,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
     if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
+    f.convnet = true;
     const std::size_t i = static_cast<std::size_t>(n.id);
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
@@ -185,6 +227,94 @@ GraphFacts AnalyzeGraph(const Graph& g) {
     f.any_implied_batchnorm |= !has_norm;
   }
   return f;
+}
+
+bool IsNonlinearUnary(std::string_view op) {
+  static const std::set<std::string_view> kOps = {
+      "Relu",      "Sigmoid",     "Tanh",      "Gelu",       "Erf",
+      "Exp",       "Log",         "Sqrt",      "Pow",        "Softplus",
+      "HardSwish", "HardSigmoid", "LeakyRelu", "Elu",        "Selu",
+      "Mish",      "Sin",         "Cos",       "Reciprocal", "Abs",
+      "Clip",      "PRelu",       "Celu",      "Softsign",   "ThresholdedRelu"};
+  return kOps.count(op) > 0;
+}
+
+struct SavedTensors {
+  double saved = 0;    // bytes autograd keeps for the backward pass, each tensor once
+  double natural = 0;  // the same without TPU tile padding
+  double layout = 0;
+  double largest = 0;  // the largest activation tensor
+};
+
+// What reverse-mode autodiff keeps from the forward pass, op by op: a matmul or conv keeps its
+// activation inputs, a nonlinearity its input, a product its runtime factors, a normalization its
+// input, a softmax its output, a max-pool its input; sums, copies and reshapes keep nothing. A
+// folded BatchNorm (see GraphFacts) keeps the conv output. Each tensor is counted once.
+SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
+                                 const GraphFacts& facts, const Calibration& cal,
+                                 const TargetSpec& target, int eb) {
+  SavedTensors st;
+  std::set<std::pair<ValueId, int>> kept;
+  auto runtime = [&](ValueId v) {
+    if (v == kNoValue) return false;
+    const Value& val = g.value(v);
+    return val.origin != ValueOrigin::kInitializer && !val.known_ints && IsFloat(val.type.dtype);
+  };
+  auto keep = [&](ValueId v, int width) {
+    if (v == kNoValue || !kept.insert({v, width}).second) return;
+    const TensorType& t = g.value(v).type;
+    auto natural = TensorBytes(t, std::abs(width));
+    auto layout = LayoutBytes(t, target, std::abs(width), facts.convnet);
+    if (!natural || !layout) return;
+    st.saved += *layout;
+    st.natural += *natural;
+    st.layout += *layout;
+  };
+  for (NodeId id : g.topo_order()) {
+    const std::size_t i = static_cast<std::size_t>(id);
+    const Node& n = g.node(id);
+    if (costs[i].cls == CostClass::kFree || (cal.fused_attention && facts.attention[i])) continue;
+    for (ValueId out : n.outputs) {
+      if (auto b = LayoutBytes(g.value(out).type, target, eb, facts.convnet))
+        st.largest = std::max(st.largest, *b);
+    }
+    switch (n.kind) {
+      case OpKind::kMatMul:
+      case OpKind::kConv:
+      case OpKind::kConvTranspose:
+      case OpKind::kRecurrent:
+        for (ValueId in : n.inputs) {
+          if (runtime(in)) keep(in, eb);
+        }
+        if (facts.implied_batchnorm[i] && !n.outputs.empty()) {
+          keep(n.outputs[0], eb);   // the BatchNorm's input
+          keep(n.outputs[0], -eb);  // its output (the next op's input), a tensor of the same size
+        }
+        break;
+      case OpKind::kElementwise:
+        if (IsNonlinearUnary(n.op_type)) {
+          if (runtime(n.input(0))) keep(n.input(0), eb);
+        } else if (n.op_type == "Mul" || n.op_type == "Div") {
+          if (runtime(n.input(0)) && runtime(n.input(1))) {
+            keep(n.input(0), eb);
+            keep(n.input(1), eb);
+          }
+        }
+        break;
+      case OpKind::kNormalization:
+        if (runtime(n.input(0))) keep(n.input(0), 4);
+        break;
+      case OpKind::kSoftmax:
+        if (!n.outputs.empty()) keep(n.outputs[0], 4);
+        break;
+      case OpKind::kPool:
+        if (n.op_type == "MaxPool" && runtime(n.input(0))) keep(n.input(0), eb);
+        break;
+      default:
+        break;
+    }
+  }
+  return st;
 }
 
 }  // namespace
@@ -230,6 +360,16 @@ std::string_view NameOf(Precision p) {
   return "bf16";
 }
 
+Result<Calibration> ParseCalibration(std::string_view text, const std::string& name) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return MakeError(name + ": not a JSON object");
+  try {
+    return FromJson(j, name);
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(name + ": " + e.what());
+  }
+}
+
 const Calibration& CalibrationFor(const TargetSpec& target) {
   // Every embedded calibration, loaded once.
   static const auto* all = [] {
@@ -251,14 +391,16 @@ const Calibration& CalibrationFor(const TargetSpec& target) {
 }
 
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
-                                  int element_bytes) {
+                                  int element_bytes, bool channels_minor) {
   if (!target.tiling) return TensorBytes(type, element_bytes);
   if (type.kind != ValueKind::kTensor || !type.shape.is_static()) return std::nullopt;
   const auto& tl = *target.tiling;
   int bits = element_bytes > 0 && IsFloat(type.dtype) ? element_bytes * 8 : BitsOf(type.dtype);
   if (type.dtype == DType::kBool) bits = tl.pred_bytes * 8;
   if (bits == 0) return std::nullopt;
-  const auto& dims = type.shape.dims();
+  std::vector<Dim> dims = type.shape.dims();
+  if (channels_minor && dims.size() == 4)
+    dims = {dims[0], dims[2], dims[3], dims[1]};  // NCHW -> NHWC
   double elements = 1;
   if (dims.empty()) {
     elements = 1;
@@ -286,7 +428,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("target `" + target.name +
                      "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
   }
-  const Calibration& cal = CalibrationFor(target);
+  const Calibration& cal = options.calibration ? *options.calibration : CalibrationFor(target);
   const int eb = options.precision == Precision::kFp32 ? 4 : 2;
   const Rates rates = RatesFor(target, options.precision);
   const std::vector<OpCost> costs = ComputeOpCosts(graph, eb);
@@ -430,31 +572,13 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   }
   double largest = 0, natural_total = 0, layout_total = 0;
   if (options.train) {
-    double saved = 0, saved_matrix = 0;
-    for (NodeId id : graph.topo_order()) {
-      const Node& n = graph.node(id);
-      if (costs[static_cast<std::size_t>(id)].cls == CostClass::kFree) continue;
-      if (cal.fused_attention && facts.attention[static_cast<std::size_t>(id)]) continue;
-      for (ValueId out : n.outputs) {
-        const TensorType& t = graph.value(out).type;
-        const int width = IsFloat(t.dtype) ? static_cast<int>(SavedWidth(n, eb)) : 0;
-        auto natural = TensorBytes(t, width);
-        auto layout = LayoutBytes(t, target, width);
-        if (!natural || !layout) continue;
-        // A folded BatchNorm keeps its own output too.
-        const bool matrix = costs[static_cast<std::size_t>(id)].cls == CostClass::kMatrix;
-        (matrix ? saved_matrix : saved) += *layout;
-        if (facts.implied_batchnorm[static_cast<std::size_t>(id)])
-          saved += *layout;  // the BN output
-        natural_total += *natural;
-        layout_total += *layout;
-        largest = std::max(largest, *layout);
-      }
-    }
-    m.activations = saved * cal.saved_activation_share + saved_matrix * cal.saved_matrix_share;
+    const SavedTensors st = ComputeSavedTensors(graph, costs, facts, cal, target, eb);
+    natural_total = st.natural;
+    layout_total = st.layout;
+    largest = st.largest;
+    m.activations = st.saved * cal.saved_activation_share;
     m.transients = largest * cal.transient_factor;
-    e.components.saved_bytes = saved;
-    e.components.saved_matrix_bytes = saved_matrix;
+    e.components.saved_bytes = st.saved;
   } else {
     // Liveness over the topological order: a value is live from its producer to its last user.
     std::map<ValueId, std::size_t> last_use;
@@ -467,14 +591,14 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     for (ValueId out : graph.outputs()) last_use[out] = order.size();
     double live = 0, peak_live = 0;
     for (ValueId in : graph.inputs())
-      live += LayoutBytes(graph.value(in).type, target, eb).value_or(0);
+      live += LayoutBytes(graph.value(in).type, target, eb, facts.convnet).value_or(0);
     std::multimap<std::size_t, double> frees;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Node& n = graph.node(order[i]);
       const bool fused = cal.fused_attention && facts.attention[static_cast<std::size_t>(order[i])];
       if (costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
         for (ValueId out : n.outputs) {
-          auto b = LayoutBytes(graph.value(out).type, target, eb);
+          auto b = LayoutBytes(graph.value(out).type, target, eb, facts.convnet);
           auto nb = TensorBytes(graph.value(out).type, eb);
           if (!b) continue;
           live += *b;

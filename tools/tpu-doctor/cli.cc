@@ -78,14 +78,21 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   std::vector<std::string> est_dims;
   std::int64_t est_batch = 0;
   double est_dataset = 0;
-  auto* est_cmd = app.add_subcommand("estimate", "memory, step time, throughput and cost per target");
+  auto* est_cmd =
+      app.add_subcommand("estimate", "memory, step time, throughput and cost per target");
   AddModelFlags(est_cmd, est.model, est_dims, est_batch, /*model_optional=*/false);
-  est_cmd->add_option("--targets", est.targets, "comma-separated targets, slices allowed (tpu-v5e-8)");
+  est_cmd->add_option("--targets", est.targets,
+                      "comma-separated targets, slices allowed (tpu-v5e-8)");
   est_cmd->add_flag("--train", est.train, "a training step (forward + backward + optimizer)");
   est_cmd->add_option("--optimizer", est.optimizer, "sgd, momentum, adam/adamw, adafactor");
-  est_cmd->add_option("--precision", est.precision, "fp32, bf16 (autocast, fp32 master weights), mixed");
-  est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")->check(CLI::PositiveNumber);
-  est_cmd->add_option("--format", est.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  est_cmd->add_option("--precision", est.precision,
+                      "fp32, bf16 (autocast, fp32 master weights), mixed");
+  est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
+      ->check(CLI::PositiveNumber);
+  est_cmd->add_option("--calibration", est.calibration_file,
+                      "efficiency factors JSON (format of data/calibration/)");
+  est_cmd->add_option("--format", est.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   LogsArgs logs;
   auto* logs_cmd = app.add_subcommand(

@@ -171,6 +171,20 @@ int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& e
     }
     targets.push_back(*t);
   }
+  std::optional<Calibration> calibration;
+  if (!args.calibration_file.empty()) {
+    auto src = ReadSource(args.calibration_file);
+    if (!src) {
+      err << "tpu-doctor: --calibration: " << src.error().message << "\n";
+      return kExitUsage;
+    }
+    auto cal = ParseCalibration(src->bytes, args.calibration_file);
+    if (!cal) {
+      err << "tpu-doctor: --calibration: " << cal.error().message << "\n";
+      return kExitUsage;
+    }
+    calibration = std::move(*cal);
+  }
   std::string name;
   auto model = LoadModelArg(args.model, name, err);
   if (!model) return kExitUsage;
@@ -187,6 +201,7 @@ int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& e
     o.batch = *args.model.batch;
     o.chips = t.chips;
     o.dataset_size = args.dataset_size;
+    if (calibration) o.calibration = &*calibration;
     auto e = EstimateStep(model->graph, *t.target, o);
     if (!e) {
       err << "tpu-doctor: " << e.error().message << "\n";

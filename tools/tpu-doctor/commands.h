@@ -37,6 +37,7 @@ struct EstimateArgs {
   std::string optimizer = "adam";
   std::string precision = "bf16";
   std::optional<double> dataset_size;
+  std::string calibration_file;  // overrides the targets' calibration
   std::string format = "text";
 };
 

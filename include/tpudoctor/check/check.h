@@ -12,16 +12,29 @@
 #include <vector>
 
 #include "tpudoctor/analysis/dynamism.h"
+#include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/ir/graph.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
 
+// What the memory and performance rules assume about the run (flags of `check`).
+struct CheckOptions {
+  bool train = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  Precision precision = Precision::kBf16;
+};
+
 struct CheckContext {
   const Graph& graph;
   const TargetSpec& target;
   const Dynamism& dynamism;
+  const CheckOptions& options;
+  // The cost estimate at the graph's shapes; null when the inputs are not static (the memory and
+  // performance rules then stay silent: SHP002 says how to make them static).
+  const Estimate* estimate = nullptr;
+  std::int64_t batch = 0;  // leading dim of the first input, when static
 };
 
 class Check {
@@ -37,7 +50,8 @@ class Check {
 const std::vector<std::unique_ptr<Check>>& AllChecks();
 
 // Runs every check; diagnostics come back in a deterministic order (see SortDiagnostics).
-std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target);
+std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
+                                  const CheckOptions& options = {});
 
 // Errors first, then warnings, then notes; within a severity by code, keeping emission order
 // (which follows the graph's topological order).

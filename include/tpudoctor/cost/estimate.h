@@ -31,13 +31,16 @@ std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
 
+struct Calibration;
+
 struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
   Precision precision = Precision::kBf16;
-  std::int64_t batch = 1;              // the batch the graph's shapes were made static with
-  int chips = 1;                       // data-parallel replicas (a slice such as tpu-v5e-8)
-  std::optional<double> dataset_size;  // samples per epoch
+  std::int64_t batch = 1;                    // the batch the graph's shapes were made static with
+  int chips = 1;                             // data-parallel replicas (a slice such as tpu-v5e-8)
+  std::optional<double> dataset_size;        // samples per epoch
+  const Calibration* calibration = nullptr;  // overrides the target's calibration
 };
 
 // Efficiency factors of one target family, fitted to measurements.
@@ -50,6 +53,7 @@ struct Calibration {
   bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
   double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
+  double backward_ratio = 2.0;     // backward time / forward time per op
   double vector_fusion = 1.0;      // share of vector-op traffic left after fusion (XLA fuses)
   double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
   double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
@@ -60,6 +64,9 @@ struct Calibration {
 };
 
 const Calibration& CalibrationFor(const TargetSpec& target);
+// A calibration from JSON text (the format of data/calibration/*.json), e.g. fitted to your own
+// cluster's measurements; `name` is used in messages.
+Result<Calibration> ParseCalibration(std::string_view text, const std::string& name);
 
 struct NodeTime {
   NodeId node = kNoNode;
@@ -133,7 +140,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
 
 // Bytes of a tensor in the target's memory layout: TPU (8,128) tiling rules from the target data
 // (padding the two minor dims), natural size elsewhere.
+// `channels_minor`: a rank-4 NCHW tensor of a convolutional network is laid out with the channels
+// minor (XLA's TPU layout assignment puts the feature dim last for convolutions), so the padded
+// dims are W and C, not H and W.
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
-                                  int element_bytes);
+                                  int element_bytes, bool channels_minor = false);
 
 }  // namespace tpudoctor

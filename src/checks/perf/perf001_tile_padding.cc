@@ -1,0 +1,96 @@
+// PERF001 tile-padding: on TPU, tensors are stored in (8,128) tiles; a small minor dim (3, 10, 64)
+// is padded up to 128, so the tensor takes several times its size in HBM and bandwidth.
+#include <algorithm>
+
+#include "src/checks/factories.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+constexpr double kMinInflation = 2.0;       // padded / unpadded size worth a warning
+constexpr double kMinWasteBytes = 1 << 20;  // and at least 1 MiB of padding
+
+std::string Mib(double b) { return FormatFixed(b / (1024.0 * 1024), 1) + " MiB"; }
+
+class Perf001TilePadding final : public Check {
+ public:
+  std::string_view code() const override { return "PERF001"; }
+  std::string_view name() const override { return "tile-padding"; }
+  std::string_view summary() const override {
+    return "a tensor's minor dims are padded to the TPU's (8,128) tiles, inflating it several "
+           "times";
+  }
+
+  void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    if (!ctx.target.tiling || ctx.estimate == nullptr) return;
+    const bool convnet = std::any_of(ctx.graph.nodes().begin(), ctx.graph.nodes().end(),
+                                     [](const Node& n) { return n.kind == OpKind::kConv; });
+    const int eb = ctx.options.precision == Precision::kFp32 ? 4 : 2;
+    struct Hit {
+      const Value* value;
+      double natural, padded;
+    };
+    std::vector<Hit> hits;
+    double total_waste = 0;
+    for (const Value& v : ctx.graph.values()) {
+      // Float activations: masks and indices are small, and PRED's 4-byte storage is not padding.
+      if (v.origin == ValueOrigin::kInitializer || v.type.kind != ValueKind::kTensor ||
+          TraitsOf(v.type.dtype).cls != DTypeClass::kFloat) {
+        continue;
+      }
+      auto natural = TensorBytes(v.type, eb);
+      auto padded = LayoutBytes(v.type, ctx.target, eb, convnet);
+      if (!natural || !padded || *natural <= 0) continue;
+      const double waste = *padded - *natural;
+      if (*padded / *natural < kMinInflation || waste < kMinWasteBytes) continue;
+      hits.push_back({&v, *natural, *padded});
+      total_waste += waste;
+    }
+    if (hits.empty()) return;
+    std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+      return a.padded - a.natural > b.padded - b.natural;
+    });
+    const Hit& worst = hits.front();
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kWarning;
+    d.message = "`" + worst.value->name + "` " + worst.value->type.ToString() + " takes " +
+                Mib(worst.padded) + " in " + ctx.target.name + "'s tiled layout instead of " +
+                Mib(worst.natural) + " (" + FormatFixed(worst.padded / worst.natural, 1) +
+                "x): its minor dims are padded to (8,128) tiles";
+    d.location.graph = ctx.graph.name();
+    d.location.value = worst.value->name;
+    if (worst.value->producer != kNoNode) {
+      const Node& p = ctx.graph.node(worst.value->producer);
+      d.location.node = p.name;
+      d.location.op = p.QualifiedOp();
+      d.location.scope = p.loc.scope;
+    }
+    d.notes.push_back(Plural(static_cast<std::int64_t>(hits.size()), "tensor is", "tensors are") +
+                      " inflated 2x or more, " + Mib(total_waste) +
+                      " of padding in all at this batch");
+    std::vector<std::string> more;
+    for (std::size_t i = 1; i < hits.size() && i < 4; ++i) {
+      more.push_back("`" + hits[i].value->name + "` " + hits[i].value->type.ToString());
+    }
+    if (!more.empty()) d.notes.push_back("next: " + Join(more, ", "));
+    d.notes.push_back(
+        "XLA stores arrays in (8,128) tiles of their two minor dims (openxla/xla "
+        "docs/tiled_layout.md); "
+        "the profiler's memory viewer shows the actual layout");
+    d.fix = Fix{
+        "make the minor (last) dim a multiple of 128 or move a large dim into the minor position "
+        "(e.g. points x features as [batch, features, points], or pad features to 128); fold small "
+        "dims "
+        "together with reshapes",
+        FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakePerf001TilePadding() { return std::make_unique<Perf001TilePadding>(); }
+
+}  // namespace tpudoctor

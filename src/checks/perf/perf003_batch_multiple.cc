@@ -1,0 +1,45 @@
+// PERF003 batch-multiple: the per-core batch is not a multiple of 8 on TPU.
+#include "src/checks/factories.h"
+
+namespace tpudoctor {
+namespace {
+
+class Perf003BatchMultiple final : public Check {
+ public:
+  std::string_view code() const override { return "PERF003"; }
+  std::string_view name() const override { return "batch-multiple"; }
+  std::string_view summary() const override {
+    return "the per-core batch is not a multiple of 8, so TPU tiles carry padding rows";
+  }
+
+  void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    // Batch 1 is a deliberate latency choice for serving, not a sizing mistake.
+    if (!ctx.target.is_tpu() || ctx.estimate == nullptr || ctx.batch <= 1 || ctx.batch % 8 == 0)
+      return;
+    const std::int64_t up = (ctx.batch / 8 + 1) * 8;
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kWarning;
+    d.message = "the per-core batch is " + std::to_string(ctx.batch) +
+                ", not a multiple of 8: " + std::to_string(up - ctx.batch) + " of every " +
+                std::to_string(up) + " rows in the TPU's (8,128) tiles are padding";
+    d.location.graph = ctx.graph.name();
+    d.location.value = ctx.graph.value(ctx.graph.inputs()[0]).name;
+    d.notes.push_back(
+        "Cloud TPU performance guide: the batch size per core should be a multiple of 8, or of 128 "
+        "for the best MXU use when the feature dims are small");
+    d.fix = Fix{"use a per-core batch of " + std::to_string(up) +
+                    (ctx.batch > 8 ? " or " + std::to_string(up - 8) : "") +
+                    " (global batch = per-core batch x cores)",
+                FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakePerf003BatchMultiple() {
+  return std::make_unique<Perf003BatchMultiple>();
+}
+
+}  // namespace tpudoctor
