@@ -57,6 +57,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* check_cmd = app.add_subcommand("check", "verdict and findings for a model on a target");
   AddModelFlags(check_cmd, check.model, check_dims, check_batch, /*model_optional=*/true);
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
+  check_cmd->add_flag("--train", check.train, "memory rules count a training step (gradients, optimizer, activations)");
+  check_cmd->add_option("--optimizer", check.optimizer, "with --train: sgd, momentum, adam/adamw, adafactor");
+  check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), mixed");
   check_cmd->add_option("--format", check.format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   check_cmd

@@ -19,6 +19,9 @@ struct ModelArgs {
 
 struct CheckArgs {
   ModelArgs model;
+  bool train = false;  // the memory rules count training memory
+  std::string optimizer = "adam";
+  std::string precision = "bf16";
   std::string target = "tpu-v5e";
   std::string format = "text";
   std::string fail_on = "error";

@@ -1,0 +1,158 @@
+// Hand-computed FLOPs, bytes, padding and memory on tiny graphs.
+#include <gtest/gtest.h>
+
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/cost/op_cost.h"
+#include "tpudoctor/ir/text.h"
+
+namespace tpudoctor {
+namespace {
+
+Graph Parse(const char* text) {
+  auto g = ParseGraphText(text);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+  return std::move(*g);
+}
+
+const TargetSpec& T(const char* name) { return **FindTarget(name); }
+
+TEST(OpCostTest, SingleMatmul) {
+  // [64,256] x [256,512]: 2*64*256*512 FLOPs; reads 64*256*4 + 256*512*4, writes 64*512*4 bytes.
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,256]
+  init %w: f32[256,512]
+  %y: f32[64,512] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  auto costs = ComputeOpCosts(g);
+  ASSERT_EQ(costs.size(), 1u);
+  EXPECT_EQ(costs[0].cls, CostClass::kMatrix);
+  EXPECT_DOUBLE_EQ(costs[0].flops, 2.0 * 64 * 256 * 512);
+  EXPECT_DOUBLE_EQ(costs[0].bytes_read, 64 * 256 * 4 + 256 * 512 * 4);
+  EXPECT_DOUBLE_EQ(costs[0].bytes_written, 64 * 512 * 4);
+  ASSERT_TRUE(costs[0].matmul.has_value());
+  EXPECT_DOUBLE_EQ(costs[0].matmul->m, 64);
+  EXPECT_DOUBLE_EQ(costs[0].matmul->n, 512);
+  EXPECT_DOUBLE_EQ(costs[0].matmul->k, 256);
+  // At bf16 the same traffic halves.
+  EXPECT_DOUBLE_EQ(ComputeOpCosts(g, 2)[0].bytes_written, 64 * 512 * 2);
+}
+
+TEST(OpCostTest, ConvAsImplicitGemm) {
+  // 3x3 conv, 64 -> 128 channels, 8x8 output, batch 2: 2 * 2*8*8 * 128 * (64*9) FLOPs.
+  Graph g = Parse(R"(graph g {
+  input %x: f32[2,64,8,8]
+  init %w: f32[128,64,3,3]
+  %y: f32[2,128,8,8] = Conv[conv](%x, %w) {pads=[1,1,1,1]}
+  output %y
+})");
+  auto c = ComputeOpCosts(g)[0];
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * (2 * 8 * 8) * 128 * (64 * 9));
+  EXPECT_DOUBLE_EQ(c.matmul->m, 128);
+  EXPECT_DOUBLE_EQ(c.matmul->n, 128);
+  EXPECT_DOUBLE_EQ(c.matmul->k, 576);
+}
+
+TEST(OpCostTest, ViewsAreFreeUnknownOpsAreCounted) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[4,6]
+  init %s: s64[2] known=[6,4]
+  %y: f32[6,4] = Reshape[layout](%x, %s)
+  %z: f32[6,4] = "com.example::Fancy"[unknown](%y)
+  output %z
+})");
+  auto costs = ComputeOpCosts(g);
+  EXPECT_EQ(costs[0].cls, CostClass::kFree);
+  EXPECT_FALSE(costs[1].known);
+}
+
+TEST(LayoutTest, TpuTilesPadTheMinorDims) {
+  const TargetSpec& v5e = T("tpu-v5e");
+  // f32[8,2048,3]: minor 3 -> 128, second-minor 2048 stays: 8*2048*128*4 bytes.
+  TensorType points{ValueKind::kTensor, DType::kFloat32, Shape::OfStatic({8, 2048, 3})};
+  EXPECT_DOUBLE_EQ(*LayoutBytes(points, v5e, 0), 8.0 * 2048 * 128 * 4);
+  // Second-minor 3 uses the compact 4-row tile: f32[3,256] -> 4*256*4.
+  TensorType small{ValueKind::kTensor, DType::kFloat32, Shape::OfStatic({3, 256})};
+  EXPECT_DOUBLE_EQ(*LayoutBytes(small, v5e, 0), 4.0 * 256 * 4);
+  // 10 rows pad to 16 (8-row tiles).
+  TensorType rows{ValueKind::kTensor, DType::kFloat32, Shape::OfStatic({10, 128})};
+  EXPECT_DOUBLE_EQ(*LayoutBytes(rows, v5e, 0), 16.0 * 128 * 4);
+  // Channels-minor layout for conv nets: [N,C,H,W] = [2,3,16,16] is stored as [2,16,16,3].
+  TensorType image{ValueKind::kTensor, DType::kFloat32, Shape::OfStatic({2, 3, 16, 16})};
+  EXPECT_DOUBLE_EQ(*LayoutBytes(image, v5e, 0, /*channels_minor=*/true), 2.0 * 16 * 16 * 128 * 4);
+  // GPUs store tensors densely.
+  EXPECT_DOUBLE_EQ(*LayoutBytes(points, T("nvidia-h100"), 0), 8.0 * 2048 * 3 * 4);
+}
+
+TEST(EstimateTest, MlpWithAdamMemory) {
+  // Two layers, 256 -> 512 -> 10: parameters 256*512 + 512 + 512*10 + 10 = 136,842.
+  Graph g = Parse(R"(graph g {
+  input %x: f32[32,256]
+  init %w1: f32[256,512]
+  init %b1: f32[512]
+  init %w2: f32[512,10]
+  init %b2: f32[10]
+  %h: f32[32,512] = Gemm[matmul](%x, %w1, %b1)
+  %r: f32[32,512] = Relu[elementwise](%h)
+  %y: f32[32,10] = Gemm[matmul](%r, %w2, %b2)
+  output %y
+})");
+  EstimateOptions o;
+  o.train = true;
+  o.optimizer = Optimizer::kAdam;
+  o.precision = Precision::kFp32;
+  o.batch = 32;
+  auto e = EstimateStep(g, T("nvidia-h100"), o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  const double params = 256 * 512 + 512 + 512 * 10 + 10;
+  EXPECT_DOUBLE_EQ(e->memory.weights, params * 4);
+  EXPECT_DOUBLE_EQ(e->memory.gradients, params * 4);
+  EXPECT_DOUBLE_EQ(e->memory.optimizer_state, params * 8);  // Adam: m and v in fp32
+  EXPECT_DOUBLE_EQ(e->memory.master_weights, 0);
+  // Saved for backward: x (input of the first Gemm), h (input of Relu), r (input of the second Gemm).
+  EXPECT_DOUBLE_EQ(e->components.saved_bytes, (32 * 256 + 32 * 512 + 32 * 512) * 4.0);
+  // Forward matrix FLOPs 2*32*256*512 + 2*32*512*10, three times for a training step.
+  EXPECT_DOUBLE_EQ(e->model_flops, 3 * (2.0 * 32 * 256 * 512 + 2.0 * 32 * 512 * 10));
+  // Mixed precision: bf16 weights and gradients, fp32 master copy.
+  o.precision = Precision::kMixed;
+  auto mixed = EstimateStep(g, T("nvidia-h100"), o);
+  EXPECT_DOUBLE_EQ(mixed->memory.weights, params * 2);
+  EXPECT_DOUBLE_EQ(mixed->memory.master_weights, params * 4);
+}
+
+TEST(EstimateTest, MxuPaddingSlowsOddSizes) {
+  // A compute-bound matmul with N=1000 is padded to 1024 on the MXU: it takes as long as N=1024.
+  Graph odd = Parse(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,1000]
+  %y: f32[4096,1000] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  Graph even = Parse(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,1024]
+  %y: f32[4096,1024] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  EstimateOptions o;
+  o.batch = 4096;
+  auto a = EstimateStep(odd, T("tpu-v5e"), o);
+  auto b = EstimateStep(even, T("tpu-v5e"), o);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_FALSE(a->top_nodes.empty());
+  EXPECT_NEAR(a->top_nodes[0].mxu_utilization, 1000.0 / 1024, 1e-9);
+  EXPECT_TRUE(a->top_nodes[0].compute_bound);
+  EXPECT_NEAR(a->forward_ms, b->forward_ms, b->forward_ms * 1e-6);
+}
+
+TEST(EstimateTest, SlicesCountChipsOrCores) {
+  EXPECT_EQ(FindSliceTarget("tpu-v5e-8")->chips, 8);
+  EXPECT_EQ(FindSliceTarget("tpu-v5p-128")->chips, 64);  // v5p names count TensorCores
+  EXPECT_EQ(FindSliceTarget("tpu-v4-8")->chips, 4);
+  EXPECT_EQ(FindSliceTarget("nvidia-h100")->chips, 1);
+  EXPECT_FALSE(FindSliceTarget("tpu-v5p-3").ok());
+  EXPECT_FALSE(FindSliceTarget("tpu-v9-8").ok());
+}
+
+}  // namespace
+}  // namespace tpudoctor
