@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/ir/text.h"
 
 namespace tpudoctor::testing {
 
@@ -48,6 +49,13 @@ inline LoadedModel LoadOrDie(const std::filesystem::path& p, const ShapeOptions&
   auto model = LoadModel(*src, options);
   EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().message);
   return std::move(*model);
+}
+
+// A graph from the IR text form; fails the test on a parse error.
+inline Graph ParseOrDie(const std::string& text) {
+  auto g = ParseGraphText(text);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+  return g.ok() ? std::move(*g) : Graph();
 }
 
 }  // namespace tpudoctor::testing

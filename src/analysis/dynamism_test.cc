@@ -2,16 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
 #include "tpudoctor/ir/text.h"
 
 namespace tpudoctor {
 namespace {
 
-Graph Parse(const char* text) {
-  auto g = ParseGraphText(text);
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
-  return std::move(*g);
-}
+Graph Parse(const char* text) { return testing::ParseOrDie(text); }
 
 TEST(DynamismTest, ShapeArithmeticIsCompileTime) {
   Graph g = Parse(R"(graph g {

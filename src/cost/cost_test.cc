@@ -1,6 +1,7 @@
 // Hand-computed FLOPs, bytes, padding and memory on tiny graphs.
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/ir/text.h"
@@ -8,11 +9,7 @@
 namespace tpudoctor {
 namespace {
 
-Graph Parse(const char* text) {
-  auto g = ParseGraphText(text);
-  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
-  return std::move(*g);
-}
+Graph Parse(const char* text) { return testing::ParseOrDie(text); }
 
 const TargetSpec& T(const char* name) { return **FindTarget(name); }
 
@@ -109,7 +106,8 @@ TEST(EstimateTest, MlpWithAdamMemory) {
   EXPECT_DOUBLE_EQ(e->memory.gradients, params * 4);
   EXPECT_DOUBLE_EQ(e->memory.optimizer_state, params * 8);  // Adam: m and v in fp32
   EXPECT_DOUBLE_EQ(e->memory.master_weights, 0);
-  // Saved for backward: x (input of the first Gemm), h (input of Relu), r (input of the second Gemm).
+  // Saved for backward: x (input of the first Gemm), h (input of Relu), r (input of the second
+  // Gemm).
   EXPECT_DOUBLE_EQ(e->components.saved_bytes, (32 * 256 + 32 * 512 + 32 * 512) * 4.0);
   // Forward matrix FLOPs 2*32*256*512 + 2*32*512*10, three times for a training step.
   EXPECT_DOUBLE_EQ(e->model_flops, 3 * (2.0 * 32 * 256 * 512 + 2.0 * 32 * 512 * 10));
