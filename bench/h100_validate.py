@@ -185,7 +185,7 @@ def main():
     print(f"\nmedian |error|, all {len(time_err)} rows: step time {statistics.median(time_err) * 100:.1f}%,"
           f" peak memory {statistics.median(mem_err) * 100:.1f}%")
     print(f"median |error|, {len(time_cb)} compute-bound rows (>= 2 TFLOP/step): step time"
-          f" {statistics.median(time_cb) * 100:.1f}%, peak memory {statistics.median(mem_cb) * 100:.1f}%")
+          f" {statistics.median(time_cb) * 100:.2f}%, peak memory {statistics.median(mem_cb) * 100:.2f}%")
     return 0
 
 

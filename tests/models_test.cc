@@ -6,6 +6,7 @@
 
 #include "tests/test_util.h"
 #include "tpudoctor/check/check.h"
+#include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/ir/text.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/report/report.h"
@@ -153,6 +154,62 @@ TEST(ModelsTest, IrTextRoundTripsOnRealModels) {
     EXPECT_TRUE(VerifyGraph(*parsed).empty()) << file;
     EXPECT_EQ(PrintGraphText(*parsed), text) << file;
   }
+}
+
+}  // namespace
+}  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+std::set<std::string> Codes(const std::string& file, const ShapeOptions& options, const CheckOptions& check = {},
+                            const char* target = kDefaultTarget) {
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("models/" + file), options);
+  std::set<std::string> codes;
+  for (const Diagnostic& d : RunChecks(model.graph, **FindTarget(target), check)) codes.insert(d.code);
+  return codes;
+}
+
+TEST(CostRulesOnModels, PointnetFlagsThePaddingBlowUp) {
+  EXPECT_TRUE(Codes("pointnet_small_minor_dim.onnx", {}).count("PERF001"));
+}
+
+TEST(CostRulesOnModels, OddSizesMlpFlagsMxuWasteAndSuggests128Multiples) {
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("models/odd_sizes_mlp.onnx"));
+  bool found = false;
+  for (const Diagnostic& d : RunChecks(model.graph, **FindTarget("tpu-v5e"))) {
+    if (d.code != "PERF002") continue;
+    found = true;
+    ASSERT_TRUE(d.fix.has_value());
+    EXPECT_NE(d.fix->description.find("multiples of 128"), std::string::npos);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CostRulesOnModels, Resnet50TrainingAtBatch4096DoesNotFitOneV5e) {
+  ShapeOptions options;
+  options.batch = 4096;
+  CheckOptions train;
+  train.train = true;
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("models/resnet50.onnx"), options);
+  bool found = false;
+  for (const Diagnostic& d : RunChecks(model.graph, **FindTarget("tpu-v5e"), train)) {
+    if (d.code != "MEM001") continue;
+    found = true;
+    EXPECT_EQ(d.severity, Severity::kError);
+    EXPECT_NE(d.message.find("the largest batch that fits is"), std::string::npos) << d.message;
+  }
+  EXPECT_TRUE(found);
+  // ... and the estimate names a batch that does fit, which then passes.
+  EstimateOptions eo;
+  eo.train = true;
+  eo.batch = 4096;
+  auto e = EstimateStep(model.graph, **FindTarget("tpu-v5e"), eo);
+  ASSERT_TRUE(e.ok());
+  EXPECT_FALSE(e->fits);
+  ASSERT_GT(e->max_batch, 8);
+  options.batch = e->max_batch;
+  EXPECT_FALSE(Codes("resnet50.onnx", options, train, "tpu-v5e").count("MEM001"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/test_util.h"
@@ -72,6 +73,30 @@ TEST(CliTest, ExitCodesFollowFailOn) {
             cli::kExitFindings);  // the symbolic-batch note
   EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx", "--fail-on", "never"}, out, err),
             cli::kExitOk);
+}
+
+// The JSON contract scripts rely on (issue 3): one entry per target with these keys.
+TEST(CliTest, EstimateJsonContract) {
+  fs::current_path(testing::SourceDir());
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::Run({"estimate", "testdata/models/bert_base_mlm.onnx", "--targets", "nvidia-h100,tpu-v5e-8", "--batch",
+                      "64", "--dim", "sequence=128", "--train", "--optimizer", "adamw", "--precision", "bf16", "--format",
+                      "json"},
+                     out, err),
+            cli::kExitOk)
+      << err.str();
+  auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["estimates"].size(), 2u);
+  for (const auto& e : j["estimates"]) {
+    for (const char* key : {"target", "step_time_ms", "samples_per_s", "peak_memory_bytes", "fits", "max_batch",
+                            "usd_per_million_samples", "assumptions"}) {
+      EXPECT_TRUE(e.contains(key)) << key;
+    }
+    EXPECT_GT(e["step_time_ms"].get<double>(), 0);
+    EXPECT_FALSE(e["assumptions"].empty());
+  }
+  EXPECT_EQ(j["estimates"][1]["chips"], 8);
 }
 
 }  // namespace
