@@ -17,5 +17,8 @@ std::unique_ptr<Check> MakeShp002SymbolicDims();
 std::unique_ptr<Check> MakeTpu001UnsupportedDtype();
 std::unique_ptr<Check> MakeTpu002SlowDtype();
 std::unique_ptr<Check> MakeTpu003UnsupportedOp();
+std::unique_ptr<Check> MakeXla001PlatformCustomCall();
+std::unique_ptr<Check> MakeXla002HostTransfer();
+std::unique_ptr<Check> MakeXla003DynamicDims();
 
 }  // namespace tpudoctor

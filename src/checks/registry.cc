@@ -19,6 +19,9 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
     v->push_back(MakeTpu001UnsupportedDtype());
     v->push_back(MakeTpu002SlowDtype());
     v->push_back(MakeTpu003UnsupportedOp());
+    v->push_back(MakeXla001PlatformCustomCall());
+    v->push_back(MakeXla002HostTransfer());
+    v->push_back(MakeXla003DynamicDims());
     return v;
   }();
   return *checks;
@@ -42,7 +45,11 @@ std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
   std::optional<Estimate> estimate;
   if (StaticInputs(graph) && dynamism.roots().empty()) {
     const Shape& first = graph.value(graph.inputs()[0]).type.shape;
-    context.batch = first.rank() > 0 ? first.dim(0).value() : 1;
+    // An XLA program's first parameter is often the weights: it has no batch to read off.
+    const bool xla = std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const Node& n) {
+      return n.domain == "hlo" || n.domain == "stablehlo";
+    });
+    context.batch = xla ? 0 : first.rank() > 0 ? first.dim(0).value() : 1;
     EstimateOptions eo;
     eo.train = options.train;
     eo.optimizer = options.optimizer;

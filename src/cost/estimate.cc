@@ -110,14 +110,6 @@ double UpdateBytesPerParam(Optimizer o) {
   return 28;
 }
 
-// The bytes autograd keeps of one forward output: matmul/conv outputs in the compute dtype; norms,
-// softmax and reductions run in fp32 under autocast.
-double SavedWidth(const Node& n, int element_bytes) {
-  if (n.kind == OpKind::kNormalization || n.kind == OpKind::kSoftmax || n.kind == OpKind::kReduce)
-    return 4;
-  return element_bytes;
-}
-
 // Structural facts the time and memory models need beyond per-op costs.
 struct GraphFacts {
   std::vector<bool> attention;          // inside a softmax(QK^T)V core, between the two matmuls
@@ -215,8 +207,8 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
-    if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
-    f.convnet = true;
+    if (n.kind != OpKind::kConv || n.inputs.size() < 2 || n.domain == "hlo") continue;
+    f.convnet = true;  // ONNX convolutions are NCHW
     const std::size_t i = static_cast<std::size_t>(n.id);
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
@@ -399,8 +391,13 @@ std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& targ
   if (type.dtype == DType::kBool) bits = tl.pred_bytes * 8;
   if (bits == 0) return std::nullopt;
   std::vector<Dim> dims = type.shape.dims();
-  if (channels_minor && dims.size() == 4)
+  if (channels_minor && dims.size() == 4) {
     dims = {dims[0], dims[2], dims[3], dims[1]};  // NCHW -> NHWC
+  }
+  // Size-1 dims hold no data and XLA's layout assignment keeps them out of the tiled minor dims.
+  dims.erase(std::remove_if(dims.begin(), dims.end(),
+                            [](const Dim& d) { return d.is_static() && d.value() == 1; }),
+             dims.end());
   double elements = 1;
   if (dims.empty()) {
     elements = 1;
@@ -424,7 +421,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
   if (!target.hbm_gbps || !target.hbm_gib ||
-      !target.bf16_tflops.has_value() && !target.fp32_tflops.has_value()) {
+      (!target.bf16_tflops.has_value() && !target.fp32_tflops.has_value())) {
     return MakeError("target `" + target.name +
                      "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
   }

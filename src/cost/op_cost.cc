@@ -1,9 +1,12 @@
 #include "tpudoctor/cost/op_cost.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <string_view>
+
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -37,6 +40,15 @@ class Coster {
   Coster(const Graph& g, int element_bytes) : g_(g), eb_(element_bytes) {}
 
   OpCost Cost(const Node& n) const {
+    if (n.domain == "hlo") {
+      if (n.op_type == "dot") return HloDot(n);
+      if (n.op_type == "convolution") return HloConv(n);
+      if (n.op_type == "fusion" || n.op_type == "call") return HloFusion(n);
+      if (n.op_type == "parameter" || n.op_type == "get-tuple-element" || n.op_type == "tuple" ||
+          n.op_type == "bitcast") {
+        return Free();
+      }
+    }
     switch (n.kind) {
       case OpKind::kConstant:
       case OpKind::kShapeOf:
@@ -142,6 +154,96 @@ class Coster {
     } else if (auto in = InElements(n)) {
       c.flops = *in;  // global pooling
     }
+    return c;
+  }
+
+  // HLO dot: dims from the dimension numbers; batch and contracting dims of both sides.
+  OpCost HloDot(const Node& n) const {
+    if (n.inputs.size() < 2 || n.outputs.empty()) return Unknown();
+    const Shape& a = ShapeOf(n.input(0));
+    const Shape& b = ShapeOf(n.input(1));
+    if (!a.is_static() || !b.is_static()) return Unknown();
+    auto dims = [&](const char* key) {
+      return n.IntsAttr(key).value_or(std::vector<std::int64_t>{});
+    };
+    const auto lb = dims("lhs_batch_dims"), lc = dims("lhs_contracting_dims");
+    const auto rb = dims("rhs_batch_dims"), rc = dims("rhs_contracting_dims");
+    auto in = [](const std::vector<std::int64_t>& v, std::size_t i) {
+      return std::find(v.begin(), v.end(), static_cast<std::int64_t>(i)) != v.end();
+    };
+    MatmulDims d;
+    d.m = d.n = d.k = 1;
+    for (std::size_t i = 0; i < a.rank(); ++i) {
+      const double v = static_cast<double>(a.dim(i).value());
+      if (in(lb, i))
+        d.batch *= v;
+      else if (in(lc, i))
+        d.k *= v;
+      else
+        d.m *= v;
+    }
+    for (std::size_t i = 0; i < b.rank(); ++i) {
+      if (!in(rb, i) && !in(rc, i)) d.n *= static_cast<double>(b.dim(i).value());
+    }
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    c.flops = 2 * d.batch * d.m * d.n * d.k;
+    c.matmul = d;
+    return c;
+  }
+
+  // HLO convolution: `dim_labels=b01f_01io->b01f`; FLOPs = 2 x output elements x (kernel window x
+  // input features per group).
+  OpCost HloConv(const Node& n) const {
+    if (n.inputs.size() < 2 || n.outputs.empty()) return Unknown();
+    const Shape& w = ShapeOf(n.input(1));
+    const Shape& y = ShapeOf(n.outputs[0]);
+    auto labels = n.StringAttr("dim_labels");
+    if (!w.is_static() || !y.is_static() || !labels) return Unknown();
+    const auto parts = Split(*labels, '_');
+    if (parts.size() != 2) return Unknown();
+    const std::string_view kernel_labels = parts[1].substr(0, parts[1].find("->"));
+    const std::string_view out_labels = parts[1].find("->") == std::string_view::npos
+                                            ? std::string_view()
+                                            : parts[1].substr(parts[1].find("->") + 2);
+    if (kernel_labels.size() != w.rank() || out_labels.size() != y.rank()) return Unknown();
+    double window_k = 1, out_features = 1, out_elems = 1;
+    for (std::size_t i = 0; i < w.rank(); ++i) {
+      const char l = kernel_labels[i];
+      if (l == 'i' || std::isdigit(static_cast<unsigned char>(l)))
+        window_k *= static_cast<double>(w.dim(i).value());
+    }
+    for (std::size_t i = 0; i < y.rank(); ++i) {
+      out_elems *= static_cast<double>(y.dim(i).value());
+      if (out_labels[i] == 'f') out_features = static_cast<double>(y.dim(i).value());
+    }
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    MatmulDims d;
+    const double groups = static_cast<double>(
+        std::max<std::int64_t>(1, n.IntAttr("feature_group_count").value_or(1)));
+    d.batch = groups;
+    d.m = out_elems / out_features;
+    d.n = out_features / groups;
+    d.k = window_k;
+    c.flops = 2 * out_elems * window_k;
+    c.matmul = d;
+    return c;
+  }
+
+  // A fusion is one kernel: the work of its computation, the traffic of its operands and results.
+  OpCost HloFusion(const Node& n) const {
+    if (n.subgraphs.empty()) return Unknown();
+    OpCost inner = SubgraphCost(*n.subgraphs.front().graph);
+    if (!inner.known) return inner;
+    OpCost c;
+    c.cls = inner.flops > 0 && inner.matmul ? CostClass::kMatrix : CostClass::kVector;
+    if (!Traffic(n, c)) return Unknown();
+    c.flops = inner.flops;
+    c.matmul = inner.matmul;
+    if (c.matmul) c.cls = CostClass::kMatrix;
     return c;
   }
 
@@ -270,12 +372,17 @@ class Coster {
     OpCost total;
     total.cls = CostClass::kVector;
     Coster inner(sub, eb_);
+    double largest = 0;
     for (NodeId id : sub.topo_order()) {
       OpCost c = inner.Cost(sub.node(id));
       if (!c.known) return Unknown();
       total.flops += c.flops;
       total.bytes_read += c.bytes_read;
       total.bytes_written += c.bytes_written;
+      if (c.matmul && c.flops > largest) {  // the MXU shape of a fusion is its largest matmul's
+        largest = c.flops;
+        total.matmul = c.matmul;
+      }
     }
     return total;
   }

@@ -1,4 +1,5 @@
 #include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/frontend/onnx.h"
 
 namespace tpudoctor {
@@ -6,9 +7,12 @@ namespace tpudoctor {
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
-  if (SniffOnnx(source) > 0) return LoadOnnx(source, options);
+  const int hlo = SniffHlo(source);
+  const int onnx = SniffOnnx(source);
+  if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
+  if (onnx > 0) return LoadOnnx(source, options);
   return MakeError(source.display_name +
-                   ": not a model format tpu-doctor reads (expected an ONNX .onnx file)");
+                   ": not a model format tpu-doctor reads (expected ONNX .onnx or XLA HLO text)");
 }
 
 }  // namespace tpudoctor

@@ -10,6 +10,7 @@ namespace {
 
 constexpr double kMinInflation = 2.0;       // padded / unpadded size worth a warning
 constexpr double kMinWasteBytes = 1 << 20;  // and at least 1 MiB of padding
+constexpr double kBlowUp = 8.0;             // one tensor this inflated is always worth it
 
 std::string Mib(double b) { return FormatFixed(b / (1024.0 * 1024), 1) + " MiB"; }
 
@@ -24,8 +25,9 @@ class Perf001TilePadding final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     if (!ctx.target.tiling || ctx.estimate == nullptr) return;
-    const bool convnet = std::any_of(ctx.graph.nodes().begin(), ctx.graph.nodes().end(),
-                                     [](const Node& n) { return n.kind == OpKind::kConv; });
+    const bool convnet =
+        std::any_of(ctx.graph.nodes().begin(), ctx.graph.nodes().end(),
+                    [](const Node& n) { return n.kind == OpKind::kConv && n.domain != "hlo"; });
     const int eb = ctx.options.precision == Precision::kFp32 ? 4 : 2;
     struct Hit {
       const Value* value;
@@ -47,7 +49,17 @@ class Perf001TilePadding final : public Check {
       hits.push_back({&v, *natural, *padded});
       total_waste += waste;
     }
-    if (hits.empty()) return;
+    // Where it matters: the padding is a sizeable part of the model's activation memory.
+    constexpr double kMinShareOfActivations = 0.25;
+    double activations = 0;
+    for (const Value& v : ctx.graph.values()) {
+      if (v.origin == ValueOrigin::kInitializer || v.type.kind != ValueKind::kTensor) continue;
+      activations += LayoutBytes(v.type, ctx.target, eb, convnet).value_or(0);
+    }
+    // ... or one tensor blows up: a minor dim of 16 or less padded to 128 (8x or more).
+    const bool blow_up = std::any_of(hits.begin(), hits.end(),
+                                     [](const auto& h) { return h.padded >= kBlowUp * h.natural; });
+    if (hits.empty() || (!blow_up && total_waste < kMinShareOfActivations * activations)) return;
     std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
       return a.padded - a.natural > b.padded - b.natural;
     });

@@ -11,7 +11,7 @@ namespace tpudoctor {
 namespace {
 
 constexpr double kMaxUtilization = 0.5;  // useful / padded MXU work below this is worth a warning
-constexpr double kMinShare = 0.01;       // of the model's padded matrix work
+constexpr double kMinShare = 0.10;       // of the model's padded matrix work: where it matters
 
 std::string Better(double v, int tile) {
   const auto n = static_cast<std::int64_t>(v);

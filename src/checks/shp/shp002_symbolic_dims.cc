@@ -31,7 +31,10 @@ class Shp002SymbolicDims final : public Check {
       }
       for (std::size_t i = 0; i < v.type.shape.rank(); ++i) {
         const Dim& d = v.type.shape.dim(i);
-        if (d.is_symbol() && symbols.insert(d.symbol()).second) symbol_order.push_back(d.symbol());
+        // `<=N` is a bounded dynamic dim of an XLA program: XLA003's, not a flag to set.
+        if (d.is_symbol() && d.symbol().rfind("<=", 0) != 0 && symbols.insert(d.symbol()).second) {
+          symbol_order.push_back(d.symbol());
+        }
         if (d.is_unknown()) {
           sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
           unknown_input = true;

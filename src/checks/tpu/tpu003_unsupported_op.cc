@@ -4,6 +4,7 @@
 #include <map>
 
 #include "src/checks/factories.h"
+#include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
 #include "tpudoctor/support/strings.h"
 
@@ -32,6 +33,17 @@ std::string FixFor(OnnxSupport s) {
   }
 }
 
+// XLA programs: every HLO opcode lowers (custom calls are XLA001's); an opcode XLA does not define
+// is kept in the graph and reported here. Everything else is judged by the ONNX table.
+OnnxOpInfo SupportOf(const Node& n) {
+  if (n.domain == "hlo") {
+    if (HloOpKind(n.op_type)) return {n.kind, OnnxSupport::kOk, ""};
+    return {OpKind::kUnknown, OnnxSupport::kUnknownOp,
+            "not an HLO opcode this XLA version defines"};
+  }
+  return LookupOnnxOp(n.domain, n.op_type);
+}
+
 class Tpu003UnsupportedOp final : public Check {
  public:
   std::string_view code() const override { return "TPU003"; }
@@ -52,7 +64,7 @@ class Tpu003UnsupportedOp final : public Check {
     std::vector<std::string> order;
     ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
                         [&](const Graph&, const std::string& path, const Node& n) {
-                          OnnxOpInfo info = LookupOnnxOp(n.domain, n.op_type);
+                          OnnxOpInfo info = SupportOf(n);
                           if (!Unsupported(info.support)) return;
                           const std::string key = n.QualifiedOp();
                           auto [it, inserted] = groups.try_emplace(key);
@@ -68,7 +80,9 @@ class Tpu003UnsupportedOp final : public Check {
       const Group& g = groups[key];
       Diagnostic d;
       d.code = std::string(code());
-      d.severity = Severity::kError;
+      // An opcode newer than tpu-doctor's table is not evidence of a problem: say so, do not block.
+      const bool unknown_hlo = g.first->domain == "hlo";
+      d.severity = unknown_hlo ? Severity::kWarning : Severity::kError;
       d.message = "`" + key + "` has no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
       if (g.names.size() > 1) {
         d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op",
@@ -82,7 +96,12 @@ class Tpu003UnsupportedOp final : public Check {
           shown.push_back("`" + g.names[i] + "`");
         d.notes.push_back("nodes: " + Join(shown, ", ") + (g.names.size() > 5 ? ", ..." : ""));
       }
-      d.fix = Fix{FixFor(g.info.support), FixApplicability::kDisplayOnly};
+      d.fix = Fix{
+          unknown_hlo
+              ? "check that the XLA version behind your TPU runtime knows this op (newer opcodes "
+                "need a matching libtpu)"
+              : FixFor(g.info.support),
+          FixApplicability::kDisplayOnly};
       sink.Add(std::move(d));
     }
   }

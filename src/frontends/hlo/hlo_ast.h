@@ -1,0 +1,58 @@
+// The parsed form of an HLO text module, before it becomes IR. Private to src/frontends/hlo.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor::hlo {
+
+struct HloShape {
+  bool is_tuple = false;
+  bool is_token = false;
+  std::vector<HloShape> elements;  // tuple elements
+  DType dtype = DType::kUnknown;
+  std::vector<Dim> dims;
+  std::vector<bool> dynamic;  // per dim: `<=N` (bounded, dims[i] = N) or `?` (dims[i] unknown)
+};
+
+struct HloAttr {
+  std::string name;
+  std::string value;  // raw text, balanced
+};
+
+struct HloInstr {
+  std::string name;
+  HloShape shape;
+  std::string opcode;
+  std::vector<std::string> operands;  // operand names (without `%`); literal text for constants
+  std::vector<HloAttr> attrs;
+  bool root = false;
+  int line = 0;
+  int column = 0;
+
+  const HloAttr* Attr(std::string_view attr_name) const;
+};
+
+struct HloComputation {
+  std::string name;
+  bool entry = false;
+  std::vector<HloInstr> instrs;
+  int line = 0;
+};
+
+struct HloModule {
+  std::string name;
+  std::vector<HloComputation> computations;
+  // Source positions from the FileNames/FileLocations/StackFrames tables of optimized dumps.
+  std::map<long, SourceLoc> stack_frames;
+  int modules_in_file = 1;
+};
+
+// Parses HLO text (one module; further `// -----`-separated modules are counted, not read).
+// Errors carry `line:col`.
+Result<HloModule> ParseHloText(std::string_view text);
+
+}  // namespace tpudoctor::hlo

@@ -1,0 +1,474 @@
+// A recursive-descent parser for XLA's HLO text format (the grammar of
+// openxla/xla xla/hlo/parser/hlo_parser.cc, as far as analysis needs it): module header, optional
+// source tables, computations, and instructions with shapes, operands and attributes. Attribute
+// values are kept as balanced raw text and interpreted by the IR builder.
+#include <cctype>
+#include <charconv>
+
+#include "src/frontends/hlo/hlo_ast.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor::hlo {
+
+const HloAttr* HloInstr::Attr(std::string_view attr_name) const {
+  for (const HloAttr& a : attrs) {
+    if (a.name == attr_name) return &a;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr int kMaxDepth = 64;  // nesting of shapes and attribute values
+
+std::optional<DType> HloDType(std::string_view t) {
+  static const std::pair<std::string_view, DType> kTypes[] = {
+      {"pred", DType::kBool},
+      {"s4", DType::kInt4},
+      {"s8", DType::kInt8},
+      {"s16", DType::kInt16},
+      {"s32", DType::kInt32},
+      {"s64", DType::kInt64},
+      {"u4", DType::kUInt4},
+      {"u8", DType::kUInt8},
+      {"u16", DType::kUInt16},
+      {"u32", DType::kUInt32},
+      {"u64", DType::kUInt64},
+      {"f16", DType::kFloat16},
+      {"bf16", DType::kBFloat16},
+      {"f32", DType::kFloat32},
+      {"f64", DType::kFloat64},
+      {"c64", DType::kComplex64},
+      {"c128", DType::kComplex128},
+      {"f8e4m3fn", DType::kFloat8E4M3FN},
+      {"f8e5m2", DType::kFloat8E5M2},
+      {"f8e4m3fnuz", DType::kFloat8E4M3FNUZ},
+      {"f8e5m2fnuz", DType::kFloat8E5M2FNUZ},
+      {"f4e2m1fn", DType::kFloat4E2M1},
+      // Other sub-byte and float8 variants have no IR dtype: unknown, never a crash.
+      {"s1", DType::kUnknown},
+      {"s2", DType::kUnknown},
+      {"u1", DType::kUnknown},
+      {"u2", DType::kUnknown},
+      {"f8e4m3", DType::kUnknown},
+      {"f8e3m4", DType::kUnknown},
+      {"f8e4m3b11fnuz", DType::kUnknown},
+      {"f8e8m0fnu", DType::kUnknown},
+      {"opaque", DType::kUnknown},
+  };
+  for (const auto& [name, d] : kTypes) {
+    if (name == t) return d;
+  }
+  return std::nullopt;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+
+  Result<HloModule> Module() {
+    HloModule m;
+    Skip();
+    if (Word("HloModule")) {
+      Skip();
+      m.name = Name();
+      SkipLine();  // module attributes: entry_computation_layout, is_scheduled, ...
+    }
+    for (;;) {
+      Skip();
+      if (AtEnd()) break;
+      if (Word("HloModule")) {  // the next `// -----`-separated module: counted, not read
+        ++m.modules_in_file;
+        break;
+      }
+      if (auto table = TableName(); !table.empty()) {
+        Table(table);
+        continue;
+      }
+      auto c = Computation();
+      if (!c) return c.error();
+      m.computations.push_back(std::move(*c));
+    }
+    if (m.computations.empty()) return Fail("expected an HLO computation (`ENTRY name {` ... `}`)");
+    ResolveFrames(m);
+    return m;
+  }
+
+ private:
+  // ---- characters ----
+  bool AtEnd() const { return pos_ >= s_.size(); }
+  char Peek(std::size_t ahead = 0) const {
+    return pos_ + ahead < s_.size() ? s_[pos_ + ahead] : '\0';
+  }
+  void Advance() {
+    if (Peek() == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    }
+    ++pos_;
+  }
+  int Column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+  Error Fail(const std::string& what) const {
+    return MakeError(std::to_string(line_) + ":" + std::to_string(Column()) + ": " + what);
+  }
+  // Spaces, newlines and comments.
+  void Skip() {
+    for (;;) {
+      while (!AtEnd() && std::isspace(static_cast<unsigned char>(Peek()))) Advance();
+      if (Peek() == '/' && Peek(1) == '/') {
+        while (!AtEnd() && Peek() != '\n') Advance();
+      } else if (Peek() == '/' && Peek(1) == '*') {
+        while (!AtEnd() && !(Peek() == '*' && Peek(1) == '/')) Advance();
+        if (!AtEnd()) {
+          Advance();
+          Advance();
+        }
+      } else {
+        return;
+      }
+    }
+  }
+  // Spaces, tabs and /* comments */ only: instructions end at the end of their line.
+  void SkipInline() {
+    for (;;) {
+      while (Peek() == ' ' || Peek() == '\t' || Peek() == '\r') Advance();
+      if (!(Peek() == '/' && Peek(1) == '*')) return;
+      while (!AtEnd() && Peek() != '\n' && !(Peek() == '*' && Peek(1) == '/')) Advance();
+      if (Peek() == '*') {
+        Advance();
+        Advance();
+      }
+    }
+  }
+  void SkipLine() {
+    int depth = 0;
+    while (!AtEnd() && !(Peek() == '\n' && depth <= 0)) {
+      if (Peek() == '"') {
+        String();
+        continue;
+      }
+      if (Peek() == '{' || Peek() == '(' || Peek() == '[') ++depth;
+      if (Peek() == '}' || Peek() == ')' || Peek() == ']') --depth;
+      Advance();
+    }
+  }
+  bool Word(std::string_view w) {
+    if (s_.substr(pos_, w.size()) != w) return false;
+    const char after = Peek(w.size());
+    if (std::isalnum(static_cast<unsigned char>(after)) || after == '_' || after == '.')
+      return false;
+    for (std::size_t i = 0; i < w.size(); ++i) Advance();
+    return true;
+  }
+  bool Eat(char c) {
+    if (Peek() != c) return false;
+    Advance();
+    return true;
+  }
+  static bool NameChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+           c == '$';
+  }
+  std::string Name() {
+    if (Peek() == '%') Advance();
+    std::string out;
+    while (!AtEnd() && NameChar(Peek())) {
+      out += Peek();
+      Advance();
+    }
+    return out;
+  }
+  std::string String() {
+    std::string out;
+    Advance();  // opening quote
+    while (!AtEnd() && Peek() != '"') {
+      if (Peek() == '\\' && pos_ + 1 < s_.size()) Advance();
+      out += Peek();
+      Advance();
+    }
+    Eat('"');
+    return out;
+  }
+  // Balanced raw text up to (not including) a top-level `,` or the end of the line.
+  Result<std::string> RawValue(bool stop_at_paren = false) {
+    std::string out;
+    std::vector<char> stack;
+    while (!AtEnd()) {
+      const char c = Peek();
+      if (stack.empty() && (c == ',' || c == '\n' || (stop_at_paren && c == ')'))) break;
+      if (c == '"') {
+        const std::size_t start = pos_;
+        String();
+        out.append(s_.substr(start, pos_ - start));
+        continue;
+      }
+      if (c == '{' || c == '(' || c == '[') {
+        if (stack.size() >= kMaxDepth) return Fail("attribute value nested too deeply");
+        stack.push_back(c == '{' ? '}' : c == '(' ? ')' : ']');
+      } else if (c == '}' || c == ')' || c == ']') {
+        if (stack.empty()) break;
+        if (stack.back() != c)
+          return Fail(std::string("unbalanced `") + c + "` in attribute value");
+        stack.pop_back();
+      }
+      out += c;
+      Advance();
+    }
+    if (!stack.empty())
+      return Fail(std::string("expected `") + stack.back() + "` before the end of the line");
+    return std::string(Trim(out));
+  }
+
+  // One balanced `{...}` group.
+  Result<Ok> Group() {
+    int depth = 0;
+    do {
+      if (AtEnd()) return Fail("expected `}` to close a layout");
+      if (Peek() == '"') {
+        String();
+        continue;
+      }
+      if (Peek() == '{' || Peek() == '(' || Peek() == '[') ++depth;
+      if (Peek() == '}' || Peek() == ')' || Peek() == ']') --depth;
+      if (depth > kMaxDepth) return Fail("layout nested too deeply");
+      Advance();
+    } while (depth > 0);
+    return Ok{};
+  }
+
+  // ---- shapes ----
+  Result<HloShape> Shape(int depth = 0) {
+    if (depth > kMaxDepth) return Fail("shape nested too deeply");
+    HloShape sh;
+    SkipInline();
+    if (Eat('(')) {
+      sh.is_tuple = true;
+      SkipInline();
+      if (Eat(')')) return sh;
+      do {
+        auto e = Shape(depth + 1);
+        if (!e) return e.error();
+        sh.elements.push_back(std::move(*e));
+        SkipInline();
+      } while (Eat(','));
+      if (!Eat(')')) return Fail("expected `)` to close a tuple shape");
+      return sh;
+    }
+    std::string type;
+    while (std::isalnum(static_cast<unsigned char>(Peek()))) {
+      type += Peek();
+      Advance();
+    }
+    if (type == "token") {
+      sh.is_token = true;
+      if (Eat('[')) Eat(']');
+      return sh;
+    }
+    auto dt = HloDType(type);
+    if (!dt) return Fail("unknown element type `" + type + "`");
+    sh.dtype = *dt;
+    if (!Eat('[')) return Fail("expected `[` after the element type");
+    if (!Eat(']')) {
+      do {
+        SkipInline();
+        if (Eat('?')) {
+          sh.dims.push_back(Dim::Unknown());
+          sh.dynamic.push_back(true);
+          continue;
+        }
+        const bool bounded = Peek() == '<' && Peek(1) == '=';
+        if (bounded) {
+          Advance();
+          Advance();
+        }
+        auto v = Integer();
+        if (!v) return Fail("expected a dimension size");
+        sh.dims.push_back(Dim::Static(*v));
+        sh.dynamic.push_back(bounded);
+      } while (Eat(','));
+      if (!Eat(']')) return Fail("expected `]` to close the dimensions");
+    }
+    if (Peek() == '{') {  // layout: {1,0} or {0:T(8,128)...}
+      if (auto layout = Group(); !layout) return layout.error();
+    }
+    return sh;
+  }
+  std::optional<std::int64_t> Integer() {
+    const std::size_t start = pos_;
+    if (Peek() == '-') Advance();
+    while (std::isdigit(static_cast<unsigned char>(Peek()))) Advance();
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, v);
+    if (ec != std::errc() || p == s_.data() + start) return std::nullopt;
+    return v;
+  }
+
+  // ---- computations and instructions ----
+  Result<HloComputation> Computation() {
+    HloComputation c;
+    c.line = line_;
+    if (Word("ENTRY")) {
+      c.entry = true;
+      Skip();
+    }
+    c.name = Name();
+    if (c.name.empty()) return Fail("expected a computation name");
+    Skip();
+    if (Peek() == '(') {  // (params) -> shape
+      while (!AtEnd() && Peek() != '{') {
+        if (Peek() == '\n' && false) break;
+        Advance();
+      }
+    }
+    if (!Eat('{')) return Fail("expected `{` to open computation `" + c.name + "`");
+    for (;;) {
+      Skip();
+      if (AtEnd()) return Fail("expected `}` to close computation `" + c.name + "`");
+      if (Eat('}')) break;
+      auto ins = Instruction();
+      if (!ins) return ins.error();
+      c.instrs.push_back(std::move(*ins));
+    }
+    SkipInline();
+    if (Peek() == ',') SkipLine();  // , execution_thread="..."
+    return c;
+  }
+
+  Result<HloInstr> Instruction() {
+    HloInstr ins;
+    ins.line = line_;
+    ins.column = Column();
+    if (Word("ROOT")) {
+      ins.root = true;
+      SkipInline();
+    }
+    ins.name = Name();
+    if (ins.name.empty()) return Fail("expected an instruction name");
+    SkipInline();
+    if (!Eat('=')) return Fail("expected `=` after `" + ins.name + "`");
+    auto shape = Shape();
+    if (!shape) return shape.error();
+    ins.shape = std::move(*shape);
+    SkipInline();
+    while (NameChar(Peek())) {
+      ins.opcode += Peek();
+      Advance();
+    }
+    if (ins.opcode.empty()) return Fail("expected an opcode");
+    SkipInline();
+    if (!Eat('(')) return Fail("expected `(` after opcode `" + ins.opcode + "`");
+    auto operands = Operands();
+    if (!operands) return operands.error();
+    ins.operands = std::move(*operands);
+    for (;;) {
+      SkipInline();
+      if (!Eat(',')) break;
+      SkipInline();
+      HloAttr a;
+      while (NameChar(Peek())) {
+        a.name += Peek();
+        Advance();
+      }
+      if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
+      auto v = RawValue();
+      if (!v) return v.error();
+      a.value = std::move(*v);
+      ins.attrs.push_back(std::move(a));
+    }
+    SkipInline();
+    if (!AtEnd() && Peek() != '\n' && !(Peek() == '/' && Peek(1) == '/')) {
+      return Fail(std::string("unexpected `") + Peek() + "` after instruction `" + ins.name + "`");
+    }
+    return ins;
+  }
+
+  // Operands: `a, f32[2]{0} %b, s32[] c` — an optional shape, then a name. Constants keep their
+  // literal (`constant(1)`, `constant({1, 2})`).
+  Result<std::vector<std::string>> Operands() {
+    std::vector<std::string> out;
+    SkipInline();
+    if (Eat(')')) return out;
+    for (;;) {
+      auto raw = RawValue(/*stop_at_paren=*/true);
+      if (!raw) return raw.error();
+      std::string text = *raw;
+      // Drop /*index=N*/ comments that long operand lists carry.
+      for (std::size_t c = text.find("/*"); c != std::string::npos; c = text.find("/*")) {
+        const std::size_t e = text.find("*/", c);
+        text.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+      }
+      // The name is the last token: after an optional shape and layout.
+      std::size_t end = text.size();
+      std::size_t start = end;
+      while (start > 0 && (NameChar(text[start - 1]) || text[start - 1] == '%')) --start;
+      std::string name = text.substr(start);
+      if (!name.empty() && name[0] == '%') name.erase(0, 1);
+      std::string whole(Trim(text));
+      if (!whole.empty() && whole[0] == '%') whole.erase(0, 1);
+      out.push_back(start == 0 || text.find_first_of("[(") == std::string::npos ? whole : name);
+      if (Eat(',')) continue;
+      if (Eat(')')) return out;
+      return Fail("expected `,` or `)` in the operand list");
+    }
+  }
+
+  // ---- source tables of optimized dumps ----
+  std::string TableName() {
+    for (std::string_view t : {"FileNames", "FunctionNames", "FileLocations", "StackFrames"}) {
+      if (Word(t)) return std::string(t);
+    }
+    return {};
+  }
+  void Table(const std::string& table) {
+    for (;;) {
+      SkipInline();
+      if (Peek() == '\n') Advance();
+      SkipInline();
+      if (!std::isdigit(static_cast<unsigned char>(Peek()))) return;
+      auto id = Integer();
+      SkipInline();
+      const std::size_t start = pos_;
+      while (!AtEnd() && Peek() != '\n') Advance();
+      std::string rest(s_.substr(start, pos_ - start));
+      if (!id) continue;
+      if (table == "FileNames") files_[*id] = std::string(Trim(rest)).substr(rest.empty() ? 0 : 0);
+      if (table == "FileLocations") locations_[*id] = rest;
+      if (table == "StackFrames") frames_[*id] = rest;
+    }
+  }
+  static std::optional<long> Field(const std::string& text, std::string_view key) {
+    auto at = text.find(std::string(key) + "=");
+    if (at == std::string::npos) return std::nullopt;
+    auto v = ParseInt64(std::string_view(text).substr(
+        at + key.size() + 1, text.find_first_of(" }", at) - (at + key.size() + 1)));
+    if (!v) return std::nullopt;
+    return static_cast<long>(*v);
+  }
+  void ResolveFrames(HloModule& m) {
+    for (const auto& [id, frame] : frames_) {
+      auto loc_id = Field(frame, "file_location_id");
+      if (!loc_id || !locations_.count(*loc_id)) continue;
+      const std::string& loc = locations_[*loc_id];
+      SourceLoc sl;
+      if (auto file = Field(loc, "file_name_id"); file && files_.count(*file)) {
+        std::string f = files_[*file];
+        if (f.size() >= 2 && f.front() == '"') f = f.substr(1, f.size() - 2);
+        sl.file = f;
+      }
+      if (auto ln = Field(loc, "line")) sl.line = static_cast<int>(*ln);
+      m.stack_frames[id] = sl;
+    }
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+  std::size_t line_start_ = 0;
+  std::map<long, std::string> files_, locations_, frames_;
+};
+
+}  // namespace
+
+Result<HloModule> ParseHloText(std::string_view text) { return Parser(text).Module(); }
+
+}  // namespace tpudoctor::hlo

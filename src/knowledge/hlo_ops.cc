@@ -1,0 +1,75 @@
+#include "tpudoctor/knowledge/hlo_ops.h"
+
+#include <map>
+#include <vector>
+
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+std::vector<std::vector<std::string_view>> Rows(const char* path) {
+  std::vector<std::vector<std::string_view>> out;
+  auto data = FindEmbedded(path);
+  if (!data) return out;
+  for (std::string_view line : SplitLines(*data)) {
+    if (line.empty() || line.front() == '#') continue;
+    out.push_back(Split(line, '\t'));
+  }
+  return out;
+}
+
+CallPlatform ParsePlatform(std::string_view p) {
+  if (p == "portable") return CallPlatform::kPortable;
+  if (p == "cpu_only") return CallPlatform::kCpuOnly;
+  if (p == "gpu_only") return CallPlatform::kGpuOnly;
+  if (p == "gpu_internal") return CallPlatform::kGpuInternal;
+  if (p == "tpu_only") return CallPlatform::kTpuOnly;
+  if (p == "host_callback") return CallPlatform::kHostCallback;
+  return CallPlatform::kUnknown;
+}
+
+}  // namespace
+
+std::optional<OpKind> HloOpKind(std::string_view opcode) {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, OpKind, std::less<>>();
+    for (const auto& r : Rows("data/hlo/opcodes.tsv")) {
+      if (r.size() >= 2)
+        t->emplace(std::string(r[0]), ParseOpKind(r[1]).value_or(OpKind::kUnknown));
+    }
+    return t;
+  }();
+  auto it = table->find(opcode);
+  if (it == table->end()) return std::nullopt;
+  return it->second;
+}
+
+CustomCallInfo LookupCustomCall(std::string_view target) {
+  static const auto* exact = [] {
+    auto* t = new std::map<std::string, CustomCallInfo, std::less<>>();
+    for (const auto& r : Rows("data/hlo/custom_calls.tsv")) {
+      if (r.size() >= 2)
+        t->emplace(std::string(r[0]),
+                   CustomCallInfo{ParsePlatform(r[1]), r.size() > 2 ? std::string(r[2]) : ""});
+    }
+    return t;
+  }();
+  static const auto* prefixes = [] {
+    auto* v = new std::vector<std::pair<std::string, CustomCallInfo>>();
+    for (const auto& r : Rows("data/hlo/custom_call_prefixes.tsv")) {
+      if (r.size() >= 2)
+        v->emplace_back(std::string(r[0]),
+                        CustomCallInfo{ParsePlatform(r[1]), r.size() > 2 ? std::string(r[2]) : ""});
+    }
+    return v;
+  }();
+  if (auto it = exact->find(target); it != exact->end()) return it->second;
+  for (const auto& [prefix, info] : *prefixes) {
+    if (target.rfind(prefix, 0) == 0) return info;
+  }
+  return {};
+}
+
+}  // namespace tpudoctor
