@@ -67,9 +67,11 @@ struct Attribute {
 
 class Graph;
 
+// A graph a node calls. Shared: an XLA computation called from many places (a reduce combiner)
+// is one graph, not a copy per call site.
 struct Subgraph {
   std::string attr_name;  // "then_branch", "body", ...
-  std::unique_ptr<Graph> graph;
+  std::shared_ptr<Graph> graph;
 };
 
 struct Node {

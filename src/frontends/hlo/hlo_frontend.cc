@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "src/frontends/hlo/hlo_ast.h"
 #include "tpudoctor/frontend/hlo.h"
@@ -129,7 +130,8 @@ class Builder {
   Result<Graph> Build(const HloComputation& c, int depth) {
     if (depth > kMaxCallDepth) return MakeError("computations call each other more than 32 deep");
     Graph g(c.name);
-    std::map<std::string, std::vector<ValueId>, std::less<>> leaves;
+    std::unordered_map<std::string_view, std::vector<ValueId>> leaves;
+    leaves.reserve(c.instrs.size());
     // Declare every instruction's outputs first: operands may be defined further down.
     for (const HloInstr& ins : c.instrs) {
       if (leaves.count(ins.name)) {
@@ -177,7 +179,7 @@ class Builder {
   }
 
   Result<Node> MakeNode(Graph& g, const HloInstr& ins,
-                        const std::map<std::string, std::vector<ValueId>, std::less<>>& leaves,
+                        const std::unordered_map<std::string_view, std::vector<ValueId>>& leaves,
                         int depth) {
     Node n;
     n.name = ins.name;
@@ -205,9 +207,9 @@ class Builder {
         return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) + ": `" +
                          ins.name + "` calls `" + callee + "`, which the module does not define");
       }
-      auto sub = Build(*it->second, depth + 1);
+      auto sub = Called(*it->second, depth + 1);
       if (!sub) return sub.error();
-      n.subgraphs.push_back({attr, std::make_unique<Graph>(std::move(*sub))});
+      n.subgraphs.push_back({attr, *sub});
     }
     return n;
   }
@@ -257,8 +259,19 @@ class Builder {
     }
   }
 
+  // Each called computation is built once and shared by every instruction that calls it.
+  Result<std::shared_ptr<Graph>> Called(const HloComputation& c, int depth) {
+    if (auto it = built_.find(c.name); it != built_.end()) return it->second;
+    auto g = Build(c, depth);
+    if (!g) return g.error();
+    auto shared = std::make_shared<Graph>(std::move(*g));
+    built_.emplace(c.name, shared);
+    return shared;
+  }
+
   const HloModule& m_;
   std::map<std::string, const HloComputation*, std::less<>> by_name_;
+  std::map<std::string, std::shared_ptr<Graph>, std::less<>> built_;
   std::size_t nodes_ = 0;
 };
 
