@@ -130,11 +130,13 @@ class Builder {
   Result<Graph> Build(const HloComputation& c, int depth) {
     if (depth > kMaxCallDepth) return MakeError("computations call each other more than 32 deep");
     Graph g(c.name);
+    g.Reserve(c.instrs.size() + 8, c.instrs.size());
     std::unordered_map<std::string_view, std::vector<ValueId>> leaves;
     leaves.reserve(c.instrs.size());
     // Declare every instruction's outputs first: operands may be defined further down.
     for (const HloInstr& ins : c.instrs) {
-      if (leaves.count(ins.name)) {
+      auto [slot, inserted] = leaves.try_emplace(ins.name);
+      if (!inserted) {
         return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) +
                          ": instruction `" + ins.name + "` is defined twice");
       }
@@ -147,7 +149,7 @@ class Builder {
         ids.push_back(g.AddValue(name, types[i],
                                  is_param ? ValueOrigin::kGraphInput : ValueOrigin::kNodeOutput));
       }
-      leaves[ins.name] = std::move(ids);
+      slot->second = std::move(ids);
     }
     // Parameters in parameter-number order are the graph's inputs.
     std::vector<std::pair<std::int64_t, const HloInstr*>> params;
