@@ -1,5 +1,6 @@
-// XLA programs (HLO text) from JAX: verdicts, and FLOP counts against XLA's own cost_analysis.
+// XLA programs (HLO text and StableHLO MLIR) from JAX: verdicts, and FLOP counts against XLA's own cost_analysis.
 #include "tpudoctor/frontend/hlo.h"
+#include "tpudoctor/frontend/stablehlo.h"
 
 #include <gtest/gtest.h>
 
@@ -39,19 +40,21 @@ std::set<std::string> Codes(const Report& r, Severity at_least) {
 TEST(HloTest, EveryJaxDumpLoads) {
   int n = 0;
   for (const auto& e : fs::directory_iterator(Testdata("jax"))) {
-    if (e.path().extension() != ".txt") continue;
+    const std::string ext = e.path().extension().string();
+    if (ext != ".txt" && ext != ".mlir") continue;
     LoadedModel m = testing::LoadOrDie(e.path());
-    EXPECT_EQ(m.format, "hlo");
+    EXPECT_EQ(m.format, ext == ".txt" ? "hlo" : "stablehlo");
     EXPECT_TRUE(VerifyGraph(m.graph).empty()) << e.path();
     EXPECT_FALSE(m.graph.nodes().empty()) << e.path();
     ++n;
   }
-  EXPECT_EQ(n, 26);
+  EXPECT_EQ(n, 39);
 }
 
-// The same program gives the same verdict before and after XLA's (GPU) optimizations.
-TEST(HloTest, VerdictsInBothForms) {
-  for (const char* form : {".hlo.txt", ".opt_hlo.txt"}) {
+// The same program gives the same verdict as StableHLO, as HLO, and after XLA's (GPU)
+// optimizations.
+TEST(HloTest, VerdictsInEveryForm) {
+  for (const char* form : {".stablehlo.mlir", ".hlo.txt", ".opt_hlo.txt"}) {
     SCOPED_TRACE(form);
     auto file = [&](const char* name) { return std::string("jax/") + name + form; };
     // GPU solver custom calls: lowered for another platform.
@@ -102,6 +105,20 @@ double Flops(const std::string& rel) {
   double total = 0;
   for (const OpCost& c : ComputeOpCosts(m.graph)) total += c.flops;
   return total;
+}
+
+// StableHLO and the HLO XLA translates it to are one program: the same FLOPs and the same findings.
+TEST(HloTest, StableHloMatchesItsHlo) {
+  for (const auto& e : fs::directory_iterator(Testdata("jax"))) {
+    const std::string file = e.path().filename().string();
+    if (!file.ends_with(".stablehlo.mlir")) continue;
+    const std::string base = "jax/" + file.substr(0, file.size() - 15);
+    SCOPED_TRACE(base);
+    const double hlo = Flops(base + ".hlo.txt"), mlir = Flops(base + ".stablehlo.mlir");
+    EXPECT_NEAR(mlir, hlo, 0.01 * hlo + 1e3);
+    EXPECT_EQ(Codes(CheckFile(base + ".stablehlo.mlir"), Severity::kNote),
+              Codes(CheckFile(base + ".hlo.txt"), Severity::kNote));
+  }
 }
 
 // FLOPs of the compiled programs against XLA's cost_analysis (testdata/jax/xla_cost_flops.tsv).

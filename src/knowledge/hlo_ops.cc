@@ -46,6 +46,32 @@ std::optional<OpKind> HloOpKind(std::string_view opcode) {
   return it->second;
 }
 
+std::string StableHloOpcode(std::string_view mlir_name) {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, std::string, std::less<>>();
+    for (const auto& r : Rows("data/hlo/stablehlo_ops.tsv")) {
+      if (r.size() >= 2) t->emplace(std::string(r[0]), std::string(r[1]));
+    }
+    return t;
+  }();
+  if (auto it = table->find(mlir_name); it != table->end()) return it->second;
+  std::string_view n = mlir_name;
+  bool chlo = false;
+  for (std::string_view dialect : {"stablehlo.", "mhlo.", "chlo.", "func.", "vhlo."}) {
+    if (n.starts_with(dialect)) {
+      chlo = dialect == "chlo.";
+      n.remove_prefix(dialect.size());
+      break;
+    }
+  }
+  if (n.size() == mlir_name.size()) return std::string(mlir_name);  // another dialect
+  if (chlo && n.starts_with("broadcast_")) n.remove_prefix(10);
+  if (auto it = table->find(n); it != table->end()) return it->second;
+  std::string out(n);
+  for (char& c : out) c = c == '_' ? '-' : c;
+  return out;
+}
+
 CustomCallInfo LookupCustomCall(std::string_view target) {
   static const auto* exact = [] {
     auto* t = new std::map<std::string, CustomCallInfo, std::less<>>();

@@ -7,12 +7,19 @@
 #include <string>
 #include <string_view>
 
+#include <string>
+
 #include "tpudoctor/ir/op_kind.h"
 
 namespace tpudoctor {
 
 // nullopt for an opcode XLA does not define.
 std::optional<OpKind> HloOpKind(std::string_view opcode);
+
+// The HLO opcode of a StableHLO/MHLO/CHLO op (`stablehlo.dot_general` → `dot`,
+// `mhlo.reduce_window` → `reduce-window`, `chlo.broadcast_add` → `add`); "return" for the ops
+// that end a function or region. Ops of other dialects (`arith.`, `shape.`) keep their name.
+std::string StableHloOpcode(std::string_view mlir_name);
 
 // kGpuInternal: XLA:GPU's own rewrite of a standard op (cuBLAS gemm, cuDNN conv) in an optimized
 // GPU dump; the program it came from is portable.

@@ -51,6 +51,13 @@ struct HloModule {
   int modules_in_file = 1;
 };
 
+// `f32`, `bf16`, `pred`, `s64`, ... → DType (kUnknown for types the IR has no dtype for);
+// nullopt when the name is not an HLO element type.
+std::optional<DType> HloDType(std::string_view t);
+
+// The IR graph of the module's entry computation (the last one when none is marked ENTRY).
+Result<Graph> BuildHloGraph(const HloModule& module);
+
 // Parses HLO text (one module; further `// -----`-separated modules are counted, not read).
 // Errors carry `line:col`.
 Result<HloModule> ParseHloText(std::string_view text);

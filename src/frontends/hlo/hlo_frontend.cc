@@ -279,6 +279,12 @@ class Builder {
 
 }  // namespace
 
+Result<Graph> hlo::BuildHloGraph(const HloModule& module) {
+  if (module.computations.empty()) return MakeError("the module has no computations");
+  Builder builder(module);
+  return builder.Entry();
+}
+
 int SniffHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 4096);
   if (head.find("HloModule") != std::string_view::npos) return 90;
@@ -298,8 +304,7 @@ Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
     return MakeError(name + ": binary data, expected HLO text");
   auto module = hlo::ParseHloText(source.bytes);
   if (!module) return MakeError(name + ":" + module.error().message);
-  Builder builder(*module);
-  auto graph = builder.Entry();
+  auto graph = hlo::BuildHloGraph(*module);
   if (!graph) return MakeError(name + ": " + graph.error().message);
   LoadedModel loaded{std::move(*graph), "hlo", "", {}, {}};
   if (!options.dims.empty() || options.batch) {

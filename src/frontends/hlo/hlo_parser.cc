@@ -21,46 +21,6 @@ namespace {
 
 constexpr int kMaxDepth = 64;  // nesting of shapes and attribute values
 
-std::optional<DType> HloDType(std::string_view t) {
-  static const std::pair<std::string_view, DType> kTypes[] = {
-      {"pred", DType::kBool},
-      {"s4", DType::kInt4},
-      {"s8", DType::kInt8},
-      {"s16", DType::kInt16},
-      {"s32", DType::kInt32},
-      {"s64", DType::kInt64},
-      {"u4", DType::kUInt4},
-      {"u8", DType::kUInt8},
-      {"u16", DType::kUInt16},
-      {"u32", DType::kUInt32},
-      {"u64", DType::kUInt64},
-      {"f16", DType::kFloat16},
-      {"bf16", DType::kBFloat16},
-      {"f32", DType::kFloat32},
-      {"f64", DType::kFloat64},
-      {"c64", DType::kComplex64},
-      {"c128", DType::kComplex128},
-      {"f8e4m3fn", DType::kFloat8E4M3FN},
-      {"f8e5m2", DType::kFloat8E5M2},
-      {"f8e4m3fnuz", DType::kFloat8E4M3FNUZ},
-      {"f8e5m2fnuz", DType::kFloat8E5M2FNUZ},
-      {"f4e2m1fn", DType::kFloat4E2M1},
-      // Other sub-byte and float8 variants have no IR dtype: unknown, never a crash.
-      {"s1", DType::kUnknown},
-      {"s2", DType::kUnknown},
-      {"u1", DType::kUnknown},
-      {"u2", DType::kUnknown},
-      {"f8e4m3", DType::kUnknown},
-      {"f8e3m4", DType::kUnknown},
-      {"f8e4m3b11fnuz", DType::kUnknown},
-      {"f8e8m0fnu", DType::kUnknown},
-      {"opaque", DType::kUnknown},
-  };
-  for (const auto& [name, d] : kTypes) {
-    if (name == t) return d;
-  }
-  return std::nullopt;
-}
 
 class Parser {
  public:
@@ -468,6 +428,47 @@ class Parser {
 };
 
 }  // namespace
+
+std::optional<DType> HloDType(std::string_view t) {
+  static const std::pair<std::string_view, DType> kTypes[] = {
+      {"pred", DType::kBool},
+      {"s4", DType::kInt4},
+      {"s8", DType::kInt8},
+      {"s16", DType::kInt16},
+      {"s32", DType::kInt32},
+      {"s64", DType::kInt64},
+      {"u4", DType::kUInt4},
+      {"u8", DType::kUInt8},
+      {"u16", DType::kUInt16},
+      {"u32", DType::kUInt32},
+      {"u64", DType::kUInt64},
+      {"f16", DType::kFloat16},
+      {"bf16", DType::kBFloat16},
+      {"f32", DType::kFloat32},
+      {"f64", DType::kFloat64},
+      {"c64", DType::kComplex64},
+      {"c128", DType::kComplex128},
+      {"f8e4m3fn", DType::kFloat8E4M3FN},
+      {"f8e5m2", DType::kFloat8E5M2},
+      {"f8e4m3fnuz", DType::kFloat8E4M3FNUZ},
+      {"f8e5m2fnuz", DType::kFloat8E5M2FNUZ},
+      {"f4e2m1fn", DType::kFloat4E2M1},
+      // Other sub-byte and float8 variants have no IR dtype: unknown, never a crash.
+      {"s1", DType::kUnknown},
+      {"s2", DType::kUnknown},
+      {"u1", DType::kUnknown},
+      {"u2", DType::kUnknown},
+      {"f8e4m3", DType::kUnknown},
+      {"f8e3m4", DType::kUnknown},
+      {"f8e4m3b11fnuz", DType::kUnknown},
+      {"f8e8m0fnu", DType::kUnknown},
+      {"opaque", DType::kUnknown},
+  };
+  for (const auto& [name, d] : kTypes) {
+    if (name == t) return d;
+  }
+  return std::nullopt;
+}
 
 Result<HloModule> ParseHloText(std::string_view text) { return Parser(text).Module(); }
 
