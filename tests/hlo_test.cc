@@ -1,6 +1,6 @@
-// XLA programs (HLO text and StableHLO MLIR) from JAX: verdicts, and FLOP counts against XLA's own cost_analysis.
+// XLA programs (HLO text and StableHLO MLIR) from JAX: verdicts, and FLOP counts against XLA's own
+// cost_analysis.
 #include "tpudoctor/frontend/hlo.h"
-#include "tpudoctor/frontend/stablehlo.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "tests/test_util.h"
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/cost/op_cost.h"
+#include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/report/report.h"
 #include "tpudoctor/support/strings.h"
@@ -153,6 +154,77 @@ TEST(HloTest, FlopsAgreeWithXlaCostAnalysis) {
                            "nonzero_static_size", "int64_ops"}) {
     EXPECT_LT(xla[tiny], 1e5) << tiny;
   }
+}
+
+// Real programs from the XLA, JAX, StableHLO and tt-mlir repositories (testdata/xla_real,
+// provenance in manifest.jsonl): CRLF line ends, `// CHECK` comments, `// -----` separators,
+// computations without ENTRY, generic MLIR syntax, Shardy meshes.
+TEST(HloTest, RealWorldPrograms) {
+  struct Case {
+    const char* file;
+    Verdict verdict;
+    std::set<std::string> codes;  // warnings and errors
+  };
+  const std::string lapack = "jax__export_back_compat_test_data_cpu_lu_lapack_getrf__cpu_f64.mlir";
+  for (const Case& c : std::vector<Case>{
+           {lapack.c_str(), Verdict::kBlocked, {"TPU001", "XLA001"}},
+           {"jax__export_back_compat_test_data_cuda_eigh_cusolver_syev__cuda_f32.mlir",
+            Verdict::kBlocked,
+            {"XLA001"}},
+           {"jax__export_back_compat_test_data_pallas_mosaic_matmul__tpu.mlir",
+            Verdict::kReady,
+            {}},
+           {"jax__export_back_compat_test_data_shardy_sharding_ops_with_different_meshes__tpu.mlir",
+            Verdict::kReady,
+            {}},
+           {"jax__export_back_compat_test_data_stablehlo_dynamic_top_k__cpu.mlir",
+            Verdict::kBlocked,
+            {"SHP002", "XLA003"}},
+           {"jax__export_back_compat_test_data_tpu_Qr__tpu.mlir", Verdict::kReady, {}},
+           {"stablehlo__stablehlo_testdata_fft_complex128_14_15_0_17.mlir",
+            Verdict::kBlocked,
+            {"TPU001"}},
+           {"stablehlo__stablehlo_testdata_quantized_convolution_qi8.mlir", Verdict::kReady, {}},
+           {"stablehlo__stablehlo_testdata_random_split_.mlir", Verdict::kReady, {}},
+           {"tensorflow__third_party_xla_xla_hlo_translate_mhlo_to_hlo_tests_export_async.mlir",
+            Verdict::kReady,
+            {}},
+           {"tensorflow__third_party_xla_xla_hlo_translate_hlo_to_mhlo_tests_if_conditional.hlo",
+            Verdict::kReady,
+            {}},
+           {"tensorflow__third_party_xla_xla_hlo_translate_hlo_to_mhlo_tests_import_async.hlo",
+            Verdict::kRunsWithWarnings,
+            {"XLA002"}},
+           {"tensorflow__third_party_xla_xla_service_gpu_tests_pad_to_static.hlo",
+            Verdict::kRunsWithWarnings,
+            {"XLA003"}},
+           {"tensorflow__third_party_xla_xla_service_gpu_tests_sorting.hlo", Verdict::kReady, {}},
+           {"tensorflow__third_party_xla_xla_tools_benchmarks_hlo_hlo_llama31_405b_bf16_64x8.hlo",
+            Verdict::kBlocked,
+            {"MEM001", "XLA001"}},
+           // CRLF line ends; f16 is not native on v5e.
+           {"tensorflow__third_party_xla_xla_tools_multihost_hlo_runner_data_sharded_computation."
+            "hlo",
+            Verdict::kRunsWithWarnings,
+            {"PERF001", "TPU002"}},
+       }) {
+    SCOPED_TRACE(c.file);
+    Report r = CheckFile(std::string("xla_real/") + c.file);
+    EXPECT_EQ(r.verdict, c.verdict);
+    EXPECT_EQ(Codes(r, Severity::kWarning), c.codes);
+  }
+}
+
+// A program partitioned over 8 devices (a Shardy mesh) is judged per device, not as a whole.
+TEST(HloTest, PartitionedProgramsAreJudgedPerDevice) {
+  LoadedModel m = testing::LoadOrDie(
+      Testdata("xla_real/tt-mlir__test_ttmlir_models_kimi_k2_1_layer_sharded_shlo.mlir"));
+  EXPECT_EQ(m.graph.partitions(), 8);
+  Source hlo{"p.hlo",
+             "HloModule m, num_partitions=4\nENTRY e {\n  ROOT x = f32[8] parameter(0)\n}\n"};
+  auto h = LoadHlo(hlo, {});
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->graph.partitions(), 4);
 }
 
 TEST(HloTest, BadInputIsALineColumnError) {

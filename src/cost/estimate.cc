@@ -204,11 +204,11 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.implied_batchnorm.assign(g.nodes().size(), false);
   f.depthwise.assign(g.nodes().size(), false);
   MarkAttention(g, f);
+  f.convnet = ChannelsSecondConvNet(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
     if (n.kind != OpKind::kConv || n.inputs.size() < 2 || n.domain == "hlo") continue;
-    f.convnet = true;  // ONNX convolutions are NCHW
     const std::size_t i = static_cast<std::size_t>(n.id);
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
@@ -380,6 +380,22 @@ const Calibration& CalibrationFor(const TargetSpec& target) {
       target.calibration.empty() ? (target.is_tpu() ? "tpu-xla" : "gpu-eager") : target.calibration;
   auto it = all->find(name);
   return it == all->end() ? kDefault : it->second;
+}
+
+bool ChannelsSecondConvNet(const Graph& graph) {
+  bool found = false;
+  ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
+    if (n.kind != OpKind::kConv) return;
+    if (n.domain != "hlo") {
+      found = true;
+      return;
+    }
+    const auto labels = n.StringAttr("dim_labels");
+    const std::size_t arrow = labels ? labels->find("->") : std::string::npos;
+    found |=
+        arrow != std::string::npos && labels->size() > arrow + 3 && (*labels)[arrow + 3] == 'f';
+  });
+  return found;
 }
 
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,

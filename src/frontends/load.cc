@@ -15,7 +15,8 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
   return MakeError(source.display_name +
-                   ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text or StableHLO/MHLO MLIR text)");
+                   ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text or "
+                   "StableHLO/MHLO MLIR text)");
 }
 
 }  // namespace tpudoctor

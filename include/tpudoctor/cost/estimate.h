@@ -146,4 +146,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
                                   int element_bytes, bool channels_minor = false);
 
+// Whether the graph's rank-4 activations are NCHW-like convolution tensors that XLA lays out
+// channels-minor: ONNX convolutions (always NCHW), and HLO convolutions whose output dim_labels put
+// the feature dim second (`bf01`). HLO's `b01f` is channels-minor already.
+bool ChannelsSecondConvNet(const Graph& graph);
+
 }  // namespace tpudoctor

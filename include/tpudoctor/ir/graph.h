@@ -105,6 +105,10 @@ class Graph {
   Graph& operator=(Graph&&) = default;
 
   const std::string& name() const { return name_; }
+  // Devices an XLA program says it is SPMD-partitioned over (`num_partitions`, a Shardy mesh); its
+  // shapes are then global, not per device. 1 for everything else.
+  std::int64_t partitions() const { return partitions_; }
+  void set_partitions(std::int64_t n) { partitions_ = n < 1 ? 1 : n; }
 
   // Building.
   void Reserve(std::size_t values, std::size_t nodes);
@@ -129,6 +133,7 @@ class Graph {
 
  private:
   std::string name_;
+  std::int64_t partitions_ = 1;
   std::vector<Value> values_;
   std::vector<Node> nodes_;
   std::vector<ValueId> inputs_;

@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-#include <string>
-
 #include "tpudoctor/ir/op_kind.h"
 
 namespace tpudoctor {

@@ -20,6 +20,14 @@ class Mem001OverHbm final : public Check {
     const Estimate* e = ctx.estimate;
     if (e == nullptr || e->fits) return;
     const MemoryBreakdown& m = e->memory;
+    if (ctx.graph.partitions() > 1) {
+      Partitioned(ctx, sink);
+      return;
+    }
+    if (ctx.batch == 0) {
+      FixedProgram(ctx, sink);
+      return;
+    }
     Diagnostic d;
     d.code = std::string(code());
     d.severity = Severity::kError;
@@ -44,6 +52,57 @@ class Mem001OverHbm final : public Check {
             : "the weights and optimizer state alone do not fit: shard them across devices (FSDP / "
               "tensor parallelism) or pick a target with more HBM",
         FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+
+ private:
+  // An XLA program's shapes are fixed at export: its batch is part of the program.
+  void FixedProgram(const CheckContext& ctx, DiagnosticSink& sink) const {
+    const Estimate& e = *ctx.estimate;
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kError;
+    d.location.graph = ctx.graph.name();
+    d.message = "the program needs about " + GiB(e.memory.total()) + " per device but " +
+                ctx.target.name + " has " + GiB(e.hbm_bytes) + " of HBM";
+    d.notes.push_back(
+        "counted as the program's inputs plus the largest set of values live at once, in the "
+        "target's tiled layout; XLA's buffer assignment can reuse more, so treat it as an "
+        "estimate");
+    d.fix =
+        Fix{"shard the program over devices (jax.sharding / pjit, then re-export), lower the "
+            "batch baked into the program, rematerialize (jax.checkpoint), or pick a target "
+            "with more HBM",
+            FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+
+  // An SPMD-partitioned XLA program has global shapes. tpu-doctor does not read per-tensor
+  // shardings, so its even split is a lower bound: an error only when even that does not fit.
+  void Partitioned(const CheckContext& ctx, DiagnosticSink& sink) const {
+    const Estimate& e = *ctx.estimate;
+    const std::int64_t n = ctx.graph.partitions();
+    const double per_device = e.memory.total() / static_cast<double>(n);
+    Diagnostic d;
+    d.code = std::string(code());
+    d.location.graph = ctx.graph.name();
+    const std::string global = "the program's global (unsharded) tensors need " +
+                               GiB(e.memory.total()) + "; it is partitioned over " +
+                               std::to_string(n) + " devices";
+    if (per_device > e.hbm_bytes) {
+      d.severity = Severity::kError;
+      d.message = global + ", and even an even split (" + GiB(per_device) +
+                  " per device) is over " + ctx.target.name + "'s " + GiB(e.hbm_bytes) + " of HBM";
+      d.fix = Fix{"partition over more devices or pick a target with more HBM",
+                  FixApplicability::kDisplayOnly};
+    } else {
+      d.severity = Severity::kNote;
+      d.message = global + ": about " + GiB(per_device) + " per device if evenly sharded, within " +
+                  ctx.target.name + "'s " + GiB(e.hbm_bytes) + " of HBM";
+      d.notes.push_back(
+          "tpu-doctor does not read per-tensor shardings: replicated tensors make the real figure "
+          "higher; XLA's memory report after SPMD partitioning is the exact number");
+    }
     sink.Add(std::move(d));
   }
 };

@@ -25,9 +25,7 @@ class Perf001TilePadding final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     if (!ctx.target.tiling || ctx.estimate == nullptr) return;
-    const bool convnet =
-        std::any_of(ctx.graph.nodes().begin(), ctx.graph.nodes().end(),
-                    [](const Node& n) { return n.kind == OpKind::kConv && n.domain != "hlo"; });
+    const bool convnet = ChannelsSecondConvNet(ctx.graph);
     const int eb = ctx.options.precision == Precision::kFp32 ? 4 : 2;
     struct Hit {
       const Value* value;

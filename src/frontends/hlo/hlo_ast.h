@@ -49,6 +49,7 @@ struct HloModule {
   // Source positions from the FileNames/FileLocations/StackFrames tables of optimized dumps.
   std::map<long, SourceLoc> stack_frames;
   int modules_in_file = 1;
+  std::int64_t partitions = 1;  // `num_partitions=N` of the module header
 };
 
 // `f32`, `bf16`, `pred`, `s64`, ... → DType (kUnknown for types the IR has no dtype for);

@@ -282,12 +282,19 @@ class Builder {
 Result<Graph> hlo::BuildHloGraph(const HloModule& module) {
   if (module.computations.empty()) return MakeError("the module has no computations");
   Builder builder(module);
-  return builder.Entry();
+  auto g = builder.Entry();
+  if (g) g->set_partitions(module.partitions);
+  return g;
 }
 
 int SniffHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 4096);
-  if (head.find("HloModule") != std::string_view::npos) return 90;
+  for (std::size_t at = head.find("HloModule"); at != std::string_view::npos;
+       at = head.find("HloModule", at + 9)) {
+    const std::size_t line = head.rfind('\n', at);
+    const std::size_t from = line == std::string_view::npos ? 0 : line + 1;
+    if (Trim(head.substr(from, at - from)).empty()) return 90;  // not in a `// CHECK:` comment
+  }
   if (head.find("ENTRY") != std::string_view::npos &&
       head.find(" parameter(") != std::string_view::npos)
     return 70;

@@ -21,7 +21,6 @@ namespace {
 
 constexpr int kMaxDepth = 64;  // nesting of shapes and attribute values
 
-
 class Parser {
  public:
   explicit Parser(std::string_view text) : s_(text) {}
@@ -32,7 +31,13 @@ class Parser {
     if (Word("HloModule")) {
       Skip();
       m.name = Name();
+      const std::size_t header = pos_;
       SkipLine();  // module attributes: entry_computation_layout, is_scheduled, ...
+      const std::string_view attrs = s_.substr(header, pos_ - header);
+      if (std::size_t at = attrs.find("num_partitions="); at != std::string_view::npos) {
+        std::size_t e = attrs.find_first_not_of("0123456789", at + 15);
+        m.partitions = ParseInt64(attrs.substr(at + 15, e - at - 15)).value_or(1);
+      }
     }
     for (;;) {
       Skip();
@@ -309,7 +314,7 @@ class Parser {
     auto shape = Shape();
     if (!shape) return shape.error();
     ins.shape = std::move(*shape);
-    SkipInline();
+    Skip();  // a long tuple shape may put the opcode on the next line
     while (NameChar(Peek())) {
       ins.opcode += Peek();
       Advance();
@@ -323,7 +328,7 @@ class Parser {
     for (;;) {
       SkipInline();
       if (!Eat(',')) break;
-      SkipInline();
+      Skip();  // attributes may continue on the next lines
       HloAttr a;
       while (NameChar(Peek())) {
         a.name += Peek();
@@ -349,6 +354,7 @@ class Parser {
     SkipInline();
     if (Eat(')')) return out;
     for (;;) {
+      Skip();
       auto raw = RawValue(/*stop_at_paren=*/true);
       if (!raw) return raw.error();
       std::string text = *raw;
@@ -366,6 +372,7 @@ class Parser {
       std::string whole(Trim(text));
       if (!whole.empty() && whole[0] == '%') whole.erase(0, 1);
       out.push_back(start == 0 || text.find_first_of("[(") == std::string::npos ? whole : name);
+      Skip();
       if (Eat(',')) continue;
       if (Eat(')')) return out;
       return Fail("expected `,` or `)` in the operand list");
@@ -470,6 +477,14 @@ std::optional<DType> HloDType(std::string_view t) {
   return std::nullopt;
 }
 
-Result<HloModule> ParseHloText(std::string_view text) { return Parser(text).Module(); }
+Result<HloModule> ParseHloText(std::string_view text) {
+  if (text.find('\r') == std::string_view::npos) return Parser(text).Module();
+  std::string lf;  // CRLF line ends (files checked out on Windows): read as LF
+  lf.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) lf += text[i];
+  }
+  return Parser(lf).Module();
+}
 
 }  // namespace tpudoctor::hlo

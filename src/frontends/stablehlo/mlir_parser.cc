@@ -1,5 +1,6 @@
 #include "src/frontends/stablehlo/mlir_parser.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "tpudoctor/support/strings.h"
@@ -7,8 +8,8 @@
 namespace tpudoctor::mlir {
 namespace {
 
-constexpr int kMaxDepth = 256;       // brackets inside one op
-constexpr int kMaxRegionDepth = 64;  // regions inside regions
+constexpr int kMaxDepth = 256;          // brackets inside one op
+constexpr int kMaxRegionDepth = 64;     // regions inside regions
 constexpr char kContinuation = '\x01';  // marks `cond {` / `reducer(...) {` lines in op text
 
 bool IsIdentChar(char c) {
@@ -51,6 +52,19 @@ std::vector<std::pair<std::string, std::string>> ArgDefinitions(std::string_view
   return out;
 }
 
+// `sdy.mesh @mesh = <["x"=4, "y"=2]>` → 8.
+std::int64_t MeshSize(std::string_view item) {
+  std::int64_t size = 1;
+  const std::size_t end = item.find(']');
+  for (std::size_t at = item.find("\"="); at < end; at = item.find("\"=", at + 2)) {
+    std::size_t e = item.find_first_not_of("0123456789", at + 2);
+    auto n = ParseInt64(item.substr(at + 2, e - at - 2));
+    if (!n || *n < 1 || size > (std::int64_t{1} << 40) / *n) return size;
+    size *= *n;
+  }
+  return size;
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
@@ -76,7 +90,7 @@ class Parser {
         return Ok{};
       }
       if (Word("module")) {
-        if (auto r = ModuleHeader(); !r) return r;
+        if (auto r = ModuleHeader(m); !r) return r;
         if (auto r = Items(m, true); !r) return r;
         continue;
       }
@@ -101,17 +115,23 @@ class Parser {
         (void)start;
         continue;
       }
-      RestOfItem();  // `sdy.mesh ...`, `!alias = type`, and other items tpu-doctor does not use
+      std::string item = RestOfItem();  // `sdy.mesh`, `!alias = type`, ...
+      if (item.starts_with("sdy.mesh")) m.partitions = std::max(m.partitions, MeshSize(item));
     }
   }
 
-  Result<Ok> ModuleHeader() {
+  Result<Ok> ModuleHeader(MlirModule& m) {
     SkipSpace();
     if (Peek() == '@') Symbol();
     SkipSpace();
     if (Word("attributes")) {
       SkipSpace();
-      if (auto r = Balanced(); !r) return r.error();
+      auto r = Balanced();
+      if (!r) return r.error();
+      if (std::size_t at = r->find("num_partitions = "); at != std::string::npos) {
+        auto n = ParseInt64(std::string_view(*r).substr(at + 17, r->find(' ', at + 17) - at - 17));
+        if (n && *n > m.partitions) m.partitions = *n;
+      }
       SkipSpace();
     }
     if (Peek() != '{') return Fail("expected `{` to open the module body");
@@ -321,10 +341,19 @@ class Parser {
     return false;
   }
 
+  // A `{` that ends its line opens a region, unless the next line reads `name = value`: then it
+  // is an attribute dictionary written over several lines.
   bool RegionFollows() const {
     std::size_t q = p_ + 1;
     while (q < s_.size() && (s_[q] == ' ' || s_[q] == '\t')) ++q;
-    return q >= s_.size() || s_[q] == '\n' || s_[q] == '\r' || s_[q] == '^';
+    if (q < s_.size() && s_[q] == '^') return true;
+    if (q < s_.size() && s_[q] != '\n' && s_[q] != '\r') return false;
+    while (q < s_.size() && std::isspace(static_cast<unsigned char>(s_[q]))) ++q;
+    std::size_t e = q;
+    while (e < s_.size() && IsIdentChar(s_[e])) ++e;
+    if (e == q) return true;  // `%x = ...`, `"op"(...)`, `}`
+    while (e < s_.size() && s_[e] == ' ') ++e;
+    return !(e < s_.size() && s_[e] == '=');
   }
 
   static void Finish(MlirOp& op, std::string_view text) {
@@ -550,7 +579,17 @@ std::vector<std::string> SplitTopLevel(std::string_view text, char sep) {
   return out;
 }
 
-Result<MlirModule> ParseMlirText(std::string_view text) {
+Result<MlirModule> ParseMlirText(std::string_view original) {
+  std::string lf;  // CRLF line ends: read as LF
+  std::string_view text = original;
+  if (original.find('\r') != std::string_view::npos) {
+    lf.reserve(original.size());
+    for (std::size_t i = 0; i < original.size(); ++i) {
+      if (!(original[i] == '\r' && i + 1 < original.size() && original[i + 1] == '\n'))
+        lf += original[i];
+    }
+    text = lf;
+  }
   int parts = 1;
   std::size_t cut = std::string_view::npos;
   for (std::size_t at = text.find("// -----"); at != std::string_view::npos;

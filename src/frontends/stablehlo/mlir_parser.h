@@ -15,8 +15,8 @@ namespace tpudoctor::mlir {
 struct MlirRegion;
 
 struct MlirOp {
-  std::vector<std::string> results;  // expanded: `%0:2` gives "0#0", "0#1"
-  std::string name;                  // "stablehlo.add", "func.call", "stablehlo.return"
+  std::vector<std::string> results;   // expanded: `%0:2` gives "0#0", "0#1"
+  std::string name;                   // "stablehlo.add", "func.call", "stablehlo.return"
   std::vector<std::string> operands;  // `%x` uses in order (without `%`); `%0#1` kept as is
   // `%iterArg = %arg0` definitions of the pretty while form: they name the regions' arguments.
   std::vector<std::string> defined_args;
@@ -47,6 +47,8 @@ struct MlirModule {
   std::vector<MlirFunc> funcs;
   std::map<std::string, std::string> loc_aliases;  // "#loc3" → the body of its `loc(...)`
   int modules_in_file = 1;
+  // From `mhlo.num_partitions = N` or the largest `sdy.mesh` (product of its axis sizes).
+  std::int64_t partitions = 1;
 };
 
 // Parses MLIR text (the first `// -----`-separated part). Errors carry `line:col`.

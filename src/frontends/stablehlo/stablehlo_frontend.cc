@@ -35,9 +35,12 @@ std::optional<DType> ElementType(std::string_view t) {
   if (t == "index") return DType::kInt64;
   if (t == "i1") return DType::kBool;
   std::string h(t);
-  if (t.starts_with("si")) h = "s" + h.substr(2);
-  else if (t.starts_with("ui")) h = "u" + h.substr(2);
-  else if (t.starts_with("i")) h = "s" + h.substr(1);
+  if (t.starts_with("si"))
+    h = "s" + h.substr(2);
+  else if (t.starts_with("ui"))
+    h = "u" + h.substr(2);
+  else if (t.starts_with("i"))
+    h = "s" + h.substr(1);
   for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return hlo::HloDType(h);
 }
@@ -60,9 +63,13 @@ std::optional<HloShape> ParseType(std::string_view t) {
     s.is_token = true;
     return s;
   }
-  if (t.starts_with("tuple<") && t.ends_with(">")) {
+  const std::size_t open = t.starts_with("tuple<")                     ? 6
+                           : t.starts_with("!mhlo.async_bundle<")      ? 19
+                           : t.starts_with("!stablehlo.async_bundle<") ? 24
+                                                                       : 0;
+  if (open != 0 && t.ends_with(">")) {
     s.is_tuple = true;
-    for (const std::string& e : mlir::SplitTopLevel(t.substr(6, t.size() - 7))) {
+    for (const std::string& e : mlir::SplitTopLevel(t.substr(open, t.size() - open - 1))) {
       auto es = ParseType(e);
       if (!es) return std::nullopt;
       s.elements.push_back(std::move(*es));
@@ -159,14 +166,13 @@ struct Loc {
 };
 
 // `#loc3`, `"file.py":12:3`, `"op/name"(#loc4)`, `callsite(#loc1 at #loc2)`, `fused[...]`.
-void ResolveLoc(std::string_view body, const std::map<std::string, std::string>& aliases,
-                Loc& out, int depth = 0) {
+void ResolveLoc(std::string_view body, const std::map<std::string, std::string>& aliases, Loc& out,
+                int depth = 0) {
   body = Trim(body);
   if (depth > kMaxLocDepth || body.empty()) return;
   if (body.front() == '#') {
     std::size_t e = 1;
-    while (e < body.size() && (std::isalnum(static_cast<unsigned char>(body[e])) ||
-                               body[e] == '_'))
+    while (e < body.size() && (std::isalnum(static_cast<unsigned char>(body[e])) || body[e] == '_'))
       ++e;
     if (auto it = aliases.find(std::string(body.substr(0, e))); it != aliases.end())
       ResolveLoc(it->second, aliases, out, depth + 1);
@@ -295,8 +301,8 @@ class Converter {
     if (f.scope.types.count(name) != 0) return Ok{};
     const HloShape* outer = f.scope.parent ? f.scope.parent->Find(name) : nullptr;
     if (outer == nullptr) {
-      return MakeError(std::to_string(op.line) + ":" + std::to_string(op.column) + ": `" +
-                       op.name + "` uses `%" + name + "`, which is not defined before it");
+      return MakeError(std::to_string(op.line) + ":" + std::to_string(op.column) + ": `" + op.name +
+                       "` uses `%" + name + "`, which is not defined before it");
     }
     f.scope.types[name] = *outer;
     f.free.push_back(name);
@@ -377,8 +383,10 @@ class Converter {
     root.shape.is_tuple = op.operands.size() != 1;
     for (const std::string& v : op.operands) {
       if (auto res = Use(f, v, op); !res) return res;
-      if (root.shape.is_tuple) root.shape.elements.push_back(f.scope.types[v]);
-      else root.shape = f.scope.types[v];
+      if (root.shape.is_tuple)
+        root.shape.elements.push_back(f.scope.types[v]);
+      else
+        root.shape = f.scope.types[v];
     }
     for (HloInstr& i : instrs) i.root = false;
     instrs.push_back(std::move(root));
@@ -394,13 +402,12 @@ class Converter {
       if (region.args.empty() && !op.defined_args.empty()) {
         // Pretty `while(%iterArg = %x, ...)`: the loop-carried values, typed like the results.
         for (std::size_t a = 0; a < op.defined_args.size(); ++a) {
-          region.args.emplace_back(op.defined_args[a], a < op.result_types.size()
-                                                           ? op.result_types[a]
-                                                           : std::string());
+          region.args.emplace_back(op.defined_args[a],
+                                   a < op.result_types.size() ? op.result_types[a] : std::string());
         }
       }
-      auto sub = Computation(region, ins.name + "." + std::to_string(i) + "." + op.name,
-                             &f.scope, op.line);
+      auto sub = Computation(region, ins.name + "." + std::to_string(i) + "." + op.name, &f.scope,
+                             op.line);
       if (!sub) return sub.error();
       frames.push_back(std::move(*sub));
     }
@@ -473,6 +480,12 @@ class Converter {
       auto idx = IntAfter(t, "index");
       if (!idx && t.rfind('[') != std::string_view::npos) idx = IntAfter(t, "[");
       if (idx) ins.attrs.push_back({"index", *idx});
+    } else if (auto at = t.find("called_computation = @"); at != std::string_view::npos) {
+      std::size_t s = at + 22, e = s;
+      while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_' ||
+                              t[e] == '.' || t[e] == '-'))
+        ++e;
+      ins.attrs.push_back({"calls", std::string(t.substr(s, e - s))});
     } else if (ins.opcode == "send" || ins.opcode == "recv") {
       if (t.find("is_host_transfer = true") != std::string_view::npos)
         ins.attrs.push_back({"is_host_transfer", "true"});
@@ -534,9 +547,12 @@ class Converter {
     if (lhs == std::string_view::npos || end == std::string_view::npos) return;
     std::string labels;
     for (char c : t.substr(lhs, end - lhs + 1)) {
-      if (c == 'x' || c == '>') labels += c == 'x' ? '_' : '>';
-      else if (c == '-') labels += '-';
-      else if (std::isalnum(static_cast<unsigned char>(c))) labels += c;
+      if (c == 'x' || c == '>')
+        labels += c == 'x' ? '_' : '>';
+      else if (c == '-')
+        labels += '-';
+      else if (std::isalnum(static_cast<unsigned char>(c)))
+        labels += c;
     }
     ins.attrs.push_back({"dim_labels", labels});
   }
@@ -564,13 +580,15 @@ int SniffStableHlo(const Source& source) {
 Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
   if (source.bytes.find('\0') != std::string::npos)
-    return MakeError(name + ": binary data, expected StableHLO/MHLO text (MLIR bytecode is not read)");
+    return MakeError(name +
+                     ": binary data, expected StableHLO/MHLO text (MLIR bytecode is not read)");
   auto parsed = mlir::ParseMlirText(source.bytes);
   if (!parsed) return MakeError(name + ":" + parsed.error().message);
   auto module = Converter(*parsed).Run();
   if (!module) return MakeError(name + ": " + module.error().message);
   auto graph = hlo::BuildHloGraph(*module);
   if (!graph) return MakeError(name + ": " + graph.error().message);
+  graph->set_partitions(parsed->partitions);
   LoadedModel loaded{std::move(*graph), "stablehlo", "", {}, {}};
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back(

@@ -1,10 +1,9 @@
-#include "tpudoctor/frontend/stablehlo.h"
-
 #include <gtest/gtest.h>
 
 #include "src/frontends/stablehlo/mlir_parser.h"
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/cost/op_cost.h"
+#include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/ir/verify.h"
 
 namespace tpudoctor {
@@ -123,7 +122,8 @@ TEST(StableHloFrontend, DotGeneralConvolutionAndCalls) {
 }
 
 TEST(StableHloFrontend, DynamicAndBoundedDimsReachTheRules) {
-  auto m = LoadOk(R"(func.func @main(%x: tensor<?x4xf32>, %y: tensor<?xf32, #stablehlo.bounds<16>>) -> tensor<?x4xf32> {
+  auto m = LoadOk(
+      R"(func.func @main(%x: tensor<?x4xf32>, %y: tensor<?xf32, #stablehlo.bounds<16>>) -> tensor<?x4xf32> {
   %0 = stablehlo.abs %x : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 })");
@@ -177,12 +177,14 @@ TEST(StableHloFrontend, BadInputIsALineColumnError) {
 }
 
 TEST(StableHloFrontend, DeepNestingIsAnErrorNotACrash) {
-  std::string deep = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %x {a = ";
+  std::string deep =
+      "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %x {a = ";
   deep += std::string(100000, '[');
   deep += "} : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n";
   EXPECT_FALSE(Load(deep).ok());
   std::string regions = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n";
-  for (int i = 0; i < 200; ++i) regions += "  %" + std::to_string(i) + " = \"stablehlo.case\"(%x) ({\n";
+  for (int i = 0; i < 200; ++i)
+    regions += "  %" + std::to_string(i) + " = \"stablehlo.case\"(%x) ({\n";
   EXPECT_FALSE(Load(regions).ok());
 }
 
