@@ -34,7 +34,8 @@ std::string FormatFindings(const std::vector<Diagnostic>& findings, const std::s
 std::vector<fs::path> Fixtures(const std::string& code) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(Testdata("rules/" + code))) {
-    if (e.path().extension() == ".onnx" || e.path().extension() == ".hlo") out.push_back(e.path());
+    if (const auto ext = e.path().extension(); ext == ".onnx" || ext == ".hlo" || ext == ".mlir")
+      out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;

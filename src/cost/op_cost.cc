@@ -348,6 +348,21 @@ class Coster {
   }
 
   OpCost ControlFlow(const Node& n) const {
+    if (n.op_type == "conditional" && !n.subgraphs.empty()) {  // XLA: the costliest branch
+      std::optional<OpCost> best;
+      for (const Subgraph& sub : n.subgraphs) {
+        OpCost c = SubgraphCost(*sub.graph);
+        if (!c.known) return Unknown();
+        if (!best || c.flops + c.bytes_read > best->flops + best->bytes_read) best = c;
+      }
+      return *best;
+    }
+    if (n.op_type == "while") {  // XLA: one iteration (the trip count is a runtime value)
+      for (const Subgraph& sub : n.subgraphs) {
+        if (sub.attr_name == "body") return SubgraphCost(*sub.graph);
+      }
+      return Unknown();
+    }
     if (n.op_type == "If" && n.subgraphs.size() == 2) {
       OpCost a = SubgraphCost(*n.subgraphs[0].graph);
       OpCost b = SubgraphCost(*n.subgraphs[1].graph);

@@ -2,8 +2,12 @@
 // values. XLA lowers both — a conditional whose branches yield the same shapes, a while loop whose
 // carried values keep their shapes — so those are notes. A Loop that collects per-iteration scan
 // outputs (their length is the runtime trip count), whose carried values change shape, or an If
-// whose branches disagree on shapes, has a data-dependent shape: an error.
+// whose branches disagree on shapes, has a data-dependent shape: an error. In XLA programs (HLO,
+// StableHLO) `while` and `conditional` are what XLA compiles: a note says what they cost.
+#include <algorithm>
+
 #include "src/checks/factories.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -22,6 +26,7 @@ class Cf001DataDependentControlFlow final : public Check {
       if (root.kind != RootKind::kDynamicLoop && root.kind != RootKind::kDivergentIf) continue;
       sink.Add(RootError(root));
     }
+    XlaControlFlow(ctx, sink);
     ForEachNodeWithPath(
         ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
           if (!(n.domain.empty() || n.domain == "ai.onnx")) return;
@@ -35,6 +40,57 @@ class Cf001DataDependentControlFlow final : public Check {
   }
 
  private:
+  // XLA programs: `while` and `conditional` are already what XLA compiles, so they run on the
+  // TPU. Say so, and what the estimate counts for them: one note per kind.
+  void XlaControlFlow(const CheckContext& ctx, DiagnosticSink& sink) const {
+    struct Seen {
+      std::vector<std::string> names;
+      Location first;
+    };
+    Seen loops, branches;
+    ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
+                        [&](const Graph&, const std::string& path, const Node& n) {
+                          if (n.domain != "hlo") return;
+                          Seen* s = n.op_type == "while"         ? &loops
+                                    : n.op_type == "conditional" ? &branches
+                                                                 : nullptr;
+                          if (s == nullptr) return;
+                          if (s->names.empty()) s->first = LocationOf(path, n);
+                          s->names.push_back(n.name);
+                        });
+    if (!loops.names.empty()) {
+      sink.Add(XlaNote(loops.names, loops.first,
+                       "`while` loop runs on the TPU: XLA keeps it on the device, one iteration "
+                       "after another, with no host round trip",
+                       "the cost estimate counts one iteration of the body; the trip count is a "
+                       "runtime value in the program, so multiply by it (a `lax.scan` or "
+                       "`fori_loop` with static bounds lets XLA unroll and pipeline it)"));
+    }
+    if (!branches.names.empty()) {
+      sink.Add(XlaNote(branches.names, branches.first,
+                       "`conditional` runs on the TPU: the branch index is read on the device and "
+                       "only the taken branch runs",
+                       "the cost estimate counts the most expensive branch"));
+    }
+  }
+
+  Diagnostic XlaNote(const std::vector<std::string>& names, const Location& first,
+                     const std::string& what, const std::string& cost) const {
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kNote;
+    d.location = first;
+    d.message = names.size() == 1 ? what : std::to_string(names.size()) + " ops: " + what;
+    d.notes.push_back(cost);
+    if (names.size() > 1) {
+      std::vector<std::string> shown(names.begin(),
+                                     names.begin() + std::min<std::size_t>(names.size(), 8));
+      for (std::string& s : shown) s = "`" + s + "`";
+      d.notes.push_back("nodes: " + Join(shown, ", ") + (names.size() > 8 ? ", ..." : ""));
+    }
+    return d;
+  }
+
   static bool Runtime(const CheckContext& ctx, const Graph& g, const Node& n, std::size_t i) {
     ValueId v = n.input(i);
     return v != kNoValue && ctx.dynamism.facts(g, v).runtime_data;

@@ -1,0 +1,7 @@
+// libFuzzer target for the hlo frontend (build with -DTPUD_BUILD_FUZZERS=ON; run scripts/fuzz.sh).
+#include "fuzz/load_fuzz.h"
+#include "tpudoctor/frontend/hlo.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.hlo", tpudoctor::LoadHlo);
+}
