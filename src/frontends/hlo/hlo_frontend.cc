@@ -111,6 +111,18 @@ std::vector<std::pair<std::string, std::string>> CalledComputations(const HloIns
   return out;
 }
 
+// The IR values of an instruction's result leaves: consecutive ids.
+struct LeafSpan {
+  ValueId first = 0;
+  std::size_t count = 0;
+  std::vector<ValueId> ids() const {
+    std::vector<ValueId> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = first + static_cast<ValueId>(i);
+    return out;
+  }
+};
+using LeafMap = std::unordered_map<std::string_view, LeafSpan>;
+
 class Builder {
  public:
   explicit Builder(const HloModule& m) : m_(m) {
@@ -131,7 +143,7 @@ class Builder {
     if (depth > kMaxCallDepth) return MakeError("computations call each other more than 32 deep");
     Graph g(c.name);
     g.Reserve(c.instrs.size() + 8, c.instrs.size());
-    std::unordered_map<std::string_view, std::vector<ValueId>> leaves;
+    LeafMap leaves;
     leaves.reserve(c.instrs.size());
     // Declare every instruction's outputs first: operands may be defined further down.
     for (const HloInstr& ins : c.instrs) {
@@ -142,14 +154,13 @@ class Builder {
       }
       std::vector<TensorType> types;
       Leaves(ins.shape, types);
-      std::vector<ValueId> ids;
       const bool is_param = ins.opcode == "parameter";
+      slot->second = {static_cast<ValueId>(g.values().size()), types.size()};
       for (std::size_t i = 0; i < types.size(); ++i) {
         std::string name = types.size() == 1 ? ins.name : ins.name + "#" + std::to_string(i);
-        ids.push_back(g.AddValue(name, types[i],
-                                 is_param ? ValueOrigin::kGraphInput : ValueOrigin::kNodeOutput));
+        g.AddValue(std::move(name), types[i],
+                   is_param ? ValueOrigin::kGraphInput : ValueOrigin::kNodeOutput);
       }
-      slot->second = std::move(ids);
     }
     // Parameters in parameter-number order are the graph's inputs.
     std::vector<std::pair<std::int64_t, const HloInstr*>> params;
@@ -160,7 +171,7 @@ class Builder {
     }
     std::stable_sort(params.begin(), params.end());
     for (const auto& [n, ins] : params) {
-      for (ValueId v : leaves[ins->name]) g.AddInput(v);
+      for (ValueId v : leaves[ins->name].ids()) g.AddInput(v);
     }
     const HloInstr* root = nullptr;
     for (const HloInstr& ins : c.instrs) {
@@ -173,23 +184,21 @@ class Builder {
     }
     if (root == nullptr && !c.instrs.empty()) root = &c.instrs.back();
     if (root != nullptr) {
-      for (ValueId v : leaves[root->name]) g.AddOutput(v);
+      for (ValueId v : leaves[root->name].ids()) g.AddOutput(v);
     }
     if (auto fin = g.Finalize(); !fin)
       return MakeError("computation `" + c.name + "`: " + fin.error().message);
     return g;
   }
 
-  Result<Node> MakeNode(Graph& g, const HloInstr& ins,
-                        const std::unordered_map<std::string_view, std::vector<ValueId>>& leaves,
-                        int depth) {
+  Result<Node> MakeNode(Graph& g, const HloInstr& ins, const LeafMap& leaves, int depth) {
     Node n;
     n.name = ins.name;
     n.domain = "hlo";
     n.op_type = ins.opcode;
     n.kind = HloOpKind(ins.opcode).value_or(OpKind::kUnknown);
     n.loc.line = 0;
-    n.outputs = leaves.at(ins.name);
+    n.outputs = leaves.at(ins.name).ids();
     if (ins.opcode != "constant" && ins.opcode != "iota") {
       for (const std::string& op : ins.operands) {
         auto it = leaves.find(op);
@@ -198,7 +207,8 @@ class Builder {
                            ins.name + "` uses `" + op +
                            "`, which this computation does not define");
         }
-        n.inputs.insert(n.inputs.end(), it->second.begin(), it->second.end());
+        for (std::size_t i = 0; i < it->second.count; ++i)
+          n.inputs.push_back(it->second.first + static_cast<ValueId>(i));
       }
     }
     if (ins.opcode == "get-tuple-element") SelectTupleElement(g, ins, n);

@@ -109,7 +109,7 @@ class Parser {
     int depth = 0;
     while (!AtEnd() && !(Peek() == '\n' && depth <= 0)) {
       if (Peek() == '"') {
-        String();
+        SkipString();
         continue;
       }
       if (Peek() == '{' || Peek() == '(' || Peek() == '[') ++depth;
@@ -136,12 +136,17 @@ class Parser {
   }
   std::string Name() {
     if (Peek() == '%') Advance();
-    std::string out;
-    while (!AtEnd() && NameChar(Peek())) {
-      out += Peek();
+    const std::size_t start = pos_;
+    while (!AtEnd() && NameChar(Peek())) Advance();
+    return std::string(s_.substr(start, pos_ - start));
+  }
+  void SkipString() {
+    Advance();  // opening quote
+    while (!AtEnd() && Peek() != '"') {
+      if (Peek() == '\\' && pos_ + 1 < s_.size()) Advance();
       Advance();
     }
-    return out;
+    Eat('"');
   }
   std::string String() {
     std::string out;
@@ -156,15 +161,13 @@ class Parser {
   }
   // Balanced raw text up to (not including) a top-level `,` or the end of the line.
   Result<std::string> RawValue(bool stop_at_paren = false) {
-    std::string out;
+    const std::size_t start = pos_;
     std::vector<char> stack;
     while (!AtEnd()) {
       const char c = Peek();
       if (stack.empty() && (c == ',' || c == '\n' || (stop_at_paren && c == ')'))) break;
       if (c == '"') {
-        const std::size_t start = pos_;
-        String();
-        out.append(s_.substr(start, pos_ - start));
+        SkipString();
         continue;
       }
       if (c == '{' || c == '(' || c == '[') {
@@ -176,12 +179,11 @@ class Parser {
           return Fail(std::string("unbalanced `") + c + "` in attribute value");
         stack.pop_back();
       }
-      out += c;
       Advance();
     }
     if (!stack.empty())
       return Fail(std::string("expected `") + stack.back() + "` before the end of the line");
-    return std::string(Trim(out));
+    return std::string(Trim(s_.substr(start, pos_ - start)));
   }
 
   // One balanced `{...}` group.
@@ -190,7 +192,7 @@ class Parser {
     do {
       if (AtEnd()) return Fail("expected `}` to close a layout");
       if (Peek() == '"') {
-        String();
+        SkipString();
         continue;
       }
       if (Peek() == '{' || Peek() == '(' || Peek() == '[') ++depth;
