@@ -59,6 +59,9 @@ std::optional<DType> HloDType(std::string_view t);
 // The IR graph of the module's entry computation (the last one when none is marked ENTRY).
 Result<Graph> BuildHloGraph(const HloModule& module);
 
+// `file:12:3: message` for a positioned message, `file: message` otherwise.
+std::string AtFile(const std::string& file, const std::string& message);
+
 // Parses HLO text (one module; further `// -----`-separated modules are counted, not read).
 // Errors carry `line:col`.
 Result<HloModule> ParseHloText(std::string_view text);

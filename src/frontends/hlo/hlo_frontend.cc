@@ -289,6 +289,11 @@ class Builder {
 
 }  // namespace
 
+std::string hlo::AtFile(const std::string& file, const std::string& message) {
+  const bool positioned = !message.empty() && message[0] >= '0' && message[0] <= '9';
+  return file + (positioned ? ":" : ": ") + message;
+}
+
 Result<Graph> hlo::BuildHloGraph(const HloModule& module) {
   if (module.computations.empty()) return MakeError("the module has no computations");
   Builder builder(module);
@@ -322,7 +327,7 @@ Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
   auto module = hlo::ParseHloText(source.bytes);
   if (!module) return MakeError(name + ":" + module.error().message);
   auto graph = hlo::BuildHloGraph(*module);
-  if (!graph) return MakeError(name + ": " + graph.error().message);
+  if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   LoadedModel loaded{std::move(*graph), "hlo", "", {}, {}};
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back("HLO programs have static shapes; --batch/--dim do not apply");

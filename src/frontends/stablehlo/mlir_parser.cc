@@ -152,6 +152,8 @@ class Parser {
     f.name = Symbol();
     SkipSpace();
     if (Peek() != '(') return Fail("expected `(` after the function name");
+    f.line = line_;
+    f.column = Column();
     auto params = Balanced();
     if (!params) return params.error();
     std::string_view inner(*params);
@@ -508,7 +510,7 @@ class Parser {
   // A bracketed group starting at the current character, returned with its brackets.
   Result<std::string> Balanced() {
     const std::size_t start = p_;
-    const int line = line_;
+    const int line = line_, column = Column();
     int depth = 0;
     while (!Eof()) {
       const char c = Peek();
@@ -524,7 +526,8 @@ class Parser {
       Advance();
       if (depth == 0) return std::string(s_.substr(start, p_ - start));
     }
-    return MakeError(std::to_string(line) + ": a bracket opened here is never closed");
+    return MakeError(std::to_string(line) + ":" + std::to_string(column) +
+                     ": a bracket opened here is never closed");
   }
 
   // The rest of a top-level item: to the end of the line, brackets balanced.

@@ -40,7 +40,8 @@ struct MlirFunc {
   bool has_body = false;
   std::vector<std::string> result_types;
   MlirRegion body;  // args are the function's parameters
-  int line = 0;
+  int line = 0;     // of the parameter list's `(`
+  int column = 0;
 };
 
 struct MlirModule {

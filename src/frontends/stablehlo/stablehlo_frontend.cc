@@ -244,7 +244,7 @@ class Converter {
     if (entry == nullptr) entry = &m_.funcs.front();
     for (const mlir::MlirFunc& f : m_.funcs) {
       if (!f.has_body) continue;
-      auto c = Computation(f.body, f.name, nullptr, f.line);
+      auto c = Computation(f.body, f.name, nullptr, f.line, f.column);
       if (!c) return c.error();
       out_.computations[c->comp].entry = &f == entry;
     }
@@ -255,13 +255,13 @@ class Converter {
  private:
   // A region as a computation; `parent` is the scope of the op that owns it (null for a function).
   Result<Frame> Computation(const MlirRegion& r, const std::string& name, const Scope* parent,
-                            int line) {
+                            int line, int column) {
     Frame f;
     f.comp = out_.computations.size();
     out_.computations.push_back(HloComputation{name, false, {}, line});
     f.scope.parent = parent;
     for (const auto& [arg, type] : r.args) {
-      if (auto res = AddParam(f, arg, type, line); !res) return res.error();
+      if (auto res = AddParam(f, arg, type, line, column); !res) return res.error();
     }
     for (const MlirOp& op : r.ops) {
       if (auto res = Op(f, op); !res) return res.error();
@@ -270,11 +270,12 @@ class Converter {
     return f;
   }
 
-  Result<Ok> AddParam(Frame& f, const std::string& name, std::string_view type, int line) {
+  Result<Ok> AddParam(Frame& f, const std::string& name, std::string_view type, int line,
+                      int column) {
     auto shape = ParseType(type);
     if (!shape) {
-      return MakeError(std::to_string(line) + ": `%" + name + "` has type `" + std::string(type) +
-                       "`, which tpu-doctor cannot read");
+      return MakeError(std::to_string(line) + ":" + std::to_string(column) + ": `%" + name +
+                       "` has type `" + std::string(type) + "`, which tpu-doctor cannot read");
     }
     HloInstr p;
     p.name = name;
@@ -407,7 +408,7 @@ class Converter {
         }
       }
       auto sub = Computation(region, ins.name + "." + std::to_string(i) + "." + op.name, &f.scope,
-                             op.line);
+                             op.line, op.column);
       if (!sub) return sub.error();
       frames.push_back(std::move(*sub));
     }
@@ -585,9 +586,9 @@ Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& opti
   auto parsed = mlir::ParseMlirText(source.bytes);
   if (!parsed) return MakeError(name + ":" + parsed.error().message);
   auto module = Converter(*parsed).Run();
-  if (!module) return MakeError(name + ": " + module.error().message);
+  if (!module) return MakeError(hlo::AtFile(name, module.error().message));
   auto graph = hlo::BuildHloGraph(*module);
-  if (!graph) return MakeError(name + ": " + graph.error().message);
+  if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   graph->set_partitions(parsed->partitions);
   LoadedModel loaded{std::move(*graph), "stablehlo", "", {}, {}};
   if (!options.dims.empty() || options.batch) {
