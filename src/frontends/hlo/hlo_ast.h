@@ -15,7 +15,8 @@ struct HloShape {
   std::vector<HloShape> elements;  // tuple elements
   DType dtype = DType::kUnknown;
   std::vector<Dim> dims;
-  std::vector<bool> dynamic;  // per dim: `<=N` (bounded, dims[i] = N) or `?` (dims[i] unknown)
+  // Per dim: `<=N` (bounded, dims[i] = N) or `?` (dims[i] unknown); empty when no dim is dynamic.
+  std::vector<bool> dynamic;
 };
 
 struct HloAttr {

@@ -2,6 +2,7 @@
 // openxla/xla xla/hlo/parser/hlo_parser.cc, as far as analysis needs it): module header, optional
 // source tables, computations, and instructions with shapes, operands and attributes. Attribute
 // values are kept as balanced raw text and interpreted by the IR builder.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -20,6 +21,11 @@ const HloAttr* HloInstr::Attr(std::string_view attr_name) const {
 namespace {
 
 constexpr int kMaxDepth = 64;  // nesting of shapes and attribute values
+
+// ASCII only, without the locale lookup of std::isalnum.
+constexpr bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 class Parser {
  public:
@@ -120,8 +126,7 @@ class Parser {
   bool Word(std::string_view w) {
     if (s_.substr(pos_, w.size()) != w) return false;
     const char after = Peek(w.size());
-    if (std::isalnum(static_cast<unsigned char>(after)) || after == '_' || after == '.')
-      return false;
+    if (IsAlnum(after) || after == '_' || after == '.') return false;
     for (std::size_t i = 0; i < w.size(); ++i) Advance();
     return true;
   }
@@ -131,8 +136,7 @@ class Parser {
     return true;
   }
   static bool NameChar(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
-           c == '$';
+    return IsAlnum(c) || c == '_' || c == '.' || c == '-' || c == '$';
   }
   std::string Name() {
     if (Peek() == '%') Advance();
@@ -221,24 +225,23 @@ class Parser {
       if (!Eat(')')) return Fail("expected `)` to close a tuple shape");
       return sh;
     }
-    std::string type;
-    while (std::isalnum(static_cast<unsigned char>(Peek()))) {
-      type += Peek();
-      Advance();
-    }
+    const std::size_t type_start = pos_;
+    while (IsAlnum(Peek())) Advance();
+    const std::string_view type = s_.substr(type_start, pos_ - type_start);
     if (type == "token") {
       sh.is_token = true;
       if (Eat('[')) Eat(']');
       return sh;
     }
     auto dt = HloDType(type);
-    if (!dt) return Fail("unknown element type `" + type + "`");
+    if (!dt) return Fail("unknown element type `" + std::string(type) + "`");
     sh.dtype = *dt;
     if (!Eat('[')) return Fail("expected `[` after the element type");
     if (!Eat(']')) {
       do {
         SkipInline();
         if (Eat('?')) {
+          sh.dynamic.resize(sh.dims.size());  // `dynamic` is only kept for shapes that have one
           sh.dims.push_back(Dim::Unknown());
           sh.dynamic.push_back(true);
           continue;
@@ -250,8 +253,11 @@ class Parser {
         }
         auto v = Integer();
         if (!v) return Fail("expected a dimension size");
+        if (bounded || !sh.dynamic.empty()) {
+          sh.dynamic.resize(sh.dims.size());
+          sh.dynamic.push_back(bounded);
+        }
         sh.dims.push_back(Dim::Static(*v));
-        sh.dynamic.push_back(bounded);
       } while (Eat(','));
       if (!Eat(']')) return Fail("expected `]` to close the dimensions");
     }
@@ -288,6 +294,11 @@ class Parser {
       }
     }
     if (!Eat('{')) return Fail("expected `{` to open computation `" + c.name + "`");
+    // One instruction per line, mostly: reserve so a large computation is not moved as it grows.
+    const std::size_t close = s_.find("\n}", pos_);
+    const std::string_view body =
+        s_.substr(pos_, close == std::string_view::npos ? 0 : close - pos_);
+    c.instrs.reserve(static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')) + 1);
     for (;;) {
       Skip();
       if (AtEnd()) return Fail("expected `}` to close computation `" + c.name + "`");
