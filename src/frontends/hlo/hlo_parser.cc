@@ -238,6 +238,7 @@ class Parser {
     sh.dtype = *dt;
     if (!Eat('[')) return Fail("expected `[` after the element type");
     if (!Eat(']')) {
+      sh.dims.reserve(4);
       do {
         SkipInline();
         if (Eat('?')) {
@@ -328,10 +329,9 @@ class Parser {
     if (!shape) return shape.error();
     ins.shape = std::move(*shape);
     Skip();  // a long tuple shape may put the opcode on the next line
-    while (NameChar(Peek())) {
-      ins.opcode += Peek();
-      Advance();
-    }
+    const std::size_t opcode_start = pos_;
+    while (NameChar(Peek())) Advance();
+    ins.opcode = std::string(s_.substr(opcode_start, pos_ - opcode_start));
     if (ins.opcode.empty()) return Fail("expected an opcode");
     SkipInline();
     if (!Eat('(')) return Fail("expected `(` after opcode `" + ins.opcode + "`");
@@ -341,12 +341,12 @@ class Parser {
     for (;;) {
       SkipInline();
       if (!Eat(',')) break;
+      if (ins.attrs.empty()) ins.attrs.reserve(4);
       Skip();  // attributes may continue on the next lines
       HloAttr a;
-      while (NameChar(Peek())) {
-        a.name += Peek();
-        Advance();
-      }
+      const std::size_t name_start = pos_;
+      while (NameChar(Peek())) Advance();
+      a.name = std::string(s_.substr(name_start, pos_ - name_start));
       if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
       auto v = RawValue();
       if (!v) return v.error();
@@ -366,6 +366,7 @@ class Parser {
     std::vector<std::string> out;
     SkipInline();
     if (Eat(')')) return out;
+    out.reserve(4);  // most instructions have 1-3 operands: one allocation, no regrowth
     for (;;) {
       Skip();
       auto raw = RawValue(/*stop_at_paren=*/true);
