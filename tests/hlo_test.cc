@@ -227,6 +227,25 @@ TEST(HloTest, PartitionedProgramsAreJudgedPerDevice) {
   EXPECT_EQ(h->graph.partitions(), 4);
 }
 
+// MEM001 on a partitioned program: an even split that fits is a note, one that does not an error.
+TEST(HloTest, PartitionedMemoryIsSplitEvenly) {
+  auto severity = [](const std::string& dims) {
+    Source s{"p.hlo", "HloModule m, num_partitions=8\nENTRY e {\n  x = f32[" + dims +
+                          "] parameter(0)\n  ROOT y = f32[" + dims + "] negate(x)\n}\n"};
+    auto m = LoadHlo(s, {});
+    EXPECT_TRUE(m.ok());
+    for (const Diagnostic& d : RunChecks(m->graph, **FindTarget(kDefaultTarget))) {
+      if (d.code == "MEM001") return static_cast<int>(d.severity);
+    }
+    return -1;
+  };
+  // 16 GiB tensors: over v5e's 16 GiB as a whole, a few GiB per device.
+  EXPECT_EQ(severity("65536,65536"), static_cast<int>(Severity::kNote));
+  // 256 GiB tensors: 32 GiB or more per device even evenly split.
+  EXPECT_EQ(severity("524288,131072"), static_cast<int>(Severity::kError));
+  EXPECT_EQ(severity("1024,1024"), -1);
+}
+
 TEST(HloTest, BadInputIsALineColumnError) {
   auto load = [](const std::string& text) {
     Source s{"bad.hlo", text};
