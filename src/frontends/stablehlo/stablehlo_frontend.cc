@@ -565,8 +565,12 @@ class Converter {
 
 }  // namespace
 
+// MLIR bytecode (`.mlirbc`, `jax.export` serialized artifacts) starts with these bytes.
+constexpr std::string_view kBytecodeMagic = "ML\xEFR";
+
 int SniffStableHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 8192);
+  if (head.starts_with(kBytecodeMagic)) return 95;
   if (head.find("stablehlo.") != std::string_view::npos ||
       head.find("mhlo.") != std::string_view::npos)
     if (head.find("func.func") != std::string_view::npos ||
@@ -580,6 +584,12 @@ int SniffStableHlo(const Source& source) {
 
 Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
+  if (std::string_view(source.bytes).starts_with(kBytecodeMagic)) {
+    return MakeError(name +
+                     ": MLIR bytecode, which tpu-doctor does not read; print the module as text "
+                     "(`stablehlo-translate --deserialize FILE`, or `exported.mlir_module()` in "
+                     "JAX) and check that");
+  }
   if (source.bytes.find('\0') != std::string::npos)
     return MakeError(name +
                      ": binary data, expected StableHLO/MHLO text (MLIR bytecode is not read)");
