@@ -1,8 +1,12 @@
-// The parsed form of an HLO text module, before it becomes IR. Private to src/frontends/hlo.
+// The parsed form of an HLO text module, before it becomes IR. Private to src/frontends/hlo (and
+// the StableHLO converter, which writes this form too). Names and attribute text are views into the
+// parsed text, or into the module's own storage (`Keep`): the text must outlive the module.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tpudoctor/ir/graph.h"
@@ -20,15 +24,15 @@ struct HloShape {
 };
 
 struct HloAttr {
-  std::string name;
-  std::string value;  // raw text, balanced
+  std::string_view name;
+  std::string_view value;  // raw text, balanced
 };
 
 struct HloInstr {
-  std::string name;
+  std::string_view name;
   HloShape shape;
-  std::string opcode;
-  std::vector<std::string> operands;  // operand names (without `%`); literal text for constants
+  std::string_view opcode;
+  std::vector<std::string_view> operands;  // names (without `%`); literal text for constants
   std::vector<HloAttr> attrs;
   bool root = false;
   int line = 0;
@@ -38,7 +42,7 @@ struct HloInstr {
 };
 
 struct HloComputation {
-  std::string name;
+  std::string_view name;
   bool entry = false;
   std::vector<HloInstr> instrs;
   int line = 0;
@@ -51,6 +55,14 @@ struct HloModule {
   std::map<long, SourceLoc> stack_frames;
   int modules_in_file = 1;
   std::int64_t partitions = 1;  // `num_partitions=N` of the module header
+
+  // Keeps text that is not in the parsed source (CRLF-normalized text, operand lists without their
+  // comments, names the StableHLO converter makes up) and returns a view of it.
+  std::string_view Keep(std::string text) {
+    owned.push_back(std::make_unique<std::string>(std::move(text)));
+    return *owned.back();
+  }
+  std::vector<std::unique_ptr<std::string>> owned;  // heap strings: views survive moving the module
 };
 
 // `f32`, `bf16`, `pred`, `s64`, ... → DType (kUnknown for types the IR has no dtype for);

@@ -126,7 +126,7 @@ using LeafMap = std::unordered_map<std::string_view, LeafSpan>;
 class Builder {
  public:
   explicit Builder(const HloModule& m) : m_(m) {
-    for (const HloComputation& c : m.computations) by_name_[c.name] = &c;
+    for (const HloComputation& c : m.computations) by_name_[std::string(c.name)] = &c;
   }
 
   Result<Graph> Entry() {
@@ -141,7 +141,7 @@ class Builder {
  private:
   Result<Graph> Build(const HloComputation& c, int depth) {
     if (depth > kMaxCallDepth) return MakeError("computations call each other more than 32 deep");
-    Graph g(c.name);
+    Graph g{std::string(c.name)};
     g.Reserve(c.instrs.size() + 8, c.instrs.size());
     LeafMap leaves;
     leaves.reserve(c.instrs.size());
@@ -150,14 +150,15 @@ class Builder {
       auto [slot, inserted] = leaves.try_emplace(ins.name);
       if (!inserted) {
         return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) +
-                         ": instruction `" + ins.name + "` is defined twice");
+                         ": instruction `" + std::string(ins.name) + "` is defined twice");
       }
       std::vector<TensorType> types;
       Leaves(ins.shape, types);
       const bool is_param = ins.opcode == "parameter";
       slot->second = {static_cast<ValueId>(g.values().size()), types.size()};
       for (std::size_t i = 0; i < types.size(); ++i) {
-        std::string name = types.size() == 1 ? ins.name : ins.name + "#" + std::to_string(i);
+        std::string name = types.size() == 1 ? std::string(ins.name)
+                                             : std::string(ins.name) + "#" + std::to_string(i);
         g.AddValue(std::move(name), types[i],
                    is_param ? ValueOrigin::kGraphInput : ValueOrigin::kNodeOutput);
       }
@@ -187,7 +188,7 @@ class Builder {
       for (ValueId v : leaves[root->name].ids()) g.AddOutput(v);
     }
     if (auto fin = g.Finalize(); !fin)
-      return MakeError("computation `" + c.name + "`: " + fin.error().message);
+      return MakeError("computation `" + std::string(c.name) + "`: " + fin.error().message);
     return g;
   }
 
@@ -200,11 +201,11 @@ class Builder {
     n.loc.line = 0;
     n.outputs = leaves.at(ins.name).ids();
     if (ins.opcode != "constant" && ins.opcode != "iota") {
-      for (const std::string& op : ins.operands) {
+      for (std::string_view op : ins.operands) {
         auto it = leaves.find(op);
         if (it == leaves.end()) {
           return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) + ": `" +
-                           ins.name + "` uses `" + op +
+                           std::string(ins.name) + "` uses `" + std::string(op) +
                            "`, which this computation does not define");
         }
         for (std::size_t i = 0; i < it->second.count; ++i)
@@ -217,7 +218,8 @@ class Builder {
       auto it = by_name_.find(callee);
       if (it == by_name_.end()) {
         return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) + ": `" +
-                         ins.name + "` calls `" + callee + "`, which the module does not define");
+                         std::string(ins.name) + "` calls `" + std::string(callee) +
+                         "`, which the module does not define");
       }
       auto sub = Called(*it->second, depth + 1);
       if (!sub) return sub.error();
@@ -262,11 +264,11 @@ class Builder {
         continue;
       }
       if (auto ints = IntList(a.value)) {
-        n.attrs.push_back({a.name, *ints});
+        n.attrs.push_back({std::string(a.name), *ints});
       } else if (auto v = ParseInt64(Trim(a.value))) {
-        n.attrs.push_back({a.name, *v});
+        n.attrs.push_back({std::string(a.name), *v});
       } else {
-        n.attrs.push_back({a.name, Unquote(a.value)});
+        n.attrs.push_back({std::string(a.name), Unquote(a.value)});
       }
     }
   }

@@ -33,10 +33,11 @@ class Parser {
 
   Result<HloModule> Module() {
     HloModule m;
+    module_ = &m;
     Skip();
     if (Word("HloModule")) {
       Skip();
-      m.name = Name();
+      m.name = std::string(Name());
       const std::size_t header = pos_;
       SkipLine();  // module attributes: entry_computation_layout, is_scheduled, ...
       const std::string_view attrs = s_.substr(header, pos_ - header);
@@ -138,11 +139,11 @@ class Parser {
   static bool NameChar(char c) {
     return IsAlnum(c) || c == '_' || c == '.' || c == '-' || c == '$';
   }
-  std::string Name() {
+  std::string_view Name() {
     if (Peek() == '%') Advance();
     const std::size_t start = pos_;
     while (!AtEnd() && NameChar(Peek())) Advance();
-    return std::string(s_.substr(start, pos_ - start));
+    return s_.substr(start, pos_ - start);
   }
   void SkipString() {
     Advance();  // opening quote
@@ -164,7 +165,7 @@ class Parser {
     return out;
   }
   // Balanced raw text up to (not including) a top-level `,` or the end of the line.
-  Result<std::string> RawValue(bool stop_at_paren = false) {
+  Result<std::string_view> RawValue(bool stop_at_paren = false) {
     const std::size_t start = pos_;
     std::vector<char> stack;
     while (!AtEnd()) {
@@ -187,7 +188,7 @@ class Parser {
     }
     if (!stack.empty())
       return Fail(std::string("expected `") + stack.back() + "` before the end of the line");
-    return std::string(Trim(s_.substr(start, pos_ - start)));
+    return Trim(s_.substr(start, pos_ - start));
   }
 
   // One balanced `{...}` group.
@@ -294,7 +295,7 @@ class Parser {
         Advance();
       }
     }
-    if (!Eat('{')) return Fail("expected `{` to open computation `" + c.name + "`");
+    if (!Eat('{')) return Fail("expected `{` to open computation `" + std::string(c.name) + "`");
     // One instruction per line, mostly: reserve so a large computation is not moved as it grows.
     const std::size_t close = s_.find("\n}", pos_);
     const std::string_view body =
@@ -302,7 +303,7 @@ class Parser {
     c.instrs.reserve(static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')) + 1);
     for (;;) {
       Skip();
-      if (AtEnd()) return Fail("expected `}` to close computation `" + c.name + "`");
+      if (AtEnd()) return Fail("expected `}` to close computation `" + std::string(c.name) + "`");
       if (Eat('}')) break;
       auto ins = Instruction();
       if (!ins) return ins.error();
@@ -324,17 +325,17 @@ class Parser {
     ins.name = Name();
     if (ins.name.empty()) return Fail("expected an instruction name");
     SkipInline();
-    if (!Eat('=')) return Fail("expected `=` after `" + ins.name + "`");
+    if (!Eat('=')) return Fail("expected `=` after `" + std::string(ins.name) + "`");
     auto shape = Shape();
     if (!shape) return shape.error();
     ins.shape = std::move(*shape);
     Skip();  // a long tuple shape may put the opcode on the next line
     const std::size_t opcode_start = pos_;
     while (NameChar(Peek())) Advance();
-    ins.opcode = std::string(s_.substr(opcode_start, pos_ - opcode_start));
+    ins.opcode = s_.substr(opcode_start, pos_ - opcode_start);
     if (ins.opcode.empty()) return Fail("expected an opcode");
     SkipInline();
-    if (!Eat('(')) return Fail("expected `(` after opcode `" + ins.opcode + "`");
+    if (!Eat('(')) return Fail("expected `(` after opcode `" + std::string(ins.opcode) + "`");
     auto operands = Operands();
     if (!operands) return operands.error();
     ins.operands = std::move(*operands);
@@ -346,24 +347,25 @@ class Parser {
       HloAttr a;
       const std::size_t name_start = pos_;
       while (NameChar(Peek())) Advance();
-      a.name = std::string(s_.substr(name_start, pos_ - name_start));
+      a.name = s_.substr(name_start, pos_ - name_start);
       if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
       auto v = RawValue();
       if (!v) return v.error();
-      a.value = std::move(*v);
+      a.value = *v;
       ins.attrs.push_back(std::move(a));
     }
     SkipInline();
     if (!AtEnd() && Peek() != '\n' && !(Peek() == '/' && Peek(1) == '/')) {
-      return Fail(std::string("unexpected `") + Peek() + "` after instruction `" + ins.name + "`");
+      return Fail(std::string("unexpected `") + Peek() + "` after instruction `" +
+                  std::string(ins.name) + "`");
     }
     return ins;
   }
 
   // Operands: `a, f32[2]{0} %b, s32[] c` — an optional shape, then a name. Constants keep their
   // literal (`constant(1)`, `constant({1, 2})`).
-  Result<std::vector<std::string>> Operands() {
-    std::vector<std::string> out;
+  Result<std::vector<std::string_view>> Operands() {
+    std::vector<std::string_view> out;
     SkipInline();
     if (Eat(')')) return out;
     out.reserve(4);  // most instructions have 1-3 operands: one allocation, no regrowth
@@ -371,21 +373,25 @@ class Parser {
       Skip();
       auto raw = RawValue(/*stop_at_paren=*/true);
       if (!raw) return raw.error();
-      std::string text = *raw;
-      // Drop /*index=N*/ comments that long operand lists carry.
-      for (std::size_t c = text.find("/*"); c != std::string::npos; c = text.find("/*")) {
-        const std::size_t e = text.find("*/", c);
-        text.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+      std::string_view text = *raw;
+      if (text.find("/*") != std::string_view::npos) {
+        // Drop /*index=N*/ comments that long operand lists carry.
+        std::string kept(text);
+        for (std::size_t c = kept.find("/*"); c != std::string::npos; c = kept.find("/*")) {
+          const std::size_t e = kept.find("*/", c);
+          kept.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+        }
+        text = module_->Keep(std::move(kept));
       }
       // The name is the last token: after an optional shape and layout.
-      std::size_t end = text.size();
-      std::size_t start = end;
+      std::size_t start = text.size();
       while (start > 0 && (NameChar(text[start - 1]) || text[start - 1] == '%')) --start;
-      std::string name = text.substr(start);
-      if (!name.empty() && name[0] == '%') name.erase(0, 1);
-      std::string whole(Trim(text));
-      if (!whole.empty() && whole[0] == '%') whole.erase(0, 1);
-      out.push_back(start == 0 || text.find_first_of("[(") == std::string::npos ? whole : name);
+      std::string_view name = text.substr(start);
+      if (!name.empty() && name[0] == '%') name.remove_prefix(1);
+      std::string_view whole = Trim(text);
+      if (!whole.empty() && whole[0] == '%') whole.remove_prefix(1);
+      out.push_back(start == 0 || text.find_first_of("[(") == std::string_view::npos ? whole
+                                                                                     : name);
       Skip();
       if (Eat(',')) continue;
       if (Eat(')')) return out;
@@ -442,6 +448,7 @@ class Parser {
   }
 
   std::string_view s_;
+  HloModule* module_ = nullptr;  // the module being parsed (for `Keep`)
   std::size_t pos_ = 0;
   int line_ = 1;
   std::size_t line_start_ = 0;
@@ -493,12 +500,15 @@ std::optional<DType> HloDType(std::string_view t) {
 
 Result<HloModule> ParseHloText(std::string_view text) {
   if (text.find('\r') == std::string_view::npos) return Parser(text).Module();
-  std::string lf;  // CRLF line ends (files checked out on Windows): read as LF
-  lf.reserve(text.size());
+  // CRLF line ends (files checked out on Windows): read as LF, kept by the module.
+  auto lf = std::make_unique<std::string>();
+  lf->reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) lf += text[i];
+    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) *lf += text[i];
   }
-  return Parser(lf).Module();
+  auto m = Parser(*lf).Module();
+  if (m) m->owned.push_back(std::move(lf));
+  return m;
 }
 
 }  // namespace tpudoctor::hlo

@@ -258,7 +258,7 @@ class Converter {
                             int line, int column) {
     Frame f;
     f.comp = out_.computations.size();
-    out_.computations.push_back(HloComputation{name, false, {}, line});
+    out_.computations.push_back(HloComputation{K(name), false, {}, line});
     f.scope.parent = parent;
     for (const auto& [arg, type] : r.args) {
       if (auto res = AddParam(f, arg, type, line, column); !res) return res.error();
@@ -278,9 +278,9 @@ class Converter {
                        "` has type `" + std::string(type) + "`, which tpu-doctor cannot read");
     }
     HloInstr p;
-    p.name = name;
+    p.name = K(name);
     p.opcode = "parameter";
-    p.operands = {std::to_string(f.params++)};
+    p.operands = {K(std::to_string(f.params++))};
     p.shape = *shape;
     p.line = line;
     f.scope.types[name] = std::move(*shape);
@@ -290,9 +290,9 @@ class Converter {
 
   void AddCapturedParam(Frame& f, const std::string& name) {
     HloInstr p;
-    p.name = name;
+    p.name = K(name);
     p.opcode = "parameter";
-    p.operands = {std::to_string(f.params++)};
+    p.operands = {K(std::to_string(f.params++))};
     p.shape = f.scope.types[name];
     out_.computations[f.comp].instrs.push_back(std::move(p));
   }
@@ -312,10 +312,10 @@ class Converter {
 
   Result<Ok> Op(Frame& f, const MlirOp& op) {
     HloInstr ins;
-    ins.opcode = StableHloOpcode(op.name);
+    ins.opcode = K(StableHloOpcode(op.name));
     ins.line = op.line;
     ins.column = op.column;
-    ins.operands = op.operands;
+    for (const std::string& v : op.operands) ins.operands.push_back(K(v));
     if (ins.opcode == "return") return Return(f, op);
 
     // Result shapes.
@@ -330,23 +330,23 @@ class Converter {
       shapes.push_back(std::move(*s));
     }
     if (shapes.size() == 1) {
-      ins.name = op.results[0];
+      ins.name = K(op.results[0]);
       ins.shape = shapes[0];
     } else {
       ins.shape.is_tuple = true;
       ins.shape.elements = shapes;
-      ins.name = op.results.empty()
-                     ? op.name + "." + std::to_string(op.line) + "." + std::to_string(++unnamed_)
-                     : op.results[0].substr(0, op.results[0].find('#')) + ":" +
-                           std::to_string(op.results.size());
+      ins.name = K(op.results.empty()
+                       ? op.name + "." + std::to_string(op.line) + "." + std::to_string(++unnamed_)
+                       : op.results[0].substr(0, op.results[0].find('#')) + ":" +
+                             std::to_string(op.results.size()));
     }
 
     if (auto res = Regions(f, op, ins); !res) return res;
-    for (const std::string& v : ins.operands) {
-      if (auto res = Use(f, v, op); !res) return res;
+    for (std::string_view v : ins.operands) {
+      if (auto res = Use(f, std::string(v), op); !res) return res;
     }
     Attributes(f, op, ins);
-    const std::string tuple_name = ins.name;
+    const std::string_view tuple_name = ins.name;
     out_.computations[f.comp].instrs.push_back(std::move(ins));
     if (shapes.size() == 1) {
       f.scope.types[op.results[0]] = shapes[0];
@@ -354,10 +354,10 @@ class Converter {
     }
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       HloInstr gte;
-      gte.name = op.results[i];
+      gte.name = K(op.results[i]);
       gte.opcode = "get-tuple-element";
       gte.operands = {tuple_name};
-      gte.attrs.push_back({"index", std::to_string(i)});
+      gte.attrs.push_back({K("index"), K(std::to_string(i))});
       gte.shape = shapes[i];
       gte.line = op.line;
       gte.column = op.column;
@@ -375,9 +375,9 @@ class Converter {
       return Ok{};
     }
     HloInstr root;
-    root.name = "return." + std::to_string(op.line);
+    root.name = K("return." + std::to_string(op.line));
     root.opcode = op.operands.size() == 1 ? "copy" : "tuple";
-    root.operands = op.operands;
+    for (const std::string& v : op.operands) root.operands.push_back(K(v));
     root.root = true;
     root.line = op.line;
     root.column = op.column;
@@ -407,8 +407,9 @@ class Converter {
                                    a < op.result_types.size() ? op.result_types[a] : std::string());
         }
       }
-      auto sub = Computation(region, ins.name + "." + std::to_string(i) + "." + op.name, &f.scope,
-                             op.line, op.column);
+      auto sub =
+          Computation(region, std::string(ins.name) + "." + std::to_string(i) + "." + op.name,
+                      &f.scope, op.line, op.column);
       if (!sub) return sub.error();
       frames.push_back(std::move(*sub));
     }
@@ -435,24 +436,24 @@ class Converter {
       for (HloInstr& p : instrs) {
         if (p.opcode != "parameter") continue;
         auto it = std::find(captured.begin(), captured.end(), p.name);
-        if (it != captured.end()) p.operands = {std::to_string(first + (it - captured.begin()))};
+        if (it != captured.end()) p.operands = {K(std::to_string(first + (it - captured.begin())))};
       }
     }
-    ins.operands.insert(ins.operands.end(), captured.begin(), captured.end());
+    for (const std::string& v : captured) ins.operands.push_back(K(v));
     std::vector<std::string> names;
-    for (const Frame& sub : frames) names.push_back(out_.computations[sub.comp].name);
+    for (const Frame& sub : frames) names.push_back(std::string(out_.computations[sub.comp].name));
     if (ins.opcode == "while" && names.size() == 2) {
-      ins.attrs.push_back({"condition", names[0]});
-      ins.attrs.push_back({"body", names[1]});
+      ins.attrs.push_back({K("condition"), K(names[0])});
+      ins.attrs.push_back({K("body"), K(names[1])});
     } else if (ins.opcode == "conditional" && op.name.ends_with(".if") && names.size() == 2) {
-      ins.attrs.push_back({"true_computation", names[0]});
-      ins.attrs.push_back({"false_computation", names[1]});
+      ins.attrs.push_back({K("true_computation"), K(names[0])});
+      ins.attrs.push_back({K("false_computation"), K(names[1])});
     } else if (ins.opcode == "conditional") {
-      ins.attrs.push_back({"branch_computations", "{" + Join(names, ", ") + "}"});
+      ins.attrs.push_back({K("branch_computations"), K("{" + Join(names, ", ") + "}")});
     } else if (names.size() == 1) {
-      ins.attrs.push_back({"to_apply", names[0]});
+      ins.attrs.push_back({K("to_apply"), K(names[0])});
     } else {
-      ins.attrs.push_back({"called_computations", "{" + Join(names, ", ") + "}"});
+      ins.attrs.push_back({K("called_computations"), K("{" + Join(names, ", ") + "}")});
     }
     return Ok{};
   }
@@ -462,9 +463,9 @@ class Converter {
     if (ins.opcode == "custom-call") {
       std::string target = op.callee;
       if (target.empty()) target = QuotedAfter(t, "call_target_name").value_or("");
-      ins.attrs.push_back({"custom_call_target", "\"" + target + "\""});
+      ins.attrs.push_back({K("custom_call_target"), K("\"" + target + "\"")});
       if (t.find("has_side_effect = true") != std::string_view::npos)
-        ins.attrs.push_back({"custom_call_has_side_effect", "true"});
+        ins.attrs.push_back({K("custom_call_has_side_effect"), K("true")});
     } else if (ins.opcode == "call") {
       std::string callee = op.callee;
       if (callee.empty()) callee = QuotedAfter(t, "decomposition").value_or("");
@@ -472,7 +473,7 @@ class Converter {
         std::size_t s = d + 17, e = t.find_first_of(",} ", s);
         callee = std::string(t.substr(s, e - s));
       }
-      if (!callee.empty()) ins.attrs.push_back({"to_apply", callee});
+      if (!callee.empty()) ins.attrs.push_back({K("to_apply"), K(callee)});
     } else if (ins.opcode == "dot") {
       DotDims(f, op, ins);
     } else if (ins.opcode == "convolution") {
@@ -480,19 +481,19 @@ class Converter {
     } else if (ins.opcode == "get-tuple-element") {
       auto idx = IntAfter(t, "index");
       if (!idx && t.rfind('[') != std::string_view::npos) idx = IntAfter(t, "[");
-      if (idx) ins.attrs.push_back({"index", *idx});
+      if (idx) ins.attrs.push_back({K("index"), K(*idx)});
     } else if (auto at = t.find("called_computation = @"); at != std::string_view::npos) {
       std::size_t s = at + 22, e = s;
       while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_' ||
                               t[e] == '.' || t[e] == '-'))
         ++e;
-      ins.attrs.push_back({"calls", std::string(t.substr(s, e - s))});
+      ins.attrs.push_back({K("calls"), K(std::string(t.substr(s, e - s)))});
     } else if (ins.opcode == "send" || ins.opcode == "recv") {
       if (t.find("is_host_transfer = true") != std::string_view::npos)
-        ins.attrs.push_back({"is_host_transfer", "true"});
+        ins.attrs.push_back({K("is_host_transfer"), K("true")});
     }
     for (std::string_view key : {"feature_group_count", "batch_group_count"}) {
-      if (auto v = IntAfter(t, key)) ins.attrs.push_back({std::string(key), *v});
+      if (auto v = IntAfter(t, key)) ins.attrs.push_back({K(std::string(key)), K(*v)});
     }
     if (!op.loc.empty()) {
       Loc loc;
@@ -502,7 +503,7 @@ class Converter {
       if (!loc.file.empty()) {
         meta += "source_file=\"" + Clean(loc.file) + "\" source_line=" + std::to_string(loc.line);
       }
-      ins.attrs.push_back({"metadata", meta + "}"});
+      ins.attrs.push_back({K("metadata"), K(meta + "}")});
     }
   }
 
@@ -514,8 +515,8 @@ class Converter {
       auto l = ListAfter(t, key);
       auto r = ListAfter(t, " x ", at);
       if (l && r) {
-        ins.attrs.push_back({lhs, IntList(*l)});
-        ins.attrs.push_back({rhs, IntList(*r)});
+        ins.attrs.push_back({K(lhs), K(IntList(*l))});
+        ins.attrs.push_back({K(rhs), K(IntList(*r))});
       }
     };
     if (t.find("lhs_contracting_dimensions") != std::string_view::npos) {  // generic form
@@ -523,7 +524,7 @@ class Converter {
                                {"rhs_batching_dimensions", "rhs_batch_dims"},
                                {"lhs_contracting_dimensions", "lhs_contracting_dims"},
                                {"rhs_contracting_dimensions", "rhs_contracting_dims"}}) {
-        if (auto l = ListAfter(t, key)) ins.attrs.push_back({attr, IntList(*l)});
+        if (auto l = ListAfter(t, key)) ins.attrs.push_back({K(attr), K(IntList(*l))});
       }
       return;
     }
@@ -535,12 +536,13 @@ class Converter {
     // `stablehlo.dot`: the lhs's last dimension against the rhs's first.
     const HloShape* lhs = op.operands.empty() ? nullptr : f.scope.Find(op.operands[0]);
     const std::size_t rank = lhs ? lhs->dims.size() : 2;
-    ins.attrs.push_back({"lhs_contracting_dims", "{" + std::to_string(rank ? rank - 1 : 0) + "}"});
-    ins.attrs.push_back({"rhs_contracting_dims", "{0}"});
+    ins.attrs.push_back(
+        {K("lhs_contracting_dims"), K("{" + std::to_string(rank ? rank - 1 : 0) + "}")});
+    ins.attrs.push_back({K("rhs_contracting_dims"), K("{0}")});
   }
 
   // `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` → `dim_labels=b01f_01io->b01f`.
-  static void ConvDims(std::string_view t, HloInstr& ins) {
+  void ConvDims(std::string_view t, HloInstr& ins) {
     std::size_t arrow = t.find("]->[");
     if (arrow == std::string_view::npos) return;
     std::size_t lhs = t.rfind('[', t.rfind("]x[", arrow));
@@ -555,8 +557,11 @@ class Converter {
       else if (std::isalnum(static_cast<unsigned char>(c)))
         labels += c;
     }
-    ins.attrs.push_back({"dim_labels", labels});
+    ins.attrs.push_back({K("dim_labels"), K(labels)});
   }
+
+  // A view of `text` that lives as long as the module being written.
+  std::string_view K(std::string_view text) { return out_.Keep(std::string(text)); }
 
   const mlir::MlirModule& m_;
   hlo::HloModule out_;
