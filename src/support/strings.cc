@@ -20,6 +20,15 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   }
 }
 
+std::string CrlfToLf(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!(s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n')) out += s[i];
+  }
+  return out;
+}
+
 std::vector<std::string_view> SplitLines(std::string_view s) {
   std::vector<std::string_view> out = Split(s, '\n');
   if (!out.empty() && out.back().empty()) out.pop_back();

@@ -86,26 +86,20 @@ std::optional<std::string> MetadataField(std::string_view meta, std::string_view
 
 // The computations an instruction calls, with the attribute that names each.
 std::vector<std::pair<std::string, std::string>> CalledComputations(const HloInstr& ins) {
+  static constexpr std::string_view kCalling[] = {
+      "body",     "branch_computations", "called_computations",
+      "calls",    "condition",           "false_computation",
+      "to_apply", "true_computation"};
   std::vector<std::pair<std::string, std::string>> out;
   for (const hlo::HloAttr& a : ins.attrs) {
-    if (a.name == "calls" || a.name == "to_apply" || a.name == "condition" || a.name == "body" ||
-        a.name == "true_computation" || a.name == "false_computation") {
-      std::string v = Unquote(a.value);
-      if (!v.empty() && v.front() == '{')
-        v = std::string(Trim(std::string_view(v).substr(1, v.size() - 2)));
-      for (std::string_view name : Split(v, ',')) {
-        std::string n(Trim(name));
-        if (!n.empty() && n.front() == '%') n.erase(0, 1);
-        if (!n.empty()) out.emplace_back(a.name, n);
-      }
-    } else if (a.name == "branch_computations" || a.name == "called_computations") {
-      std::string_view v = Trim(a.value);
-      if (v.size() >= 2 && v.front() == '{') v = v.substr(1, v.size() - 2);
-      for (std::string_view name : Split(v, ',')) {
-        std::string n(Trim(name));
-        if (!n.empty() && n.front() == '%') n.erase(0, 1);
-        if (!n.empty()) out.emplace_back(a.name, n);
-      }
+    if (std::find(std::begin(kCalling), std::end(kCalling), a.name) == std::end(kCalling)) continue;
+    const std::string v = Unquote(a.value);  // `%f`, `"f"` or `{%f, %g}`
+    std::string_view list = v;
+    if (list.size() >= 2 && list.front() == '{') list = list.substr(1, list.size() - 2);
+    for (std::string_view name : Split(list, ',')) {
+      name = Trim(name);
+      if (!name.empty() && name.front() == '%') name.remove_prefix(1);
+      if (!name.empty()) out.emplace_back(std::string(a.name), std::string(name));
     }
   }
   return out;
@@ -178,7 +172,7 @@ class Builder {
     for (const HloInstr& ins : c.instrs) {
       if (ins.root) root = &ins;
       if (ins.opcode == "parameter") continue;
-      auto node = MakeNode(g, ins, leaves, depth);
+      auto node = MakeNode(ins, leaves, depth);
       if (!node) return node.error();
       if (++nodes_ > kMaxNodes) return MakeError("the module expands to more than 5 million nodes");
       g.AddNode(std::move(*node));
@@ -192,7 +186,7 @@ class Builder {
     return g;
   }
 
-  Result<Node> MakeNode(Graph& g, const HloInstr& ins, const LeafMap& leaves, int depth) {
+  Result<Node> MakeNode(const HloInstr& ins, const LeafMap& leaves, int depth) {
     Node n;
     n.name = ins.name;
     n.domain = "hlo";
@@ -212,7 +206,7 @@ class Builder {
           n.inputs.push_back(it->second.first + static_cast<ValueId>(i));
       }
     }
-    if (ins.opcode == "get-tuple-element") SelectTupleElement(g, ins, n);
+    if (ins.opcode == "get-tuple-element") SelectTupleElement(ins, n);
     CopyAttrs(ins, n);
     for (const auto& [attr, callee] : CalledComputations(ins)) {
       auto it = by_name_.find(callee);
@@ -229,7 +223,7 @@ class Builder {
   }
 
   // get-tuple-element reads the leaves of one element of its operand's tuple.
-  void SelectTupleElement(const Graph& g, const HloInstr& ins, Node& n) {
+  static void SelectTupleElement(const HloInstr& ins, Node& n) {
     const hlo::HloAttr* index = ins.Attr("index");
     auto i = index ? ParseInt64(Trim(index->value)) : std::nullopt;
     if (!i || *i < 0 || static_cast<std::size_t>(*i) >= n.inputs.size()) return;
@@ -239,7 +233,6 @@ class Builder {
         std::min<std::size_t>(static_cast<std::size_t>(*i), n.inputs.size() - width);
     std::vector<ValueId> picked(n.inputs.begin() + static_cast<std::ptrdiff_t>(first),
                                 n.inputs.begin() + static_cast<std::ptrdiff_t>(first + width));
-    (void)g;
     n.inputs = std::move(picked);
   }
 

@@ -500,12 +500,8 @@ std::optional<DType> HloDType(std::string_view t) {
 
 Result<HloModule> ParseHloText(std::string_view text) {
   if (text.find('\r') == std::string_view::npos) return Parser(text).Module();
-  // CRLF line ends (files checked out on Windows): read as LF, kept by the module.
-  auto lf = std::make_unique<std::string>();
-  lf->reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) *lf += text[i];
-  }
+  // CRLF line ends: read as LF, kept by the module.
+  auto lf = std::make_unique<std::string>(CrlfToLf(text));
   auto m = Parser(*lf).Module();
   if (m) m->owned.push_back(std::move(lf));
   return m;

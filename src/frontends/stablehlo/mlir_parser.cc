@@ -19,6 +19,17 @@ bool IsIdentChar(char c) {
 
 bool IsOpen(char c) { return c == '(' || c == '[' || c == '{' || c == '<'; }
 bool IsClose(char c) { return c == ')' || c == ']' || c == '}' || c == '>'; }
+// The index of the `"` that closes the string opening at `text[open]` (text.size() if none).
+std::size_t ClosingQuote(std::string_view text, std::size_t open) {
+  std::size_t i = open + 1;
+  while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+  return std::min(i, text.size());
+}
+
+// `text[i]` closes a bracket: the `>` of an arrow `->` does not.
+bool ClosesAt(std::string_view text, std::size_t i) {
+  return IsClose(text[i]) && !(text[i] == '>' && i > 0 && text[i - 1] == '-');
+}
 
 // The type at the start of `text`: up to the first space outside brackets.
 std::string TypeToken(std::string_view text) {
@@ -28,7 +39,7 @@ std::string TypeToken(std::string_view text) {
     const char c = text[i];
     if (IsOpen(c)) ++depth;
     if (depth <= 0 && c == ')') return std::string(text.substr(0, i));
-    if (IsClose(c) && !(c == '>' && i > 0 && text[i - 1] == '-')) --depth;
+    if (ClosesAt(text, i)) --depth;
     if (depth <= 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ')')) {
       return std::string(text.substr(0, i));
     }
@@ -370,10 +381,8 @@ class Parser {
       std::size_t e = 1;
       while (e < v.size() && (IsIdentChar(v[e]) || v[e] == ':')) ++e;
       op.callee = std::string(v.substr(1, e - 1));
-    } else if (std::size_t c = v.find("callee = @"); c != std::string_view::npos) {
-      std::size_t s = c + 10, e = s;
-      while (e < v.size() && IsIdentChar(v[e])) ++e;
-      op.callee = std::string(v.substr(s, e - s));
+    } else if (auto callee = SymbolAfter(v, "callee = @")) {
+      op.callee = *callee;
     }
     Operands(op, v);
     op.result_types = ResultTypes(v, op.results.size());
@@ -387,7 +396,7 @@ class Parser {
     if (end != std::string_view::npos) v = v.substr(0, end);
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (v[i] == '"') {
-        for (++i; i < v.size() && v[i] != '"'; ++i) i += v[i] == '\\';
+        i = ClosingQuote(v, i);
         continue;
       }
       if (v.substr(i, 5) == "init:") after_init = true;
@@ -421,7 +430,7 @@ class Parser {
     for (std::size_t i = 0; i < v.size(); ++i) {
       const char c = v[i];
       if (c == '"') {
-        for (++i; i < v.size() && v[i] != '"'; ++i) i += v[i] == '\\';
+        i = ClosingQuote(v, i);
         continue;
       }
       if (IsOpen(c)) ++depth;
@@ -520,7 +529,7 @@ class Parser {
       }
       if (IsOpen(c)) {
         if (++depth > kMaxDepth) return Fail("brackets nest more than 256 deep");
-      } else if (IsClose(c) && !(c == '>' && p_ > 0 && s_[p_ - 1] == '-')) {
+      } else if (ClosesAt(s_, p_)) {
         --depth;
       }
       Advance();
@@ -542,7 +551,7 @@ class Parser {
       }
       if (c == '\n' && depth <= 0) break;
       if (IsOpen(c)) ++depth;
-      if (IsClose(c) && !(c == '>' && p_ > 0 && s_[p_ - 1] == '-')) --depth;
+      if (ClosesAt(s_, p_)) --depth;
       Advance();
     }
     return std::string(s_.substr(start, p_ - start));
@@ -560,6 +569,14 @@ class Parser {
 
 }  // namespace
 
+std::optional<std::string> SymbolAfter(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t e = at + key.size();
+  while (e < text.size() && IsIdentChar(text[e])) ++e;
+  return std::string(text.substr(at + key.size(), e - at - key.size()));
+}
+
 std::vector<std::string> SplitTopLevel(std::string_view text, char sep) {
   std::vector<std::string> out;
   int depth = 0;
@@ -567,11 +584,11 @@ std::vector<std::string> SplitTopLevel(std::string_view text, char sep) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i) i += text[i] == '\\';
+      i = ClosingQuote(text, i);
       continue;
     }
     if (IsOpen(c)) ++depth;
-    if (IsClose(c) && !(c == '>' && i > 0 && text[i - 1] == '-')) --depth;
+    if (ClosesAt(text, i)) --depth;
     if (c == sep && depth == 0) {
       out.emplace_back(Trim(text.substr(start, i - start)));
       start = i + 1;
@@ -586,11 +603,7 @@ Result<MlirModule> ParseMlirText(std::string_view original) {
   std::string lf;  // CRLF line ends: read as LF
   std::string_view text = original;
   if (original.find('\r') != std::string_view::npos) {
-    lf.reserve(original.size());
-    for (std::size_t i = 0; i < original.size(); ++i) {
-      if (!(original[i] == '\r' && i + 1 < original.size() && original[i + 1] == '\n'))
-        lf += original[i];
-    }
+    lf = CrlfToLf(original);
     text = lf;
   }
   int parts = 1;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct MlirModule {
 
 // Parses MLIR text (the first `// -----`-separated part). Errors carry `line:col`.
 Result<MlirModule> ParseMlirText(std::string_view text);
+
+// The symbol after `key` (`callee = @` → the name after it); nullopt when `key` is absent.
+std::optional<std::string> SymbolAfter(std::string_view text, std::string_view key);
 
 // Splits `a, b, c` at commas outside brackets, trimming each part.
 std::vector<std::string> SplitTopLevel(std::string_view text, char sep = ',');

@@ -266,8 +266,7 @@ class Converter {
     for (const MlirOp& op : r.ops) {
       if (auto res = Op(f, op); !res) return res.error();
     }
-    for (const std::string& v : std::vector<std::string>(f.free)) AddCapturedParam(f, v);
-    return f;
+    return f;  // the values it captured (`f.free`) become parameters in Regions()
   }
 
   Result<Ok> AddParam(Frame& f, const std::string& name, std::string_view type, int line,
@@ -277,23 +276,19 @@ class Converter {
       return MakeError(std::to_string(line) + ":" + std::to_string(column) + ": `%" + name +
                        "` has type `" + std::string(type) + "`, which tpu-doctor cannot read");
     }
-    HloInstr p;
-    p.name = K(name);
-    p.opcode = "parameter";
-    p.operands = {K(std::to_string(f.params++))};
-    p.shape = *shape;
-    p.line = line;
-    f.scope.types[name] = std::move(*shape);
-    out_.computations[f.comp].instrs.push_back(std::move(p));
+    PushParam(f, name, *shape, line);
     return Ok{};
   }
 
-  void AddCapturedParam(Frame& f, const std::string& name) {
+  // The next parameter of `f`'s computation.
+  void PushParam(Frame& f, const std::string& name, const HloShape& shape, int line) {
     HloInstr p;
     p.name = K(name);
     p.opcode = "parameter";
     p.operands = {K(std::to_string(f.params++))};
-    p.shape = f.scope.types[name];
+    p.shape = shape;
+    p.line = line;
+    f.scope.types[name] = shape;
     out_.computations[f.comp].instrs.push_back(std::move(p));
   }
 
@@ -357,7 +352,7 @@ class Converter {
       gte.name = K(op.results[i]);
       gte.opcode = "get-tuple-element";
       gte.operands = {tuple_name};
-      gte.attrs.push_back({K("index"), K(std::to_string(i))});
+      gte.attrs.push_back({"index", K(std::to_string(i))});
       gte.shape = shapes[i];
       gte.line = op.line;
       gte.column = op.column;
@@ -413,7 +408,8 @@ class Converter {
       if (!sub) return sub.error();
       frames.push_back(std::move(*sub));
     }
-    // Every region gets every captured value, in one order, so operands line up with parameters.
+    // Every region gets every captured value as a trailing parameter, in one order, so the
+    // operands the instruction gains line up with the parameters of each region.
     std::vector<std::string> captured;
     std::set<std::string> seen;
     for (const Frame& sub : frames) {
@@ -421,39 +417,25 @@ class Converter {
         if (seen.insert(v).second) captured.push_back(v);
       }
     }
-    for (Frame& sub : frames) {
-      std::set<std::string> have(sub.free.begin(), sub.free.end());
-      for (const std::string& v : captured) {
-        if (have.count(v) != 0) continue;
-        sub.scope.types[v] = *f.scope.Find(v);
-        AddCapturedParam(sub, v);
-      }
+    for (const std::string& v : captured) {
+      const HloShape shape = *f.scope.Find(v);
+      for (Frame& sub : frames) PushParam(sub, v, shape, op.line);
+      ins.operands.push_back(K(v));
     }
-    // Reorder each region's captured parameters to the common order.
-    for (Frame& sub : frames) {
-      auto& instrs = out_.computations[sub.comp].instrs;
-      const std::int64_t first = sub.params - static_cast<std::int64_t>(captured.size());
-      for (HloInstr& p : instrs) {
-        if (p.opcode != "parameter") continue;
-        auto it = std::find(captured.begin(), captured.end(), p.name);
-        if (it != captured.end()) p.operands = {K(std::to_string(first + (it - captured.begin())))};
-      }
-    }
-    for (const std::string& v : captured) ins.operands.push_back(K(v));
     std::vector<std::string> names;
     for (const Frame& sub : frames) names.push_back(std::string(out_.computations[sub.comp].name));
     if (ins.opcode == "while" && names.size() == 2) {
-      ins.attrs.push_back({K("condition"), K(names[0])});
-      ins.attrs.push_back({K("body"), K(names[1])});
+      ins.attrs.push_back({"condition", K(names[0])});
+      ins.attrs.push_back({"body", K(names[1])});
     } else if (ins.opcode == "conditional" && op.name.ends_with(".if") && names.size() == 2) {
-      ins.attrs.push_back({K("true_computation"), K(names[0])});
-      ins.attrs.push_back({K("false_computation"), K(names[1])});
+      ins.attrs.push_back({"true_computation", K(names[0])});
+      ins.attrs.push_back({"false_computation", K(names[1])});
     } else if (ins.opcode == "conditional") {
-      ins.attrs.push_back({K("branch_computations"), K("{" + Join(names, ", ") + "}")});
+      ins.attrs.push_back({"branch_computations", K("{" + Join(names, ", ") + "}")});
     } else if (names.size() == 1) {
-      ins.attrs.push_back({K("to_apply"), K(names[0])});
+      ins.attrs.push_back({"to_apply", K(names[0])});
     } else {
-      ins.attrs.push_back({K("called_computations"), K("{" + Join(names, ", ") + "}")});
+      ins.attrs.push_back({"called_computations", K("{" + Join(names, ", ") + "}")});
     }
     return Ok{};
   }
@@ -463,17 +445,13 @@ class Converter {
     if (ins.opcode == "custom-call") {
       std::string target = op.callee;
       if (target.empty()) target = QuotedAfter(t, "call_target_name").value_or("");
-      ins.attrs.push_back({K("custom_call_target"), K("\"" + target + "\"")});
+      ins.attrs.push_back({"custom_call_target", K("\"" + target + "\"")});
       if (t.find("has_side_effect = true") != std::string_view::npos)
-        ins.attrs.push_back({K("custom_call_has_side_effect"), K("true")});
+        ins.attrs.push_back({"custom_call_has_side_effect", "true"});
     } else if (ins.opcode == "call") {
       std::string callee = op.callee;
-      if (callee.empty()) callee = QuotedAfter(t, "decomposition").value_or("");
-      if (auto d = t.find("decomposition = @"); callee.empty() && d != std::string_view::npos) {
-        std::size_t s = d + 17, e = t.find_first_of(",} ", s);
-        callee = std::string(t.substr(s, e - s));
-      }
-      if (!callee.empty()) ins.attrs.push_back({K("to_apply"), K(callee)});
+      if (callee.empty()) callee = mlir::SymbolAfter(t, "decomposition = @").value_or("");
+      if (!callee.empty()) ins.attrs.push_back({"to_apply", K(callee)});
     } else if (ins.opcode == "dot") {
       DotDims(f, op, ins);
     } else if (ins.opcode == "convolution") {
@@ -481,19 +459,15 @@ class Converter {
     } else if (ins.opcode == "get-tuple-element") {
       auto idx = IntAfter(t, "index");
       if (!idx && t.rfind('[') != std::string_view::npos) idx = IntAfter(t, "[");
-      if (idx) ins.attrs.push_back({K("index"), K(*idx)});
-    } else if (auto at = t.find("called_computation = @"); at != std::string_view::npos) {
-      std::size_t s = at + 22, e = s;
-      while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_' ||
-                              t[e] == '.' || t[e] == '-'))
-        ++e;
-      ins.attrs.push_back({K("calls"), K(std::string(t.substr(s, e - s)))});
+      if (idx) ins.attrs.push_back({"index", K(*idx)});
+    } else if (auto called = mlir::SymbolAfter(t, "called_computation = @")) {
+      ins.attrs.push_back({"calls", K(*called)});
     } else if (ins.opcode == "send" || ins.opcode == "recv") {
       if (t.find("is_host_transfer = true") != std::string_view::npos)
-        ins.attrs.push_back({K("is_host_transfer"), K("true")});
+        ins.attrs.push_back({"is_host_transfer", "true"});
     }
     for (std::string_view key : {"feature_group_count", "batch_group_count"}) {
-      if (auto v = IntAfter(t, key)) ins.attrs.push_back({K(std::string(key)), K(*v)});
+      if (auto v = IntAfter(t, key)) ins.attrs.push_back({key, K(*v)});
     }
     if (!op.loc.empty()) {
       Loc loc;
@@ -503,7 +477,7 @@ class Converter {
       if (!loc.file.empty()) {
         meta += "source_file=\"" + Clean(loc.file) + "\" source_line=" + std::to_string(loc.line);
       }
-      ins.attrs.push_back({K("metadata"), K(meta + "}")});
+      ins.attrs.push_back({"metadata", K(meta + "}")});
     }
   }
 
@@ -515,8 +489,8 @@ class Converter {
       auto l = ListAfter(t, key);
       auto r = ListAfter(t, " x ", at);
       if (l && r) {
-        ins.attrs.push_back({K(lhs), K(IntList(*l))});
-        ins.attrs.push_back({K(rhs), K(IntList(*r))});
+        ins.attrs.push_back({lhs, K(IntList(*l))});
+        ins.attrs.push_back({rhs, K(IntList(*r))});
       }
     };
     if (t.find("lhs_contracting_dimensions") != std::string_view::npos) {  // generic form
@@ -524,7 +498,7 @@ class Converter {
                                {"rhs_batching_dimensions", "rhs_batch_dims"},
                                {"lhs_contracting_dimensions", "lhs_contracting_dims"},
                                {"rhs_contracting_dimensions", "rhs_contracting_dims"}}) {
-        if (auto l = ListAfter(t, key)) ins.attrs.push_back({K(attr), K(IntList(*l))});
+        if (auto l = ListAfter(t, key)) ins.attrs.push_back({attr, K(IntList(*l))});
       }
       return;
     }
@@ -537,8 +511,8 @@ class Converter {
     const HloShape* lhs = op.operands.empty() ? nullptr : f.scope.Find(op.operands[0]);
     const std::size_t rank = lhs ? lhs->dims.size() : 2;
     ins.attrs.push_back(
-        {K("lhs_contracting_dims"), K("{" + std::to_string(rank ? rank - 1 : 0) + "}")});
-    ins.attrs.push_back({K("rhs_contracting_dims"), K("{0}")});
+        {"lhs_contracting_dims", K("{" + std::to_string(rank ? rank - 1 : 0) + "}")});
+    ins.attrs.push_back({"rhs_contracting_dims", "{0}"});
   }
 
   // `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` → `dim_labels=b01f_01io->b01f`.
@@ -557,7 +531,7 @@ class Converter {
       else if (std::isalnum(static_cast<unsigned char>(c)))
         labels += c;
     }
-    ins.attrs.push_back({K("dim_labels"), K(labels)});
+    ins.attrs.push_back({"dim_labels", K(labels)});
   }
 
   // A view of `text` that lives as long as the module being written.
@@ -576,11 +550,11 @@ constexpr std::string_view kBytecodeMagic = "ML\xEFR";
 int SniffStableHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 8192);
   if (head.starts_with(kBytecodeMagic)) return 95;
-  if (head.find("stablehlo.") != std::string_view::npos ||
-      head.find("mhlo.") != std::string_view::npos)
-    if (head.find("func.func") != std::string_view::npos ||
-        head.find("module") != std::string_view::npos)
-      return 90;
+  const bool dialect = head.find("stablehlo.") != std::string_view::npos ||
+                       head.find("mhlo.") != std::string_view::npos;
+  const bool container = head.find("func.func") != std::string_view::npos ||
+                         head.find("module") != std::string_view::npos;
+  if (dialect && container) return 90;
   if (head.find("func.func") != std::string_view::npos) return 60;
   const std::string& n = source.display_name;
   if (n.ends_with(".mlir")) return 40;

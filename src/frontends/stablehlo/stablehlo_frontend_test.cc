@@ -80,7 +80,8 @@ TEST(StableHloFrontend, CapturedValuesBecomeOperands) {
       %1 = stablehlo.subtract %arg0, %k : tensor<4xf32>
       stablehlo.return %1 : tensor<4xf32>
     }, {
-      stablehlo.return %arg0 : tensor<4xf32>
+      %2 = stablehlo.add %k, %arg0 : tensor<4xf32>
+      stablehlo.return %2 : tensor<4xf32>
     }) : (tensor<i32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
@@ -89,7 +90,12 @@ TEST(StableHloFrontend, CapturedValuesBecomeOperands) {
   ASSERT_NE(c, nullptr);
   ASSERT_EQ(c->subgraphs.size(), 2u);
   EXPECT_EQ(c->inputs.size(), 3u);  // index, %arg0, %k
-  for (const auto& sub : c->subgraphs) EXPECT_EQ(sub.graph->inputs().size(), 2u);
+  // The branches use them in different orders; their parameters follow the operands' order.
+  for (const auto& sub : c->subgraphs) {
+    ASSERT_EQ(sub.graph->inputs().size(), 2u);
+    EXPECT_EQ(sub.graph->value(sub.graph->inputs()[0]).name, "arg0");
+    EXPECT_EQ(sub.graph->value(sub.graph->inputs()[1]).name, "k");
+  }
 }
 
 TEST(StableHloFrontend, DotGeneralConvolutionAndCalls) {
