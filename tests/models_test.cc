@@ -62,7 +62,9 @@ TEST(ModelsTest, F64MlpIsBlockedByFloat64) {
   EXPECT_EQ(r.verdict, Verdict::kBlocked);
   ASSERT_FALSE(r.findings.empty());
   for (const Diagnostic& d : r.findings) {
-    if (d.severity == Severity::kError) EXPECT_EQ(d.code, "TPU001");
+    if (d.severity == Severity::kError) {
+      EXPECT_EQ(d.code, "TPU001");
+    }
   }
   EXPECT_NE(r.findings[0].message.find("float64"), std::string::npos);
   EXPECT_EQ(r.findings[0].location.value, "onnx::Gemm_0");  // the float64 input: the root

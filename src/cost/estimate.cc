@@ -448,6 +448,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   const GraphFacts facts = AnalyzeGraph(graph);
 
   Estimate e;
+  e.channels_minor = facts.convnet;
   e.target = target.name;
   e.chips = options.chips;
   const double overhead_s = cal.kernel_overhead_us * 1e-6;

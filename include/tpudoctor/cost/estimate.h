@@ -120,8 +120,9 @@ struct Estimate {
   double model_flops = 0;  // useful FLOPs of one step (all chips)
   double mfu = 0;          // model FLOPs / (step time × peak)
   double samples_per_s = 0;
-  MemoryBreakdown memory;  // per chip
-  double hbm_bytes = 0;    // per device
+  MemoryBreakdown memory;       // per chip
+  double hbm_bytes = 0;         // per device
+  bool channels_minor = false;  // the layout LayoutBytes used: ChannelsSecondConvNet(graph)
   bool fits = false;
   std::int64_t max_batch = 0;  // per device, largest batch whose memory fits
   std::optional<double> usd_per_hour;

@@ -25,7 +25,7 @@ class Perf001TilePadding final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     if (!ctx.target.tiling || ctx.estimate == nullptr) return;
-    const bool convnet = ChannelsSecondConvNet(ctx.graph);
+    const bool convnet = ctx.estimate->channels_minor;
     const int eb = ctx.options.precision == Precision::kFp32 ? 4 : 2;
     struct Hit {
       const Value* value;
