@@ -78,9 +78,18 @@ TEST(HloTest, VerdictsInEveryForm) {
       Report r = CheckFile(file(ok));
       EXPECT_EQ(r.verdict, Verdict::kReady) << ok;
     }
-    // The Flax CNN runs; its 3-channel input and 32/64-channel activations are padded to 128 on
-    // TPU, which PERF001 says as a warning.
-    EXPECT_NE(CheckFile(file("flax_cnn_train_adam")).verdict, Verdict::kBlocked);
+    // The Flax CNN runs. Its only warning is PERF001: the 3-channel input and the 64-channel
+    // activations are padded to 128 lanes, and at batch 32 per core neither of the Cloud TPU
+    // performance guide's no-padding conditions holds (docs/rules/PERF001.md), so "ready" would
+    // hide a real cost.
+    Report cnn = CheckFile(file("flax_cnn_train_adam"));
+    EXPECT_EQ(cnn.verdict, Verdict::kRunsWithWarnings);
+    // (The GPU-optimized dump runs its convolutions as cuDNN custom calls, whose FLOPs it does not
+    // carry, so there the Dense layer looks like 11% of the matrix work and PERF002 adds a
+    // warning.)
+    if (std::string(form) != ".opt_hlo.txt") {
+      EXPECT_EQ(Codes(cnn, Severity::kWarning), std::set<std::string>{"PERF001"});
+    }
   }
 }
 
