@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/knowledge/op_support.h"
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
 
@@ -145,9 +145,9 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
     roots_.push_back({&graph, path, node.id, kind, std::move(detail), 0});
   };
   bool root = false;
-  const OnnxOpInfo info = LookupOnnxOp(node.domain, node.op_type);
+  const OpInfo info = LookupOp(node.domain, node.op_type);
   const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
-  if (default_domain && info.support == OnnxSupport::kDynamic) {
+  if (info.support == OpSupport::kDynamic) {
     root = true;
     add_root(RootKind::kDataDependentOp, "");
   }

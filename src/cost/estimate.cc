@@ -208,7 +208,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
-    if (n.kind != OpKind::kConv || n.inputs.size() < 2 || n.domain == "hlo") continue;
+    if (n.kind != OpKind::kConv || n.inputs.size() < 2 || n.FindAttr("dim_labels")) continue;
     const std::size_t i = static_cast<std::size_t>(n.id);
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
@@ -386,11 +386,11 @@ bool ChannelsSecondConvNet(const Graph& graph) {
   bool found = false;
   ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
     if (n.kind != OpKind::kConv) return;
-    if (n.domain != "hlo") {
+    const auto labels = n.StringAttr("dim_labels");
+    if (!labels) {  // ONNX and torch convolutions are NCHW
       found = true;
       return;
     }
-    const auto labels = n.StringAttr("dim_labels");
     const std::size_t arrow = labels ? labels->find("->") : std::string::npos;
     found |=
         arrow != std::string::npos && labels->size() > arrow + 3 && (*labels)[arrow + 3] == 'f';

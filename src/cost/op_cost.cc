@@ -49,6 +49,10 @@ class Coster {
         return Free();
       }
     }
+    // Frontends of frameworks whose matmuls and convolutions are not ONNX-shaped (torch's
+    // linear, Keras and TensorFlow NHWC convolutions) describe them with XLA's dimension numbers.
+    if (n.kind == OpKind::kMatMul && n.FindAttr("rhs_contracting_dims")) return HloDot(n);
+    if (n.kind == OpKind::kConv && n.FindAttr("dim_labels")) return HloConv(n);
     switch (n.kind) {
       case OpKind::kConstant:
       case OpKind::kShapeOf:

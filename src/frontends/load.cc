@@ -1,9 +1,24 @@
+#include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/frontend/stablehlo.h"
+#include "tpudoctor/frontend/torch_export.h"
 
 namespace tpudoctor {
+namespace {
+
+// Zip archives: a torch.export .pt2 (more formats to come). A damaged or hostile archive is
+// reported as such, not as an unknown format.
+Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& options) {
+  auto zip = ZipArchive::Open(source.bytes, source.display_name);
+  if (!zip) return zip.error();
+  if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
+  return MakeError(source.display_name +
+                   ": a zip archive, but not a torch.export .pt2 (no `models/model.json`)");
+}
+
+}  // namespace
 
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
@@ -11,12 +26,14 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   const int hlo = SniffHlo(source);
   const int onnx = SniffOnnx(source);
   const int mlir = SniffStableHlo(source);
+  if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
+  if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
   if (mlir > 0 && mlir > hlo && mlir >= onnx) return LoadStableHlo(source, options);
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
   return MakeError(source.display_name +
-                   ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text or "
-                   "StableHLO/MHLO MLIR text)");
+                   ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "
+                   "StableHLO/MHLO MLIR text or a torch.export .pt2)");
 }
 
 }  // namespace tpudoctor

@@ -34,6 +34,7 @@ std::optional<std::string> Node::StringAttr(std::string_view attr_name) const {
 }
 
 std::string Node::QualifiedOp() const {
+  if (!framework_op.empty()) return framework_op;
   if (domain.empty() || domain == "ai.onnx") return op_type;
   return domain + "::" + op_type;
 }

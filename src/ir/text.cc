@@ -127,6 +127,7 @@ void PrintInto(const Graph& g, int indent, std::string& out) {
       out += "}";
     }
     if (!n.name.empty()) out += " name=" + Quote(n.name);
+    if (!n.framework_op.empty()) out += " op=" + Quote(n.framework_op);
     if (!n.loc.scope.empty()) out += " scope=" + Quote(n.loc.scope);
     if (!n.loc.file.empty()) out += " file=" + Quote(n.loc.file);
     if (n.loc.line > 0) out += " line=" + std::to_string(n.loc.line);
@@ -369,12 +370,15 @@ class Parser {
       if (!Accept(TokKind::kPunct, "}")) return Fail("expected `}`");
     }
     for (;;) {
-      if (AtWord("name") || AtWord("scope") || AtWord("file")) {
+      if (AtWord("name") || AtWord("op") || AtWord("scope") || AtWord("file")) {
         std::string key = lex_.Next().text;
         if (!Accept(TokKind::kPunct, "=")) return Fail("expected `=`");
         if (lex_.Peek().kind != TokKind::kString) return Fail("expected a string");
         std::string val = lex_.Next().text;
-        (key == "name" ? n.name : key == "scope" ? n.loc.scope : n.loc.file) = val;
+        (key == "name"    ? n.name
+         : key == "op"    ? n.framework_op
+         : key == "scope" ? n.loc.scope
+                          : n.loc.file) = val;
       } else if (AtWord("line") || AtWord("col")) {
         std::string key = lex_.Next().text;
         if (!Accept(TokKind::kPunct, "=")) return Fail("expected `=`");

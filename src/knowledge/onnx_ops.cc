@@ -8,28 +8,28 @@
 namespace tpudoctor {
 namespace {
 
-std::optional<OnnxSupport> ParseSupport(std::string_view s) {
-  if (s == "ok") return OnnxSupport::kOk;
-  if (s == "dynamic") return OnnxSupport::kDynamic;
-  if (s == "control") return OnnxSupport::kControl;
-  if (s == "container") return OnnxSupport::kContainer;
-  if (s == "string") return OnnxSupport::kString;
-  if (s == "unsupported") return OnnxSupport::kUnsupported;
+std::optional<OpSupport> ParseSupport(std::string_view s) {
+  if (s == "ok") return OpSupport::kOk;
+  if (s == "dynamic") return OpSupport::kDynamic;
+  if (s == "control") return OpSupport::kControl;
+  if (s == "container") return OpSupport::kContainer;
+  if (s == "string") return OpSupport::kString;
+  if (s == "unsupported") return OpSupport::kUnsupported;
   return std::nullopt;
 }
 
-const std::map<std::string, OnnxOpInfo, std::less<>>& DefaultDomainTable() {
+const std::map<std::string, OpInfo, std::less<>>& DefaultDomainTable() {
   static const auto* table = [] {
-    auto* t = new std::map<std::string, OnnxOpInfo, std::less<>>();
+    auto* t = new std::map<std::string, OpInfo, std::less<>>();
     auto data = FindEmbedded("data/onnx/ops.tsv");
     if (!data) return t;
     for (std::string_view line : SplitLines(*data)) {
       if (line.empty() || line.front() == '#') continue;
       auto cols = Split(line, '\t');
       if (cols.size() < 3) continue;
-      OnnxOpInfo info;
+      OpInfo info;
       info.kind = ParseOpKind(cols[1]).value_or(OpKind::kUnknown);
-      info.support = ParseSupport(cols[2]).value_or(OnnxSupport::kUnknownOp);
+      info.support = ParseSupport(cols[2]).value_or(OpSupport::kUnknownOp);
       if (cols.size() > 3) info.reason = std::string(cols[3]);
       t->emplace(std::string(cols[0]), std::move(info));
     }
@@ -40,32 +40,32 @@ const std::map<std::string, OnnxOpInfo, std::less<>>& DefaultDomainTable() {
 
 }  // namespace
 
-OnnxOpInfo LookupOnnxOp(std::string_view domain, std::string_view op_type) {
+OpInfo LookupOnnxOp(std::string_view domain, std::string_view op_type) {
   if (domain.empty() || domain == "ai.onnx") {
     const auto& table = DefaultDomainTable();
     auto it = table.find(op_type);
     if (it != table.end()) return it->second;
-    return {OpKind::kUnknown, OnnxSupport::kUnknownOp,
+    return {OpKind::kUnknown, OpSupport::kUnknownOp,
             "not an operator of the ONNX default domain (onnx 1.23)"};
   }
   if (domain == "ai.onnx.ml") {
-    return {OpKind::kOther, OnnxSupport::kUnsupported,
+    return {OpKind::kOther, OpSupport::kUnsupported,
             "classic-ML operators (ai.onnx.ml) have no lowering to XLA in onnx-mlir or torch-mlir; "
             "run this part on the host"};
   }
   if (domain == "ai.onnx.preview.training") {
-    return {OpKind::kOther, OnnxSupport::kUnsupported,
+    return {OpKind::kOther, OpSupport::kUnsupported,
             "training-preview operators are not lowered by any ONNX-to-XLA converter; train in the "
             "framework (JAX, PyTorch/XLA, TensorFlow) instead"};
   }
   if (domain == "com.microsoft") {
     return {
-        OpKind::kUnknown, OnnxSupport::kUnsupported,
+        OpKind::kUnknown, OpSupport::kUnsupported,
         "ONNX Runtime contrib operator: an ORT-specific fusion that XLA converters do not know; "
         "export without ORT optimizations (standard ONNX ops only)"};
   }
   return {
-      OpKind::kUnknown, OnnxSupport::kUnsupported,
+      OpKind::kUnknown, OpSupport::kUnsupported,
       "custom operator domain `" + std::string(domain) +
           "`: its kernel exists only in the runtime that registered it, and XLA cannot lower it"};
 }

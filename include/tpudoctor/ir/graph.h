@@ -79,6 +79,10 @@ struct Node {
   std::string name;
   std::string domain;  // "" for the default domain of the format (ai.onnx for ONNX)
   std::string op_type;
+  // The op as the framework wrote it (`aten.linear.default`, TensorFlow `Conv2D`, Keras `Dense`)
+  // when a frontend translated it into the canonical op above that the analyses understand;
+  // empty when domain::op_type is already the model's own op. Messages show it.
+  std::string framework_op;
   OpKind kind = OpKind::kUnknown;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
@@ -90,7 +94,8 @@ struct Node {
   std::optional<std::int64_t> IntAttr(std::string_view attr_name) const;
   std::optional<std::vector<std::int64_t>> IntsAttr(std::string_view attr_name) const;
   std::optional<std::string> StringAttr(std::string_view attr_name) const;
-  // "Conv" for the default domain, "com.microsoft::FusedMatMul" otherwise.
+  // The framework's op where there is one, else "Conv" for the default domain and
+  // "com.microsoft::FusedMatMul" otherwise.
   std::string QualifiedOp() const;
   // The i-th input, or kNoValue when absent.
   ValueId input(std::size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }

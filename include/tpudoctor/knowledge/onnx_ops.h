@@ -8,27 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "tpudoctor/ir/op_kind.h"
+#include "tpudoctor/knowledge/op_support.h"
 
 namespace tpudoctor {
 
-enum class OnnxSupport : std::uint8_t {
-  kOk,           // lowers to static-shape XLA HLO
-  kDynamic,      // output shape depends on tensor values (rule SHP001)
-  kControl,      // If / Loop / Scan (rule CF001)
-  kContainer,    // sequence / map / optional values (rule TPU003)
-  kString,       // string processing (rule TPU003)
-  kUnsupported,  // no XLA lowering (rule TPU003)
-  kUnknownOp,    // not an operator of the default domain at all (rule TPU003)
-};
-
-struct OnnxOpInfo {
-  OpKind kind = OpKind::kUnknown;
-  OnnxSupport support = OnnxSupport::kUnknownOp;
-  std::string reason;  // why it is not kOk; empty otherwise
-};
-
 // `domain` as written in the model ("" and "ai.onnx" are the default domain).
-OnnxOpInfo LookupOnnxOp(std::string_view domain, std::string_view op_type);
+OpInfo LookupOnnxOp(std::string_view domain, std::string_view op_type);
 
 }  // namespace tpudoctor

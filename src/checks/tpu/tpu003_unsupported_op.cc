@@ -4,26 +4,30 @@
 #include <map>
 
 #include "src/checks/factories.h"
-#include "tpudoctor/knowledge/hlo_ops.h"
-#include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/knowledge/op_support.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
 
-bool Unsupported(OnnxSupport s) {
-  return s == OnnxSupport::kContainer || s == OnnxSupport::kString ||
-         s == OnnxSupport::kUnsupported || s == OnnxSupport::kUnknownOp;
+bool Unsupported(OpSupport s) {
+  return s == OpSupport::kContainer || s == OpSupport::kString || s == OpSupport::kHostFallback ||
+         s == OpSupport::kUnsupported || s == OpSupport::kUnknownOp;
 }
 
-std::string FixFor(OnnxSupport s) {
+std::string FixFor(OpSupport s) {
   switch (s) {
-    case OnnxSupport::kString:
+    case OpSupport::kString:
       return "do string processing in the input pipeline on the host; feed the model integer ids";
-    case OnnxSupport::kContainer:
+    case OpSupport::kContainer:
       return "replace sequences with fixed-shape tensors (stack the elements, padded to a static "
              "length); re-export without list outputs";
-    case OnnxSupport::kUnknownOp:
+    case OpSupport::kHostFallback:
+      return "rewrite it from ops the framework lowers to XLA, or move it out of the compiled "
+             "step; "
+             "PyTorch/XLA's metrics report (`torch_xla.debug.metrics.short_metrics_report()`) "
+             "counts each fallback as `aten::NAME`";
+    case OpSupport::kUnknownOp:
       return "re-export with a standard ONNX opset (torch.onnx.export with a registered opset), or "
              "implement the op from standard ops";
     default:
@@ -31,17 +35,6 @@ std::string FixFor(OnnxSupport s) {
              "it "
              "from ops XLA lowers";
   }
-}
-
-// XLA programs: every HLO opcode lowers (custom calls are XLA001's); an opcode XLA does not define
-// is kept in the graph and reported here. Everything else is judged by the ONNX table.
-OnnxOpInfo SupportOf(const Node& n) {
-  if (n.domain == "hlo") {
-    if (HloOpKind(n.op_type)) return {n.kind, OnnxSupport::kOk, ""};
-    return {OpKind::kUnknown, OnnxSupport::kUnknownOp,
-            "not an HLO opcode this XLA version defines"};
-  }
-  return LookupOnnxOp(n.domain, n.op_type);
 }
 
 class Tpu003UnsupportedOp final : public Check {
@@ -55,7 +48,7 @@ class Tpu003UnsupportedOp final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     struct Group {
-      OnnxOpInfo info;
+      OpInfo info;
       std::string first_path;
       const Node* first = nullptr;
       std::vector<std::string> names;
@@ -64,7 +57,7 @@ class Tpu003UnsupportedOp final : public Check {
     std::vector<std::string> order;
     ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
                         [&](const Graph&, const std::string& path, const Node& n) {
-                          OnnxOpInfo info = SupportOf(n);
+                          OpInfo info = LookupOp(n.domain, n.op_type);
                           if (!Unsupported(info.support)) return;
                           const std::string key = n.QualifiedOp();
                           auto [it, inserted] = groups.try_emplace(key);
@@ -82,12 +75,19 @@ class Tpu003UnsupportedOp final : public Check {
       d.code = std::string(code());
       // An opcode newer than tpu-doctor's table is not evidence of a problem: say so, do not block.
       const bool unknown_hlo = g.first->domain == "hlo";
-      d.severity = unknown_hlo ? Severity::kWarning : Severity::kError;
-      d.message = "`" + key + "` has no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
+      // A host fallback runs (slowly); only ops with no way to run on the device block.
+      const bool runs = unknown_hlo || g.info.support == OpSupport::kHostFallback;
+      d.severity = runs ? Severity::kWarning : Severity::kError;
+      const std::string what = g.info.support == OpSupport::kHostFallback
+                                   ? " runs on the host CPU, not on "
+                                   : " has no XLA lowering for ";
+      d.message = "`" + key + "`" + what + ctx.target.name + ": " + g.info.reason;
       if (g.names.size() > 1) {
         d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op",
                            "`" + key + "` ops") +
-                    " have no XLA lowering for " + ctx.target.name + ": " + g.info.reason;
+                    (g.info.support == OpSupport::kHostFallback ? " run on the host CPU, not on "
+                                                                : " have no XLA lowering for ") +
+                    ctx.target.name + ": " + g.info.reason;
       }
       d.location = LocationOf(g.first_path, *g.first);
       if (g.names.size() > 1) {

@@ -1,0 +1,79 @@
+#include "tpudoctor/knowledge/torch_ops.h"
+
+#include <map>
+#include <set>
+
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+std::optional<OpSupport> ParseSupport(std::string_view s) {
+  if (s == "ok") return OpSupport::kOk;
+  if (s == "dynamic") return OpSupport::kDynamic;
+  if (s == "control") return OpSupport::kControl;
+  if (s == "fallback") return OpSupport::kHostFallback;
+  if (s == "unsupported") return OpSupport::kUnsupported;
+  return std::nullopt;
+}
+
+const std::map<std::string, AtenOpInfo, std::less<>>& Table() {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, AtenOpInfo, std::less<>>();
+    for (std::string_view line : SplitLines(FindEmbedded("data/torch/aten_ops.tsv").value_or(""))) {
+      if (line.empty() || line.front() == '#') continue;
+      auto cols = Split(line, '\t');
+      if (cols.size() < 4) continue;
+      AtenOpInfo op;
+      op.canonical = cols[1] == "-" ? "" : std::string(cols[1]);
+      op.info.kind = ParseOpKind(cols[2]).value_or(OpKind::kUnknown);
+      op.info.support = ParseSupport(cols[3]).value_or(OpSupport::kUnknownOp);
+      if (cols.size() > 4) op.info.reason = std::string(cols[4]);
+      t->emplace(std::string(cols[0]), std::move(op));
+    }
+    return t;
+  }();
+  return *table;
+}
+
+const std::set<std::string, std::less<>>& Lowered() {
+  static const auto* lowered = [] {
+    auto* s = new std::set<std::string, std::less<>>();
+    for (std::string_view line :
+         SplitLines(FindEmbedded("data/torch/torch_xla_lowered.txt").value_or(""))) {
+      if (!line.empty() && line.front() != '#') s->emplace(Trim(line));
+    }
+    return s;
+  }();
+  return *lowered;
+}
+
+}  // namespace
+
+std::string_view AtenPacket(std::string_view op) { return op.substr(0, op.find('.')); }
+
+AtenOpInfo LookupAtenOp(std::string_view op) {
+  const std::string_view packet = AtenPacket(op);
+  auto it = Table().find(packet);
+  if (it != Table().end()) return it->second;
+  // Not one tpu-doctor models: PyTorch/XLA either lowers it or runs it on the CPU.
+  const std::string_view overload =
+      op.size() > packet.size() ? op.substr(packet.size() + 1) : std::string_view();
+  const bool lowered =
+      Lowered().count(packet) > 0 || (!overload.empty() && Lowered().count(std::string(op)) > 0);
+  AtenOpInfo out;
+  out.info.kind = OpKind::kUnknown;
+  if (lowered) {
+    out.info.support = OpSupport::kOk;
+    return out;
+  }
+  out.info.support = OpSupport::kHostFallback;
+  out.info.reason =
+      "PyTorch/XLA has no lowering for it (codegen/xla_native_functions.yaml); unless PyTorch "
+      "decomposes it first, it runs on the CPU through xla_fallback and copies tensors to and from "
+      "the TPU";
+  return out;
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,158 @@
+#include "src/support/zip_archive.h"
+
+#include <zip.h>
+
+#include <utility>
+
+namespace tpudoctor {
+namespace {
+
+// A member that inflates more than this many times its stored size, and to more than
+// kBombFloor bytes, is treated as a zip bomb. JSON compresses ~10-20x; 200x is far beyond it.
+constexpr std::uint64_t kMaxRatio = 200;
+constexpr std::uint64_t kBombFloor = std::uint64_t{16} << 20;
+constexpr std::uint64_t kMaxEntries = 1'000'000;
+
+bool SafeMemberName(std::string_view name) {
+  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
+    return false;
+  }
+  if (name.size() >= 2 && name[1] == ':') return false;  // C:foo
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find('/', start);
+    if (end == std::string_view::npos) end = name.size();
+    if (name.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string ZipErrorText(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+struct ZipArchive::Handle {
+  zip_t* zip = nullptr;
+  ~Handle() {
+    if (zip != nullptr) zip_discard(zip);
+  }
+};
+
+bool LooksLikeZip(std::string_view bytes) {
+  return bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' &&
+         ((bytes[2] == 3 && bytes[3] == 4) || (bytes[2] == 5 && bytes[3] == 6));
+}
+
+ZipArchive::ZipArchive(std::unique_ptr<Handle> handle, std::string display_name,
+                       std::vector<ZipEntry> entries)
+    : handle_(std::move(handle)),
+      display_name_(std::move(display_name)),
+      entries_(std::move(entries)) {}
+
+ZipArchive::~ZipArchive() = default;
+
+Result<std::unique_ptr<ZipArchive>> ZipArchive::Open(std::string_view bytes,
+                                                     std::string display_name) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  if (source == nullptr) {
+    zip_error_fini(&error);
+    return MakeError(display_name + ": cannot read the zip archive");
+  }
+  auto handle = std::make_unique<Handle>();
+  handle->zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (handle->zip == nullptr) {
+    const int code = zip_error_code_zip(&error);
+    zip_source_free(source);
+    zip_error_fini(&error);
+    return MakeError(display_name +
+                     ": a truncated or damaged zip archive (libzip: " + ZipErrorText(code) + ")");
+  }
+  zip_error_fini(&error);
+  const zip_int64_t count = zip_get_num_entries(handle->zip, 0);
+  if (count < 0 || static_cast<std::uint64_t>(count) > kMaxEntries) {
+    return MakeError(display_name + ": the zip archive has too many members");
+  }
+  std::vector<ZipEntry> entries;
+  entries.reserve(static_cast<std::size_t>(count));
+  for (zip_uint64_t i = 0; i < static_cast<zip_uint64_t>(count); ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(handle->zip, i, ZIP_FL_ENC_RAW, &st) != 0 ||
+        (st.valid & ZIP_STAT_NAME) == 0) {
+      return MakeError(display_name + ": cannot read member " + std::to_string(i) +
+                       " of the zip archive");
+    }
+    const std::string name = st.name;
+    if (!SafeMemberName(name)) {
+      return MakeError(display_name + ": zip member `" + name +
+                       "` has an unsafe name (absolute or climbing out with `..`); refusing the "
+                       "archive");
+    }
+    entries.push_back({name, st.size, st.comp_size, i});
+  }
+  return std::unique_ptr<ZipArchive>(
+      new ZipArchive(std::move(handle), std::move(display_name), std::move(entries)));
+}
+
+const ZipEntry* ZipArchive::Find(std::string_view name) const {
+  for (const ZipEntry& e : entries_) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+const ZipEntry* ZipArchive::FindSuffix(std::string_view suffix) const {
+  for (const ZipEntry& e : entries_) {
+    if (e.name == suffix) return &e;
+    if (e.name.size() > suffix.size() &&
+        std::string_view(e.name).substr(e.name.size() - suffix.size()) == suffix &&
+        e.name[e.name.size() - suffix.size() - 1] == '/') {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+Result<std::string> ZipArchive::Read(const ZipEntry& entry, std::uint64_t max_bytes) const {
+  const std::string where = display_name_ + ": zip member `" + entry.name + "`";
+  if (entry.size > max_bytes) {
+    return MakeError(where + " claims " + std::to_string(entry.size) +
+                     " bytes uncompressed, more than the " + std::to_string(max_bytes) +
+                     " this reader accepts");
+  }
+  if (entry.size > kBombFloor &&
+      entry.size / std::max<std::uint64_t>(entry.compressed_size, 1) > kMaxRatio) {
+    return MakeError(
+        where + " inflates " +
+        std::to_string(entry.size / std::max<std::uint64_t>(entry.compressed_size, 1)) +
+        "x; refusing a likely zip bomb");
+  }
+  zip_file_t* file = zip_fopen_index(handle_->zip, entry.index, 0);
+  if (file == nullptr) {
+    return MakeError(where + ": " + std::string(zip_strerror(handle_->zip)));
+  }
+  std::string out(static_cast<std::size_t>(entry.size), '\0');
+  const zip_int64_t got = out.empty() ? 0 : zip_fread(file, out.data(), out.size());
+  char extra;
+  const zip_int64_t more = zip_fread(file, &extra, 1);  // also runs the CRC check at the end
+  zip_fclose(file);
+  if (got < 0 || static_cast<std::uint64_t>(got) != entry.size || more != 0) {
+    return MakeError(where +
+                     " is corrupt or truncated (its data does not match its declared "
+                     "size or checksum)");
+  }
+  return out;
+}
+
+}  // namespace tpudoctor
