@@ -69,7 +69,8 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
                (dtype == DType::kFloat64 ? " (a NumPy float64 scalar or array baked into the graph)"
                                          : "");
       }
-      return "`" + (origin.node ? origin.node->op_type : std::string("op")) + "` produces " + name;
+      return "`" + (origin.node ? origin.node->QualifiedOp() : std::string("op")) + "` produces " +
+             name;
   }
   return {};
 }

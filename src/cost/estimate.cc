@@ -208,8 +208,19 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
-    if (n.kind != OpKind::kConv || n.inputs.size() < 2 || n.FindAttr("dim_labels")) continue;
+    if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
     const std::size_t i = static_cast<std::size_t>(n.id);
+    if (const auto labels = n.StringAttr("dim_labels")) {
+      // XLA-style: one input feature per group in the kernel's `i` dim.
+      const Shape& w = g.value(n.input(1)).type.shape;
+      const std::size_t under = labels->find('_');
+      const std::size_t at =
+          under == std::string::npos ? std::string::npos : labels->find('i', under);
+      const std::size_t in_dim = at == std::string::npos ? 0 : at - under - 1;
+      f.depthwise[i] = n.IntAttr("feature_group_count").value_or(1) > 1 && in_dim < w.rank() &&
+                       w.dim(in_dim).is_static() && w.dim(in_dim).value() == 1;
+      continue;
+    }
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
     f.depthwise[i] = group > 1 && w.rank() >= 2 && w.dim(1).is_static() && w.dim(1).value() == 1;

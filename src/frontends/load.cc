@@ -1,6 +1,7 @@
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/frontend/hlo.h"
+#include "tpudoctor/frontend/keras.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/frontend/torch_export.h"
@@ -8,14 +9,17 @@
 namespace tpudoctor {
 namespace {
 
-// Zip archives: a torch.export .pt2 (more formats to come). A damaged or hostile archive is
+// Zip archives: a torch.export .pt2 or a Keras 3 .keras. A damaged or hostile archive is
 // reported as such, not as an unknown format.
 Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& options) {
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
   if (!zip) return zip.error();
   if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
-  return MakeError(source.display_name +
-                   ": a zip archive, but not a torch.export .pt2 (no `models/model.json`)");
+  if (SniffKeras(source) > 0) return LoadKeras(source, options);
+  return MakeError(
+      source.display_name +
+      ": a zip archive, but neither a torch.export .pt2 (no `models/model.json`) nor a "
+      ".keras model (no `config.json`)");
 }
 
 }  // namespace
@@ -23,17 +27,18 @@ Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& option
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
+  if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
+  if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
+  if (SniffKeras(source) > 0) return LoadKeras(source, options);
   const int hlo = SniffHlo(source);
   const int onnx = SniffOnnx(source);
   const int mlir = SniffStableHlo(source);
-  if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
-  if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
   if (mlir > 0 && mlir > hlo && mlir >= onnx) return LoadStableHlo(source, options);
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
   return MakeError(source.display_name +
                    ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "
-                   "StableHLO/MHLO MLIR text or a torch.export .pt2)");
+                   "StableHLO/MHLO MLIR text, a torch.export .pt2, or a Keras .keras/JSON config)");
 }
 
 }  // namespace tpudoctor

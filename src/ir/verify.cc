@@ -83,4 +83,21 @@ std::vector<std::string> VerifyGraph(const Graph& graph) {
   return problems;
 }
 
+Result<Ok> CheckTensorSizes(const Graph& g) {
+  for (const Value& v : g.values()) {
+    if (v.type.kind != ValueKind::kTensor || !v.type.shape.is_static() || BitsOf(v.type.dtype) == 0)
+      continue;
+    if (!v.type.SizeInBytes()) {
+      return MakeError("value `" + v.name + "` has shape " + v.type.shape.ToString() +
+                       ", whose size in bytes overflows 64 bits; expected realistic dims");
+    }
+  }
+  for (const Node& n : g.nodes()) {
+    for (const Subgraph& sub : n.subgraphs) {
+      if (auto r = CheckTensorSizes(*sub.graph); !r) return r.error();
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace tpudoctor

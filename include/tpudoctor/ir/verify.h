@@ -14,4 +14,8 @@ namespace tpudoctor {
 // order a permutation where producers come before users, subgraphs verified recursively.
 std::vector<std::string> VerifyGraph(const Graph& graph);
 
+// Frontends call this on what they read: an error when a static tensor's size in bytes overflows
+// 64 bits (dims near 2^63 in a hostile file), in the graph or any subgraph.
+Result<Ok> CheckTensorSizes(const Graph& graph);
+
 }  // namespace tpudoctor

@@ -19,6 +19,7 @@ enum class OpSupport : std::uint8_t {
   kContainer,     // sequence / map / optional values (rule TPU003)
   kString,        // string processing (rule TPU003)
   kHostFallback,  // runs, but on the host CPU: a framework fallback or a Python op (rule TPU003)
+  kOpaque,        // code the file does not contain (a custom Keras layer): unchecked (rule TPU003)
   kUnsupported,   // no XLA lowering (rule TPU003)
   kUnknownOp,     // not an operator of its vocabulary at all (rule TPU003)
 };
@@ -29,7 +30,7 @@ struct OpInfo {
   std::string reason;  // why it is not kOk; empty otherwise
 };
 
-// Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten".
+// Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras".
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);
 
 }  // namespace tpudoctor

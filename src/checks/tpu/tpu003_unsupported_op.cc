@@ -12,7 +12,7 @@ namespace {
 
 bool Unsupported(OpSupport s) {
   return s == OpSupport::kContainer || s == OpSupport::kString || s == OpSupport::kHostFallback ||
-         s == OpSupport::kUnsupported || s == OpSupport::kUnknownOp;
+         s == OpSupport::kOpaque || s == OpSupport::kUnsupported || s == OpSupport::kUnknownOp;
 }
 
 std::string FixFor(OpSupport s) {
@@ -27,6 +27,10 @@ std::string FixFor(OpSupport s) {
              "step; "
              "PyTorch/XLA's metrics report (`torch_xla.debug.metrics.short_metrics_report()`) "
              "counts each fallback as `aten::NAME`";
+    case OpSupport::kOpaque:
+      return "rebuild the layer from built-in Keras layers or keras.ops (then tpu-doctor sees it), "
+             "or check the model as the XLA program it compiles to (`jax.jit(...).lower(...)`, "
+             "`tf.function(jit_compile=True).experimental_get_compiler_ir`)";
     case OpSupport::kUnknownOp:
       return "re-export with a standard ONNX opset (torch.onnx.export with a registered opset), or "
              "implement the op from standard ops";
@@ -34,6 +38,23 @@ std::string FixFor(OpSupport s) {
       return "move this op out of the compiled model (pre/post-processing on the host), or rewrite "
              "it "
              "from ops XLA lowers";
+  }
+}
+
+// "`Foo`" or "3 `Foo` ops".
+std::string Subject(const std::string& key, std::size_t count) {
+  if (count <= 1) return "`" + key + "`";
+  return Plural(static_cast<std::int64_t>(count), "`" + key + "` op", "`" + key + "` ops");
+}
+
+std::string Predicate(OpSupport s, bool plural) {
+  switch (s) {
+    case OpSupport::kHostFallback:
+      return plural ? "run on the host CPU, not on" : "runs on the host CPU, not on";
+    case OpSupport::kOpaque:
+      return "cannot be checked for";
+    default:
+      return plural ? "have no XLA lowering for" : "has no XLA lowering for";
   }
 }
 
@@ -75,20 +96,14 @@ class Tpu003UnsupportedOp final : public Check {
       d.code = std::string(code());
       // An opcode newer than tpu-doctor's table is not evidence of a problem: say so, do not block.
       const bool unknown_hlo = g.first->domain == "hlo";
-      // A host fallback runs (slowly); only ops with no way to run on the device block.
-      const bool runs = unknown_hlo || g.info.support == OpSupport::kHostFallback;
+      // A host fallback runs (slowly) and opaque code may well compile: warnings. Only ops with
+      // no way to run on the device block.
+      const bool runs = unknown_hlo || g.info.support == OpSupport::kHostFallback ||
+                        g.info.support == OpSupport::kOpaque;
       d.severity = runs ? Severity::kWarning : Severity::kError;
-      const std::string what = g.info.support == OpSupport::kHostFallback
-                                   ? " runs on the host CPU, not on "
-                                   : " has no XLA lowering for ";
-      d.message = "`" + key + "`" + what + ctx.target.name + ": " + g.info.reason;
-      if (g.names.size() > 1) {
-        d.message = Plural(static_cast<std::int64_t>(g.names.size()), "`" + key + "` op",
-                           "`" + key + "` ops") +
-                    (g.info.support == OpSupport::kHostFallback ? " run on the host CPU, not on "
-                                                                : " have no XLA lowering for ") +
-                    ctx.target.name + ": " + g.info.reason;
-      }
+      d.message = Subject(key, g.names.size()) + " " +
+                  Predicate(g.info.support, g.names.size() > 1) + " " + ctx.target.name + ": " +
+                  g.info.reason;
       d.location = LocationOf(g.first_path, *g.first);
       if (g.names.size() > 1) {
         std::vector<std::string> shown;

@@ -11,6 +11,7 @@
 
 #include "src/frontends/onnx/shape_infer.h"
 #include "tpudoctor/frontend/onnx.h"
+#include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
 
 namespace tpudoctor {
@@ -577,23 +578,6 @@ class GraphBuilder {
 };
 
 // A static shape whose byte size does not fit in 64 bits describes no tensor that can exist.
-Result<Ok> CheckSizes(const Graph& g) {
-  for (const Value& v : g.values()) {
-    if (v.type.kind != ValueKind::kTensor || !v.type.shape.is_static() || BitsOf(v.type.dtype) == 0)
-      continue;
-    if (!v.type.SizeInBytes()) {
-      return MakeError("value `" + v.name + "` has shape " + v.type.shape.ToString() +
-                       ", whose size in bytes overflows 64 bits; expected realistic dims");
-    }
-  }
-  for (const Node& n : g.nodes()) {
-    for (const Subgraph& sub : n.subgraphs) {
-      if (auto r = CheckSizes(*sub.graph); !r) return r.error();
-    }
-  }
-  return Ok{};
-}
-
 // True when a named node output still has no dtype or no rank after the own propagation.
 bool HasTypeGaps(const Graph& g) {
   for (const Value& v : g.values()) {
@@ -673,7 +657,7 @@ Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) 
     graph = BuildAndPropagate(model, loaded, rebatch);
     if (!graph) return MakeError(name + ": " + graph.error().message);
   }
-  if (auto sizes = CheckSizes(*graph); !sizes)
+  if (auto sizes = CheckTensorSizes(*graph); !sizes)
     return MakeError(name + ": " + sizes.error().message);
   loaded.graph = std::move(*graph);
   return loaded;

@@ -5,6 +5,7 @@
 #include "src/support/json_input.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/torch_export.h"
+#include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/torch_ops.h"
 #include "tpudoctor/support/strings.h"
 
@@ -161,7 +162,8 @@ class Converter {
     AddOutputs(*module, *graph);
     const std::string version = StringMember(program_, "torch_version");
     if (!version.empty()) out_.producer = "pytorch " + version;
-    return out_.graph.Finalize();
+    if (auto r = out_.graph.Finalize(); !r) return r;
+    return CheckTensorSizes(out_.graph);
   }
 
  private:
