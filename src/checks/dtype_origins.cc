@@ -1,15 +1,41 @@
 #include "src/checks/dtype_origins.h"
 
 #include "tpudoctor/check/check.h"
+#include "tpudoctor/knowledge/op_support.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
 
+bool HostSide(const Node& n) { return RunsOnHost(n.domain, n.op_type, n.framework_op); }
+
+// Nodes that hand a string on unchanged (TF's Identity around asset paths and messages).
+bool PassThrough(const Node& n) {
+  return n.framework_op == "Identity" || n.framework_op == "IdentityN" ||
+         n.framework_op == "Snapshot";
+}
+
+// A string that only host ops make and read (a tf.Example parsed before the model, an assert's
+// message, a checkpoint path) never enters the device computation.
+bool StaysOnHost(const Graph& g, const Value& v, int depth = 0) {
+  if (v.type.dtype != DType::kString || depth > 8) return false;
+  if (v.producer != kNoNode && !HostSide(g.node(v.producer)) && !PassThrough(g.node(v.producer)))
+    return false;
+  for (NodeId user : v.users) {
+    const Node& n = g.node(user);
+    if (HostSide(n)) continue;
+    if (!PassThrough(n)) return false;
+    for (ValueId out : n.outputs) {
+      if (!StaysOnHost(g, g.value(out), depth + 1)) return false;
+    }
+  }
+  return v.producer != kNoNode || !v.users.empty();
+}
+
 void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use) {
   DTypeOrigin weights{DTypeOrigin::Kind::kWeights, path, nullptr, nullptr, 0};
   for (const Value& v : g.values()) {
-    if (v.type.dtype != dtype) continue;
+    if (v.type.dtype != dtype || StaysOnHost(g, v)) continue;
     ++use.values;
     if (v.origin == ValueOrigin::kGraphInput && path.find('/') == std::string::npos) {
       use.origins.push_back({DTypeOrigin::Kind::kInput, path, nullptr, &v, 0});
@@ -25,7 +51,7 @@ void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use
     bool input_has = false;
     for (ValueId in : n.inputs) input_has |= in != kNoValue && g.value(in).type.dtype == dtype;
     for (ValueId out : n.outputs) {
-      if (!input_has && g.value(out).type.dtype == dtype) {
+      if (!input_has && g.value(out).type.dtype == dtype && !StaysOnHost(g, g.value(out))) {
         use.origins.push_back({DTypeOrigin::Kind::kNode, path, &n, &g.value(out), 0});
         break;
       }

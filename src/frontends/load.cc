@@ -4,6 +4,7 @@
 #include "tpudoctor/frontend/keras.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/frontend/stablehlo.h"
+#include "tpudoctor/frontend/tf.h"
 #include "tpudoctor/frontend/torch_export.h"
 
 namespace tpudoctor {
@@ -30,15 +31,18 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
   if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
   if (SniffKeras(source) > 0) return LoadKeras(source, options);
+  if (SniffTensorFlow(source) >= 80) return LoadTensorFlow(source, options);
   const int hlo = SniffHlo(source);
   const int onnx = SniffOnnx(source);
   const int mlir = SniffStableHlo(source);
   if (mlir > 0 && mlir > hlo && mlir >= onnx) return LoadStableHlo(source, options);
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
-  return MakeError(source.display_name +
-                   ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "
-                   "StableHLO/MHLO MLIR text, a torch.export .pt2, or a Keras .keras/JSON config)");
+  return MakeError(
+      source.display_name +
+      ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "
+      "StableHLO/MHLO MLIR text, a torch.export .pt2, a Keras .keras/JSON config, or a "
+      "TensorFlow SavedModel/GraphDef)");
 }
 
 }  // namespace tpudoctor

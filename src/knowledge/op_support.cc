@@ -3,6 +3,7 @@
 #include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/knowledge/tf_ops.h"
 #include "tpudoctor/knowledge/torch_ops.h"
 
 namespace tpudoctor {
@@ -14,7 +15,16 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   }
   if (domain == "aten") return LookupAtenOp(op_type).info;
   if (domain == "keras") return LookupKerasLayer(op_type).info;
+  if (domain == "tf") return LookupTfOp(op_type).info;
   return LookupOnnxOp(domain, op_type);
+}
+
+bool RunsOnHost(std::string_view domain, std::string_view op_type, std::string_view framework_op) {
+  if (LookupOp(domain, op_type).support == OpSupport::kHostFallback) return true;
+  if (framework_op.empty()) return false;
+  if (framework_op == "Assert") return true;
+  const TfOpInfo tf = LookupTfOp(framework_op);
+  return tf.known && tf.pipeline && (domain == "tf" || domain.empty());
 }
 
 }  // namespace tpudoctor

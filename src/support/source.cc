@@ -9,7 +9,9 @@
 
 namespace tpudoctor {
 
-Result<Source> ReadSource(const std::string& path) {
+namespace {
+
+Result<std::string> ReadRegularFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     return MakeError(path + ": cannot open: " + std::strerror(errno));
@@ -22,11 +24,58 @@ Result<Source> ReadSource(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(path + ": cannot open for reading");
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  in.read(bytes.data(), st.st_size);
+  if (in.gcount() != st.st_size) return MakeError(path + ": short read");
+  return bytes;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool IsFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string Dirname(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+std::string Basename(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Result<Source> ReadSource(const std::string& path) {
+  // A SavedModel is a folder: read its saved_model.pb, and the Keras metadata beside it.
+  std::string file = path;
+  if (IsDirectory(path)) {
+    file = path + (path.empty() || path.back() == '/' ? "" : "/") + "saved_model.pb";
+    if (!IsFile(file)) {
+      return MakeError(path +
+                       ": is a directory without saved_model.pb, expected a model file or a "
+                       "SavedModel folder");
+    }
+  }
+  auto bytes = ReadRegularFile(file);
+  if (!bytes) return bytes.error();
   Source src;
   src.display_name = path;
-  src.bytes.resize(static_cast<std::size_t>(st.st_size));
-  in.read(src.bytes.data(), st.st_size);
-  if (in.gcount() != st.st_size) return MakeError(path + ": short read");
+  src.bytes = std::move(*bytes);
+  if (Basename(file) == "saved_model.pb") {
+    const std::string meta = Dirname(file) + "/keras_metadata.pb";
+    if (IsFile(meta)) {
+      auto m = ReadRegularFile(meta);
+      if (!m) return m.error();
+      src.siblings["keras_metadata.pb"] = std::move(*m);
+    }
+  }
   return src;
 }
 

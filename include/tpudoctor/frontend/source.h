@@ -1,9 +1,10 @@
 // Source: the bytes of a model file plus the name to show in messages, and the options every
 // frontend understands (which symbolic dims to make static).
 //
-// ReadSource refuses what is not a readable regular file, and files too large to be a model
-// description, with a one-line error. Nothing here ever follows a path outside the model's
-// folder: IsSafeRelativePath is the gate for external-data and archive member paths.
+// ReadSource refuses what is not a readable regular file (or a SavedModel folder, read as its
+// saved_model.pb), and files too large to be a model description, with a one-line error. Nothing
+// here ever follows a path outside the model's folder: IsSafeRelativePath is the gate for
+// external-data and archive member paths.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,9 @@ namespace tpudoctor {
 struct Source {
   std::string display_name;  // as the user typed it; never made absolute
   std::string bytes;
+  // Fixed-name files beside the model that its format defines (a SavedModel's
+  // `keras_metadata.pb`), keyed by that name. Never a path the model itself names.
+  std::map<std::string, std::string> siblings;
 };
 
 // The largest model file read (weights are never needed, so real model descriptions are small;

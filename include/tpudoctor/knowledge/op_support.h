@@ -30,7 +30,12 @@ struct OpInfo {
   std::string reason;  // why it is not kOk; empty otherwise
 };
 
-// Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras".
+// Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras", "tf".
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);
+
+// True for ops that run on the host, never inside the compiled device step: host fallbacks,
+// tf.data ops, and TensorFlow's Assert (which the TF-XLA bridge drops). `framework_op` is the
+// node's own op name where the frontend kept one.
+bool RunsOnHost(std::string_view domain, std::string_view op_type, std::string_view framework_op);
 
 }  // namespace tpudoctor

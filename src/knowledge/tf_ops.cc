@@ -1,0 +1,75 @@
+#include "tpudoctor/knowledge/tf_ops.h"
+
+#include <map>
+
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+const std::map<std::string, TfOpInfo, std::less<>>& Table() {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, TfOpInfo, std::less<>>();
+    for (std::string_view line : SplitLines(FindEmbedded("data/tf/ops.tsv").value_or(""))) {
+      if (line.empty() || line.front() == '#') continue;
+      auto cols = Split(line, '\t');
+      if (cols.size() < 4) continue;
+      TfOpInfo op;
+      op.known = true;
+      op.canonical = cols[1] == "-" ? "" : std::string(cols[1]);
+      op.info.kind = ParseOpKind(cols[2]).value_or(OpKind::kOther);
+      const std::string_view s = cols[3];
+      op.pipeline = s == "pipeline";
+      op.python = s == "python";
+      op.info.support = s == "ok" || s == "pipeline" ? OpSupport::kOk
+                        : s == "unsupported"         ? OpSupport::kUnsupported
+                        : s == "dynamic"             ? OpSupport::kDynamic
+                                                     : OpSupport::kHostFallback;
+      if (cols.size() > 4) op.info.reason = std::string(cols[4]);
+      t->emplace(std::string(cols[0]), std::move(op));
+    }
+    return t;
+  }();
+  return *table;
+}
+
+const std::map<std::string, std::vector<std::string>, std::less<>>& ConstantInputs() {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, std::vector<std::string>, std::less<>>();
+    for (std::string_view line :
+         SplitLines(FindEmbedded("data/tf/const_inputs.tsv").value_or(""))) {
+      if (line.empty() || line.front() == '#') continue;
+      auto cols = Split(line, '\t');
+      if (cols.size() < 2) continue;
+      std::vector<std::string> names;
+      for (std::string_view n : Split(cols[1], ',')) {
+        if (!Trim(n).empty()) names.emplace_back(Trim(n));
+      }
+      t->emplace(std::string(cols[0]), std::move(names));
+    }
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace
+
+TfOpInfo LookupTfOp(std::string_view op) {
+  auto it = Table().find(op);
+  if (it != Table().end()) return it->second;
+  TfOpInfo custom;
+  custom.info.kind = OpKind::kUnknown;
+  custom.info.support = OpSupport::kUnsupported;
+  custom.info.reason =
+      "not an op TensorFlow defines: a custom op from a library loaded at run time, with no XLA "
+      "kernel";
+  return custom;
+}
+
+std::vector<std::string> TfConstantInputs(std::string_view op) {
+  auto it = ConstantInputs().find(op);
+  return it == ConstantInputs().end() ? std::vector<std::string>() : it->second;
+}
+
+}  // namespace tpudoctor
