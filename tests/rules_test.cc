@@ -34,7 +34,8 @@ std::string FormatFindings(const std::vector<Diagnostic>& findings, const std::s
 std::vector<fs::path> Fixtures(const std::string& code) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(Testdata("rules/" + code))) {
-    if (const auto ext = e.path().extension(); ext == ".onnx" || ext == ".hlo" || ext == ".mlir")
+    if (const auto ext = e.path().extension();
+        ext == ".onnx" || ext == ".hlo" || ext == ".mlir" || ext == ".pbtxt")
       out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());

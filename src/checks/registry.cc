@@ -14,6 +14,12 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
     v->push_back(MakePerf001TilePadding());
     v->push_back(MakePerf002MxuUtilization());
     v->push_back(MakePerf003BatchMultiple());
+    v->push_back(MakePipe001PythonInPipeline());
+    v->push_back(MakePipe002SequentialMap());
+    v->push_back(MakePipe003NoPrefetch());
+    v->push_back(MakePipe004PartialBatch());
+    v->push_back(MakePipe005SequentialInterleave());
+    v->push_back(MakePipe006SmallShuffle());
     v->push_back(MakeShp001DataDependentShape());
     v->push_back(MakeShp002SymbolicDims());
     v->push_back(MakeTpu001UnsupportedDtype());

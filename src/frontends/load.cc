@@ -23,6 +23,11 @@ Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& option
       ".keras model (no `config.json`)");
 }
 
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
@@ -38,6 +43,12 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   if (mlir > 0 && mlir > hlo && mlir >= onnx) return LoadStableHlo(source, options);
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
+  // Nothing recognised the bytes: let the format the name promises say what is wrong with them.
+  if (EndsWith(source.display_name, ".pb") || EndsWith(source.display_name, ".pbtxt") ||
+      EndsWith(source.display_name, ".meta")) {
+    return LoadTensorFlow(source, options);
+  }
+  if (EndsWith(source.display_name, ".json")) return LoadKeras(source, options);
   return MakeError(
       source.display_name +
       ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "src/checks/factories.h"
+#include "src/checks/pipe/pipeline.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -19,6 +20,7 @@ class Shp002SymbolicDims final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    if (pipe::IsPipelineGraph(ctx.graph)) return;  // a tf.data graph: no device shapes
     std::set<std::string> symbols;
     std::vector<std::string> symbol_order;
     bool unknown_input = false;

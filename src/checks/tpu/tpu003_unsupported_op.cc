@@ -4,6 +4,7 @@
 #include <map>
 
 #include "src/checks/factories.h"
+#include "src/checks/pipe/pipeline.h"
 #include "tpudoctor/knowledge/op_support.h"
 #include "tpudoctor/support/strings.h"
 
@@ -68,6 +69,8 @@ class Tpu003UnsupportedOp final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    // A tf.data graph runs on the host by design; the PIPE rules judge it.
+    if (pipe::IsPipelineGraph(ctx.graph)) return;
     struct Group {
       OpInfo info;
       std::string first_path;

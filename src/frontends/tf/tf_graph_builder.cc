@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/tf/tf_shapes.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/tf_ops.h"
 #include "tpudoctor/support/strings.h"
@@ -223,6 +224,9 @@ class Builder {
     std::vector<Ref> wanted;
     for (const std::string& o : sig.outputs) wanted.push_back(ParseRef(o));
     if (wanted.empty()) wanted = Sinks(top);
+    if (wanted.empty() && !top.nodes.empty()) {
+      return MakeError("the graph has no result to check: every node feeds another (a cycle?)");
+    }
     auto outs = BuildBody(top, wanted, 0);
     if (!outs) return outs.error();
     std::set<ValueId> added;
@@ -456,10 +460,16 @@ class Builder {
     const int recorded = shapes && shapes->has_list() ? shapes->list().shape_size() : 0;
     const int count = std::max({outputs, recorded, 1});
     std::vector<ValueId> outs;
+    std::vector<const Value*> in_values;
+    for (ValueId v : inputs) in_values.push_back(v == kNoValue ? nullptr : &g.value(v));
     for (int i = 0; i < count; ++i) {
       TensorType t;
       t.dtype = OutputDType(n, i);
-      if (i < recorded) t.shape = ShapeOf(shapes->list().shape(i));
+      if (i < recorded) {
+        t.shape = ShapeOf(shapes->list().shape(i));
+      } else if (i == 0) {
+        if (auto inferred = InferTfShape(n, in_values)) t.shape = *inferred;
+      }
       const ValueId v = g.AddValue(UniqueName(g, i == 0 ? name : name + ":" + std::to_string(i)), t,
                                    ValueOrigin::kNodeOutput);
       outs.push_back(v);

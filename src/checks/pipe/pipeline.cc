@@ -1,0 +1,52 @@
+#include "src/checks/pipe/pipeline.h"
+
+#include "tpudoctor/knowledge/tf_ops.h"
+
+namespace tpudoctor::pipe {
+
+bool IsDatasetOp(const Node& n) {
+  return !n.framework_op.empty() && LookupTfOp(n.framework_op).pipeline &&
+         n.framework_op.find("Dataset") != std::string::npos;
+}
+
+bool IsPipelineGraph(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (IsDatasetOp(n)) return true;
+  }
+  return false;
+}
+
+void ForEachDatasetOp(const Graph& g, const std::function<void(const Graph&, const Node&)>& fn) {
+  ForEachNodeDeep(g, [&](const Graph& graph, const Node& n) {
+    if (IsDatasetOp(n)) fn(graph, n);
+  });
+}
+
+std::optional<std::int64_t> ConstInput(const Graph& g, const Node& n, std::size_t i) {
+  const ValueId v = n.input(i);
+  if (v == kNoValue) return std::nullopt;
+  const auto& known = g.value(v).known_ints;
+  if (!known || known->size() != 1 || !(*known)[0].is_static()) return std::nullopt;
+  return (*known)[0].value();
+}
+
+std::optional<std::int64_t> LastConstInput(const Graph& g, const Node& n) {
+  if (n.inputs.empty()) return std::nullopt;
+  return ConstInput(g, n, n.inputs.size() - 1);
+}
+
+std::string Named(const Node& n) {
+  const std::string op = "`" + n.framework_op + "`";
+  return n.name == n.framework_op ? op : op + " `" + n.name + "`";
+}
+
+Location At(const Graph& g, const Node& n) {
+  Location l;
+  l.graph = g.name();
+  l.node = n.name;
+  l.op = n.QualifiedOp();
+  l.scope = n.loc.scope;
+  return l;
+}
+
+}  // namespace tpudoctor::pipe
