@@ -56,4 +56,25 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
       "TensorFlow SavedModel/GraphDef)");
 }
 
+const std::vector<std::string>& InputFormats() {
+  static const auto* formats =
+      new std::vector<std::string>{"hlo", "keras", "onnx", "pt2", "stablehlo", "tf"};
+  return *formats;
+}
+
+Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
+                                std::string_view format) {
+  if (format.empty()) return LoadModel(source, options);
+  if (source.bytes.empty())
+    return MakeError(source.display_name + ": file is empty, expected a model");
+  if (format == "onnx") return LoadOnnx(source, options);
+  if (format == "hlo") return LoadHlo(source, options);
+  if (format == "stablehlo") return LoadStableHlo(source, options);
+  if (format == "pt2") return LoadTorchExport(source, options);
+  if (format == "keras") return LoadKeras(source, options);
+  if (format == "tf") return LoadTensorFlow(source, options);
+  return MakeError("unknown input format `" + std::string(format) +
+                   "`; expected one of hlo, keras, onnx, pt2, stablehlo, tf");
+}
+
 }  // namespace tpudoctor

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "commands.h"
+#include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::cli {
@@ -29,6 +30,10 @@ void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim
   cmd->add_option("--batch", batch, "set the batch dim of the inputs")
       ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
   cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
+  cmd->add_option("--input-format", args.input_format,
+                  "read the model as this format instead of detecting it: hlo, keras, onnx, pt2, "
+                  "stablehlo or tf")
+      ->check(CLI::IsMember(InputFormats()));
 }
 
 std::optional<std::string> FinishModelArgs(ModelArgs& args,

@@ -15,6 +15,7 @@ struct ModelArgs {
   std::string model;  // empty: the bundled example
   std::optional<std::int64_t> batch;
   std::map<std::string, std::int64_t> dims;
+  std::string input_format;  // empty: detect from the bytes
 };
 
 struct CheckArgs {

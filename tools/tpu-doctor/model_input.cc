@@ -27,7 +27,7 @@ std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& disp
   ShapeOptions options;
   options.batch = args.batch;
   options.dims = args.dims;
-  auto loaded = LoadModel(source, options);
+  auto loaded = LoadModelAs(source, options, args.input_format);
   if (!loaded) {
     err << "tpu-doctor: " << loaded.error().message << "\n";
     return std::nullopt;

@@ -3,7 +3,7 @@
 // becomes a LOAD diagnostic, not a crash; bytes that are not a model are a Result error.
 //
 // LoadModel picks the frontend by content (falling back to the extension) and is where the CLI
-// and the Python module start.
+// and the Python module start; LoadModelAs skips the detection.
 #pragma once
 
 #include <string>
@@ -27,5 +27,13 @@ struct LoadedModel {
 };
 
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options);
+
+// The formats LoadModel can be told to use instead of detecting one: "onnx", "hlo", "stablehlo",
+// "pt2", "keras", "tf".
+const std::vector<std::string>& InputFormats();
+
+// LoadModel with the format forced (`format` empty: detect it). An unknown name is an error.
+Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
+                                std::string_view format);
 
 }  // namespace tpudoctor
