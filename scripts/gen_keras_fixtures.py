@@ -206,3 +206,25 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def write_h5_fixtures() -> None:
+    """Legacy HDF5 models (h5py, as `model.save("m.h5")` writes them); needs python3-h5py."""
+    import h5py
+    import numpy as np
+    with h5py.File(OUT / "mlp_mixed_float16_keras2.h5", "w") as f:
+        f.attrs["model_config"] = json.dumps(mlp_mixed_float16_keras2()).encode("utf8")
+        f.attrs["keras_version"] = b"2.13.1"
+        f.attrs["backend"] = b"tensorflow"
+        weights = f.create_group("model_weights")
+        weights.create_dataset("head/kernel", data=np.zeros((4, 4), dtype=np.float32))  # stand-in
+    with h5py.File(OUT / "seed_float64_custom_varlen.h5", "w") as f:
+        f.attrs["model_config"] = json.dumps(seed_float64_custom())  # a variable-length str
+    with h5py.File(OUT / "bad_weights_only.h5", "w") as f:
+        f.create_dataset("dense/kernel", data=np.zeros((4, 4), dtype=np.float32))
+    data = (OUT / "mlp_mixed_float16_keras2.h5").read_bytes()
+    (OUT / "bad_truncated.h5").write_bytes(data[:1500])
+
+
+if __name__ == "__main__" and "--h5" in __import__("sys").argv:
+    write_h5_fixtures()

@@ -132,6 +132,18 @@ TEST(KerasTest, TextPipelineLayersInTheModel) {
   EXPECT_DOUBLE_EQ(FlopsOf(m, "mha/3"), 2.0 * 32 * 4 * 128 * 128 * 32);
 }
 
+TEST(KerasTest, LegacyHdf5ModelsReadTheirConfig) {
+  // Fixed-length bytes (Keras 2's `model.save("m.h5")`) and a variable-length string attribute.
+  LoadedModel h5 = testing::LoadOrDie(Testdata("keras/mlp_mixed_float16_keras2.h5"), Batch(32));
+  LoadedModel json = testing::LoadOrDie(Testdata("keras/mlp_mixed_float16_keras2.json"), Batch(32));
+  EXPECT_EQ(h5.format, "keras-h5");
+  EXPECT_EQ(h5.producer, "keras 2.13.1");
+  EXPECT_EQ(PrintGraphText(h5.graph), PrintGraphText(json.graph));
+  Report r = CheckFile("keras/seed_float64_custom_varlen.h5");
+  EXPECT_EQ(r.verdict, Verdict::kBlocked);
+  EXPECT_FALSE(Findings(r, "TPU003").empty());
+}
+
 TEST(KerasTest, HostileAndBrokenFilesGiveOneLine) {
   const std::map<std::string, std::string> expected = {
       {"bad_dotdot.keras", "unsafe name"},
@@ -140,6 +152,8 @@ TEST(KerasTest, HostileAndBrokenFilesGiveOneLine) {
       {"bad_deep.json", "nested more than"},
       {"bad_truncated.json", "invalid JSON at byte"},
       {"bad_huge_dims.json", "overflows 64 bits"},
+      {"bad_weights_only.h5", "without a `model_config` attribute"},
+      {"bad_truncated.h5", "damaged or truncated HDF5"},
   };
   for (const auto& [file, words] : expected) {
     auto src = ReadSource(Testdata("keras/" + file).string());

@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/keras/keras_h5.h"
 #include "src/frontends/keras/keras_layers.h"
 #include "src/support/json_input.h"
 #include "src/support/zip_archive.h"
@@ -492,6 +493,7 @@ bool LooksLikeKerasJson(std::string_view bytes) {
 
 int SniffKeras(const Source& source) {
   if (LooksLikeKerasJson(source.bytes)) return 80;
+  if (keras::LooksLikeHdf5(source.bytes)) return 90;
   if (!LooksLikeZip(source.bytes)) return 0;
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
   if (!zip) return 0;
@@ -512,6 +514,14 @@ Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::strin
 
 Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options) {
   const std::string& file = source.display_name;
+  if (keras::LooksLikeHdf5(source.bytes)) {
+    auto h5 = keras::ReadH5Config(source.bytes, file);
+    if (!h5) return h5.error();
+    auto loaded = LoadKerasConfig(h5->model_config, file + ": model_config", options);
+    if (loaded && !h5->keras_version.empty()) loaded->producer = "keras " + h5->keras_version;
+    if (loaded) loaded->format = "keras-h5";
+    return loaded;
+  }
   if (!LooksLikeZip(source.bytes)) return LoadKerasConfig(source.bytes, file, options);
   auto zip = ZipArchive::Open(source.bytes, file);
   if (!zip) return zip.error();
