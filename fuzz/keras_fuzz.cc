@@ -1,0 +1,8 @@
+// libFuzzer target for the keras frontend (m.keras; build with -DTPUD_BUILD_FUZZERS=ON; run
+// scripts/fuzz.sh).
+#include "fuzz/load_fuzz.h"
+#include "tpudoctor/frontend/keras.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.keras", tpudoctor::LoadKeras);
+}
