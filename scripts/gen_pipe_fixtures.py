@@ -60,9 +60,9 @@ def map_function(fname, python=False):
 
 
 def pipeline(*, python=False, parallel_map=True, prefetch=True, drop_remainder=True, batch_v1=False,
-             interleave=None, shuffle=None):
+             interleave=None, shuffle=None, path="gs://bucket/train-00000-of-01024.tfrecord"):
     """files → [interleave] → [shuffle] → map → batch → [prefetch]"""
-    g = const("filenames", "DT_STRING", "gs://bucket/train-00000-of-01024.tfrecord")
+    g = const("filenames", "DT_STRING", path)
     g += const("compression_type", "DT_STRING", "")
     g += const("buffer_size", "DT_INT64", 262144)
     g += dataset("TFRecordDataset", "TFRecordDataset", ["filenames", "compression_type", "buffer_size"])
@@ -129,6 +129,9 @@ def main() -> None:
     write(r / "PIPE005/silent_parallel_interleave.pbtxt", pipeline(**good))
     write(r / "PIPE006/fires_shuffle_100.pbtxt", pipeline(interleave="parallel", shuffle=100))
     write(r / "PIPE006/silent_shuffle_10000.pbtxt", pipeline(**good))
+    write(r / "PIPE007/fires_local_files.pbtxt", pipeline(path="/home/me/data/train.tfrecord", **good))
+    write(r / "PIPE007/fires_s3.pbtxt", pipeline(path="s3://my-bucket/train.tfrecord", **good))
+    write(r / "PIPE007/silent_gcs.pbtxt", pipeline(**good))
     # The issue's example: py_function in map and a batch without drop_remainder, and more.
     write(ROOT / "tfdata/seed_pipeline.pbtxt",
           pipeline(python=True, parallel_map=False, prefetch=False, drop_remainder=False,

@@ -144,9 +144,27 @@ TEST(TfTest, BadProtobufsGiveOneLine) {
   auto truncated = load("m.pb", pb.substr(0, pb.size() / 2));
   ASSERT_FALSE(truncated.ok());
   EXPECT_EQ(truncated.error().message.find('\n'), std::string::npos);
-  // 10,000 nested AttrValue lists: protobuf's recursion limit, not a stack overflow.
-  std::string deep;
-  for (int i = 0; i < 10000; ++i) deep = "\x0a" + std::string(1, static_cast<char>(0)) + deep;
+  // Binary: an AttrValue nested 300 deep (func → attr → value → func ...): protobuf's recursion
+  // limit, not a stack overflow.
+  auto field = [](int number, const std::string& payload) {
+    std::string out(1, static_cast<char>((number << 3) | 2));
+    std::size_t n = payload.size();
+    do {
+      out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n >>= 7;
+    } while (n > 0);
+    return out + payload;
+  };
+  std::string value;  // an empty AttrValue
+  for (int i = 0; i < 300; ++i) {
+    const std::string entry = field(1, "k") + field(2, value);  // AttrEntry{key, value}
+    value = field(10, field(2, entry));                         // AttrValue{func{attr}}
+  }
+  const std::string node =
+      field(1, "a") + field(2, "Const") + field(5, field(1, "x") + field(2, value));
+  auto deep_binary = load("deep.pb", field(1, node));
+  ASSERT_FALSE(deep_binary.ok());
+  EXPECT_EQ(deep_binary.error().message.find('\n'), std::string::npos);
   std::string nested = "node { name: \"a\" op: \"Const\" attr { key: \"x\" value { ";
   for (int i = 0; i < 5000; ++i) nested += "func { attr { key: \"k\" value { ";
   auto text = load("deep.pbtxt", nested);

@@ -18,6 +18,7 @@ std::unique_ptr<Check> MakePipe003NoPrefetch();
 std::unique_ptr<Check> MakePipe004PartialBatch();
 std::unique_ptr<Check> MakePipe005SequentialInterleave();
 std::unique_ptr<Check> MakePipe006SmallShuffle();
+std::unique_ptr<Check> MakePipe007DataOutsideGcs();
 std::unique_ptr<Check> MakeShp001DataDependentShape();
 std::unique_ptr<Check> MakeShp002SymbolicDims();
 std::unique_ptr<Check> MakeTpu001UnsupportedDtype();

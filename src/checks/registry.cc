@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
     v->push_back(MakePipe004PartialBatch());
     v->push_back(MakePipe005SequentialInterleave());
     v->push_back(MakePipe006SmallShuffle());
+    v->push_back(MakePipe007DataOutsideGcs());
     v->push_back(MakeShp001DataDependentShape());
     v->push_back(MakeShp002SymbolicDims());
     v->push_back(MakeTpu001UnsupportedDtype());

@@ -76,6 +76,14 @@ std::string ValueDecl(const Value& v) {
     }
     out += ']';
   }
+  if (v.known_strings) {
+    out += " strings=[";
+    for (std::size_t i = 0; i < v.known_strings->size(); ++i) {
+      if (i > 0) out += ',';
+      out += Quote((*v.known_strings)[i]);
+    }
+    out += ']';
+  }
   return out;
 }
 
@@ -247,6 +255,19 @@ class Parser {
       auto dims = ParseDimList();
       if (!dims) return dims.error();
       g.mutable_value(id).known_ints = std::move(*dims);
+    }
+    if (AtWord("strings")) {
+      lex_.Next();
+      if (!Accept(TokKind::kPunct, "=") || !Accept(TokKind::kPunct, "[")) {
+        return Fail("expected `=[`");
+      }
+      std::vector<std::string> strings;
+      while (!Accept(TokKind::kPunct, "]")) {
+        if (!strings.empty() && !Accept(TokKind::kPunct, ",")) return Fail("expected `,` or `]`");
+        if (lex_.Peek().kind != TokKind::kString) return Fail("expected a string");
+        strings.push_back(lex_.Next().text);
+      }
+      g.mutable_value(id).known_strings = std::move(strings);
     }
     return id;
   }

@@ -34,25 +34,6 @@ const std::map<std::string, TfOpInfo, std::less<>>& Table() {
   return *table;
 }
 
-const std::map<std::string, std::vector<std::string>, std::less<>>& ConstantInputs() {
-  static const auto* table = [] {
-    auto* t = new std::map<std::string, std::vector<std::string>, std::less<>>();
-    for (std::string_view line :
-         SplitLines(FindEmbedded("data/tf/const_inputs.tsv").value_or(""))) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
-      if (cols.size() < 2) continue;
-      std::vector<std::string> names;
-      for (std::string_view n : Split(cols[1], ',')) {
-        if (!Trim(n).empty()) names.emplace_back(Trim(n));
-      }
-      t->emplace(std::string(cols[0]), std::move(names));
-    }
-    return t;
-  }();
-  return *table;
-}
-
 }  // namespace
 
 TfOpInfo LookupTfOp(std::string_view op) {
@@ -65,11 +46,6 @@ TfOpInfo LookupTfOp(std::string_view op) {
       "not an op TensorFlow defines: a custom op from a library loaded at run time, with no XLA "
       "kernel";
   return custom;
-}
-
-std::vector<std::string> TfConstantInputs(std::string_view op) {
-  auto it = ConstantInputs().find(op);
-  return it == ConstantInputs().end() ? std::vector<std::string>() : it->second;
 }
 
 }  // namespace tpudoctor

@@ -1,12 +1,10 @@
-// What tpu-doctor knows about TensorFlow ops (data/tf/ops.tsv, data/tf/const_inputs.tsv): the
-// canonical ONNX-domain op the analyses treat each one as, whether it has an XLA kernel (and so
-// runs inside the TPU computation), runs on the host, is a Python callback, or is a tf.data op;
-// and which inputs XLA needs as compile-time constants.
+// What tpu-doctor knows about TensorFlow ops (data/tf/ops.tsv): the canonical ONNX-domain op the
+// analyses treat each one as, and whether it has an XLA kernel (and so runs inside the TPU
+// computation), runs on the host, is a Python callback, or is a tf.data op.
 #pragma once
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "tpudoctor/knowledge/op_support.h"
 
@@ -21,9 +19,5 @@ struct TfOpInfo {
 };
 
 TfOpInfo LookupTfOp(std::string_view op);
-
-// Names of the inputs of `op` that XLA requires to be compile-time constants ("shape" for
-// Reshape); empty when none.
-std::vector<std::string> TfConstantInputs(std::string_view op);
 
 }  // namespace tpudoctor

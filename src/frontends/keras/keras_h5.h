@@ -1,6 +1,6 @@
 // Reads the Keras model config out of a legacy HDF5 model file (`model.save("m.h5")`): the root
 // group's `model_config` attribute, a JSON string, and `keras_version`. The file is opened as an
-// in-memory image with Debian's libhdf5, read-only; weights are never read. HDF5's own error
+// in-memory image (HDF5's core driver) with Debian's libhdf5, read-only; weights are never read. HDF5's own error
 // printing is turned off; every failure is one line.
 #pragma once
 

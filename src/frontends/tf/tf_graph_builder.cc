@@ -500,6 +500,17 @@ class Builder {
     }
     const ValueId v = g.AddValue(UniqueName(g, name), t, ValueOrigin::kInitializer);
     if (known) g.mutable_value(v).known_ints = std::move(known);
+    if (n.op() == "Const") {
+      if (const tfp::AttrValue* c = Attr(n, "value"); c && c->has_tensor()) {
+        const auto& strings = c->tensor().string_val();
+        if (!strings.empty() && strings.size() <= kMaxKnownInts &&
+            std::all_of(strings.begin(), strings.end(),
+                        [](const std::string& x) { return x.size() <= 4096; })) {
+          g.mutable_value(v).known_strings =
+              std::vector<std::string>(strings.begin(), strings.end());
+        }
+      }
+    }
     return v;
   }
 

@@ -1,0 +1,86 @@
+// PIPE007 data-outside-cloud-storage: a tf.data pipeline reads its files from another cloud, a web
+// server or the local disk instead of Cloud Storage.
+#include <set>
+
+#include "src/checks/factories.h"
+#include "src/checks/pipe/pipeline.h"
+
+namespace tpudoctor {
+namespace {
+
+// Ops whose string inputs are file names or patterns.
+bool ReadsFiles(const Node& n) {
+  static const std::set<std::string> kOps = {"TFRecordDataset",
+                                             "TFRecordDatasetV2",
+                                             "TextLineDataset",
+                                             "FixedLengthRecordDataset",
+                                             "FixedLengthRecordDatasetV2",
+                                             "MatchingFiles",
+                                             "TensorSliceDataset",
+                                             "ReadFile",
+                                             "ExperimentalCSVDataset",
+                                             "CSVDatasetV2"};
+  return kOps.count(n.framework_op) > 0;
+}
+
+// "" when the path is fine for a TPU (Cloud Storage), else why it is not.
+std::string Problem(const std::string& path) {
+  if (path.rfind("gs://", 0) == 0) return "";
+  for (const char* scheme : {"s3://", "http://", "https://", "hdfs://", "az://", "abfs://"}) {
+    if (path.rfind(scheme, 0) == 0) {
+      return "another cloud or a web server: every byte crosses the internet, slower and billed "
+             "as egress";
+    }
+  }
+  if (path.find("://") != std::string::npos) return "";  // some other file system plugin
+  if (path.find('/') == std::string::npos && path.find('.') == std::string::npos) return "";
+  return "the local disk: on a multi-host TPU slice every host needs its own copy, and TPU Nodes "
+         "(the pre-VM architecture) cannot read local files at all";
+}
+
+class Pipe007DataOutsideGcs final : public Check {
+ public:
+  std::string_view code() const override { return "PIPE007"; }
+  std::string_view name() const override { return "data-outside-cloud-storage"; }
+  std::string_view summary() const override {
+    return "a tf.data pipeline reads files from the local disk or another cloud instead of Cloud "
+           "Storage";
+  }
+
+  void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
+    if (!pipe::IsPipelineGraph(ctx.graph)) return;
+    std::set<std::string> reported;
+    ForEachNodeDeep(ctx.graph, [&](const Graph& g, const Node& n) {
+      if (!ReadsFiles(n)) return;
+      for (ValueId in : n.inputs) {
+        if (in == kNoValue || !g.value(in).known_strings) continue;
+        for (const std::string& path : *g.value(in).known_strings) {
+          const std::string why = Problem(path);
+          if (why.empty() || !reported.insert(path).second) continue;
+          Diagnostic d;
+          d.code = std::string(code());
+          d.severity = Severity::kWarning;
+          d.message = pipe::Named(n) + " reads `" + path + "` from " + why;
+          d.location = pipe::At(g, n);
+          d.notes.push_back(
+              "Cloud TPU reads training data from a Cloud Storage bucket in the TPU's region; "
+              "tpu-doctor cannot tell a bucket's region from its name, so gs:// paths are not "
+              "judged");
+          d.fix =
+              Fix{"copy the data to a gs:// bucket in the TPU's region (`gcloud storage cp`) "
+                  "and read it from there",
+                  FixApplicability::kDisplayOnly};
+          sink.Add(std::move(d));
+        }
+      }
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> MakePipe007DataOutsideGcs() {
+  return std::make_unique<Pipe007DataOutsideGcs>();
+}
+
+}  // namespace tpudoctor
