@@ -26,4 +26,5 @@ case "$target" in
 esac
 mkdir -p "build-fuzz/corpus/$target" build-fuzz/crashes
 "build-fuzz/${target}_fuzz" "build-fuzz/corpus/$target" "${seeds[@]}" -max_total_time="$seconds" \
-  -max_len=1048576 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/crashes/ -print_final_stats=1
+  -max_len=1048576 -rss_limit_mb=4096 -timeout=60 -artifact_prefix=build-fuzz/crashes/ \
+  -print_final_stats=1

@@ -1,7 +1,14 @@
 #include "src/frontends/keras/keras_h5.h"
 
 #include <hdf5.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -82,8 +89,10 @@ bool LooksLikeHdf5(std::string_view bytes) {
   return bytes.size() >= 8 && bytes.substr(0, 8) == std::string_view("\x89HDF\r\n\x1a\n", 8);
 }
 
-Result<H5Config> ReadH5Config(std::string_view bytes, const std::string& display_name) {
-  if (!LooksLikeHdf5(bytes)) return MakeError(display_name + ": not an HDF5 file");
+namespace {
+
+// The work itself, in whichever process runs it.
+Result<H5Config> ReadInProcess(std::string_view bytes, const std::string& display_name) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // no error stacks on stderr
   // An in-memory (core driver) file made from a copy of the bytes, opened read-only. (The HL
   // library's H5LTopen_file_image leaks its bookkeeping when the open fails.)
@@ -108,6 +117,97 @@ Result<H5Config> ReadH5Config(std::string_view bytes, const std::string& display
   out.model_config = std::move(*config);
   std::string ignored;
   out.keras_version = StringAttribute(file.get(), "keras_version", ignored).value_or("");
+  return out;
+}
+
+// libhdf5 is not hardened against hostile files: fuzzing finds inputs that make it loop forever.
+// So it reads the file in a child process with a CPU limit, and the answer comes back through a
+// pipe: 'C' + config + '\0' + version, or 'E' + the error line. A child that dies, spins or
+// answers nonsense is reported as a file libhdf5 cannot read.
+constexpr int kChildCpuSeconds = 10;
+constexpr int kChildWallSeconds = 30;
+
+void WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n <= 0) return;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+[[noreturn]] void RunChild(int fd, std::string_view bytes, const std::string& display_name) {
+  rlimit cpu{kChildCpuSeconds, kChildCpuSeconds + 1};
+  setrlimit(RLIMIT_CPU, &cpu);
+  auto r = ReadInProcess(bytes, display_name);
+  if (r) {
+    WriteAll(fd, "C");
+    WriteAll(fd, r->model_config);
+    WriteAll(fd, std::string_view("\0", 1));
+    WriteAll(fd, r->keras_version);
+  } else {
+    WriteAll(fd, "E");
+    WriteAll(fd, r.error().message);
+  }
+  ::close(fd);
+  _exit(0);
+}
+
+// Reads the child's answer; false on timeout.
+bool ReadAnswer(int fd, std::string& answer) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kChildWallSeconds);
+  char buf[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    if (answer.size() > kMaxConfigBytes + 4096) return true;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+Result<H5Config> ReadH5Config(std::string_view bytes, const std::string& display_name) {
+  if (!LooksLikeHdf5(bytes)) return MakeError(display_name + ": not an HDF5 file");
+  const std::string unreadable =
+      display_name +
+      ": libhdf5 could not read this file (it crashed or ran out of time on it); "
+      "the file is damaged or not a Keras model";
+  int fds[2];
+  if (::pipe(fds) != 0) return MakeError(display_name + ": cannot start the HDF5 reader");
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return MakeError(display_name + ": cannot start the HDF5 reader");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    RunChild(fds[1], bytes, display_name);
+  }
+  ::close(fds[1]);
+  std::string answer;
+  const bool finished = ReadAnswer(fds[0], answer);
+  ::close(fds[0]);
+  if (!finished) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool clean = finished && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!clean || answer.empty()) return MakeError(unreadable);
+  if (answer[0] == 'E') return MakeError(answer.substr(1));
+  const std::size_t nul = answer.find('\0', 1);
+  if (answer[0] != 'C' || nul == std::string::npos) return MakeError(unreadable);
+  H5Config out;
+  out.model_config = answer.substr(1, nul - 1);
+  out.keras_version = answer.substr(nul + 1);
   return out;
 }
 
