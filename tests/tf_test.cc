@@ -136,6 +136,40 @@ TEST(TfTest, TfDataPipelinesGetThePipeRules) {
                   .count("PIPE005"));
 }
 
+// XLA needs some inputs as compile-time constants (Reshape's shape, Fill's dims): fed from a
+// placeholder's values they make the output shape data-dependent.
+TEST(TfTest, CompileTimeConstantInputs) {
+  const std::string header =
+      "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } }"
+      " attr { key: \"shape\" value { shape { dim { size: 4 } dim { size: 6 } } } } }\n"
+      "node { name: \"n\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 } }"
+      " attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n";
+  auto roots = [&](const std::string& body) {
+    auto m = LoadTensorFlow(Source{"g.pbtxt", header + body, {}}, {});
+    EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+    std::set<std::string> ops;
+    if (!m.ok()) return ops;
+    for (const Diagnostic& d : RunChecks(m->graph, **FindTarget(kDefaultTarget))) {
+      if (d.code == "SHP001") ops.insert(d.location.op);
+    }
+    return ops;
+  };
+  EXPECT_EQ(roots("node { name: \"r\" op: \"Reshape\" input: \"x\" input: \"n\""
+                  " attr { key: \"T\" value { type: DT_FLOAT } } }"),
+            std::set<std::string>{"Reshape"});
+  EXPECT_EQ(roots("node { name: \"f\" op: \"Fill\" input: \"n\" input: \"x\""
+                  " attr { key: \"T\" value { type: DT_FLOAT } } }"),
+            std::set<std::string>{"Fill"});
+  EXPECT_TRUE(
+      roots(
+          "node { name: \"c\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } }"
+          " attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }"
+          " int_val: 6 int_val: 4 } } } }\n"
+          "node { name: \"r\" op: \"Reshape\" input: \"x\" input: \"c\""
+          " attr { key: \"T\" value { type: DT_FLOAT } } }")
+          .empty());
+}
+
 TEST(TfTest, BadProtobufsGiveOneLine) {
   auto load = [](const std::string& name, const std::string& bytes) {
     return LoadTensorFlow(Source{name, bytes, {}}, {});

@@ -13,21 +13,26 @@ namespace {
 
 using ShapeInputTable = std::map<std::pair<std::string, std::size_t>, std::string>;
 
+ShapeInputTable* LoadShapeInputs(std::string_view path) {
+  auto* t = new ShapeInputTable();
+  for (std::string_view line : SplitLines(FindEmbedded(path).value_or(""))) {
+    if (line.empty() || line.front() == '#') continue;
+    auto cols = Split(line, '\t');
+    if (cols.size() != 3) continue;
+    auto index = ParseInt64(cols[1]);
+    if (!index || *index < 0) continue;
+    (*t)[{std::string(cols[0]), static_cast<std::size_t>(*index)}] = std::string(cols[2]);
+  }
+  return t;
+}
+
 const ShapeInputTable& ShapeInputs() {
-  static const auto* table = [] {
-    auto* t = new ShapeInputTable();
-    auto data = FindEmbedded("data/onnx/shape_inputs.tsv");
-    if (!data) return t;
-    for (std::string_view line : SplitLines(*data)) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
-      if (cols.size() != 3) continue;
-      auto index = ParseInt64(cols[1]);
-      if (!index || *index < 0) continue;
-      (*t)[{std::string(cols[0]), static_cast<std::size_t>(*index)}] = std::string(cols[2]);
-    }
-    return t;
-  }();
+  static const ShapeInputTable* table = LoadShapeInputs("data/onnx/shape_inputs.tsv");
+  return *table;
+}
+
+const ShapeInputTable& TfConstantInputs() {
+  static const ShapeInputTable* table = LoadShapeInputs("data/tf/constant_inputs.tsv");
   return *table;
 }
 
@@ -44,6 +49,17 @@ bool SameShapes(const Shape& a, const Shape& b) {
 std::string Dynamism::ShapeInputName(const std::string& op_type, std::size_t index) {
   auto it = ShapeInputs().find({op_type, index});
   return it == ShapeInputs().end() ? std::string() : it->second;
+}
+
+std::string Dynamism::ShapeInputName(const Node& node, std::size_t index) {
+  const bool onnx = node.domain.empty() || node.domain == "ai.onnx";
+  if (onnx) {
+    if (std::string name = ShapeInputName(node.op_type, index); !name.empty()) return name;
+  }
+  // A TensorFlow op's own compile-time-constant inputs (by the op TensorFlow named).
+  if (node.framework_op.empty()) return "";
+  auto it = TfConstantInputs().find({node.framework_op, index});
+  return it == TfConstantInputs().end() ? std::string() : it->second;
 }
 
 Dynamism::Dynamism(const Graph& graph) { Analyse(graph, graph.name(), {}); }
@@ -151,9 +167,9 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
     root = true;
     add_root(RootKind::kDataDependentOp, "");
   }
-  if (default_domain && !root) {
+  if ((default_domain || !node.framework_op.empty()) && !root) {
     for (std::size_t i = 0; i < node.inputs.size() && !root; ++i) {
-      const std::string name = ShapeInputName(node.op_type, i);
+      const std::string name = ShapeInputName(node, i);
       if (name.empty() || node.input(i) == kNoValue) continue;
       const ValueFacts f = in(i);
       const Value& v = graph.value(node.input(i));
@@ -222,8 +238,7 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       f.dyn_shape = root || (merged.dyn_shape && !v.type.shape.is_static()) ||
                     (merged.from_dyn_shape && !v.type.shape.is_static() && default_domain && [&] {
                       for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-                        if (!ShapeInputName(node.op_type, i).empty() && in(i).from_dyn_shape)
-                          return true;
+                        if (!ShapeInputName(node, i).empty() && in(i).from_dyn_shape) return true;
                       }
                       return false;
                     }());

@@ -59,6 +59,9 @@ class Dynamism {
   // Names of the shape-determining inputs of an ONNX op ("shape" for Reshape input 1), or empty
   // when input `index` does not determine the output shape.
   static std::string ShapeInputName(const std::string& op_type, std::size_t index);
+  // The same for a node: its ONNX op's shape inputs, or the compile-time-constant inputs of the
+  // TensorFlow op it came from (data/tf/constant_inputs.tsv).
+  static std::string ShapeInputName(const Node& node, std::size_t index);
 
  private:
   void Analyse(const Graph& graph, const std::string& path,
