@@ -134,6 +134,50 @@ def fallback_and_item():
     return program(tensors, [], ["x"], nodes, ["histc"])
 
 
+def attention_block():
+    """q/k/v projections, scaled_dot_product_attention over 8 heads, an output projection."""
+    F, B, L, E, H = 13, "s0", 128, 512, 8  # bfloat16
+    D = E // H
+    tensors = {"x": meta(F, [B, L, E])}
+    nodes = []
+    for p in ("q", "k", "v", "o"):
+        tensors[f"p_{p}_weight"] = meta(F, [E, E])
+    for i, p in enumerate(("q", "k", "v")):
+        tensors[f"{p}_lin"] = meta(F, [B, L, E])
+        tensors[f"{p}_heads"] = meta(F, [B, L, H, D])
+        tensors[f"{p}_t"] = meta(F, [B, H, L, D])
+        nodes.append(node("torch.ops.aten.linear.default", f"{p}_lin",
+                          [t("input", "x"), t("weight", f"p_{p}_weight")],
+                          [{"as_tensor": {"name": f"{p}_lin"}}], 30 + i))
+        nodes.append(node("torch.ops.aten.view.default", f"{p}_heads",
+                          [t("self", f"{p}_lin"), ints("size", [-1, L, H, D])],
+                          [{"as_tensor": {"name": f"{p}_heads"}}], 30 + i))
+        nodes.append(node("torch.ops.aten.transpose.int", f"{p}_t",
+                          [t("self", f"{p}_heads"), i_("dim0", 1), i_("dim1", 2)],
+                          [{"as_tensor": {"name": f"{p}_t"}}], 30 + i))
+    tensors["attn"] = meta(F, [B, H, L, D])
+    nodes.append(node("torch.ops.aten.scaled_dot_product_attention.default", "attn",
+                      [t("query", "q_t"), t("key", "k_t"), t("value", "v_t")],
+                      [{"as_tensor": {"name": "attn"}}], 34))
+    tensors["attn_t"] = meta(F, [B, L, H, D])
+    tensors["merged"] = meta(F, [B, L, E])
+    tensors["out"] = meta(F, [B, L, E])
+    nodes.append(node("torch.ops.aten.transpose.int", "attn_t",
+                      [t("self", "attn"), i_("dim0", 1), i_("dim1", 2)],
+                      [{"as_tensor": {"name": "attn_t"}}], 35))
+    nodes.append(node("torch.ops.aten.reshape.default", "merged",
+                      [t("self", "attn_t"), ints("shape", [-1, L, E])],
+                      [{"as_tensor": {"name": "merged"}}], 35))
+    nodes.append(node("torch.ops.aten.linear.default", "out",
+                      [t("input", "merged"), t("weight", "p_o_weight")],
+                      [{"as_tensor": {"name": "out"}}], 36))
+    return program(tensors, [f"p_{p}_weight" for p in ("q", "k", "v", "o")], ["x"], nodes, ["out"])
+
+
+def i_(arg, v):
+    return i(arg, v)
+
+
 def hostile(name: str) -> bytes:
     """Archives a reader must refuse without extracting anything."""
     good = json.dumps(convnet()).encode()
@@ -183,6 +227,7 @@ def main() -> None:
         strip_weights(corpus / "samples" / f"{name}.pt2", OUT / f"{name}.pt2")
     write_pt2(OUT / "convnet_dynamic_batch.pt2", convnet())
     write_pt2(OUT / "fallback_and_item.pt2", fallback_and_item())
+    write_pt2(OUT / "attention_block.pt2", attention_block())
     (OUT / "convnet_program.json").write_text(json.dumps(convnet(), indent=1))
     for bad in ("bad_dotdot.pt2", "bad_absolute.pt2", "bad_bomb.pt2", "bad_claims_gigabytes.pt2",
                 "bad_truncated.pt2", "bad_no_program.pt2", "bad_deep_json.pt2", "bad_json.pt2"):

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "src/frontends/torch_export/sym_expr.h"
@@ -113,6 +114,23 @@ TEST(TorchExportTest, BatchGivesTheSymbolAValue) {
   LoadedModel fixed = testing::LoadOrDie(Testdata("pt2/mlp_static.pt2"), options);
   ASSERT_EQ(fixed.shape_notes.size(), 1u);
   EXPECT_NE(fixed.shape_notes[0].find("static batch of 7"), std::string::npos);
+}
+
+TEST(TorchExportTest, AttentionIsItsTwoMatmulsAndSoftmax) {
+  ShapeOptions options;
+  options.batch = 4;
+  LoadedModel m = testing::LoadOrDie(Testdata("pt2/attention_block.pt2"), options);
+  EXPECT_TRUE(VerifyGraph(m.graph).empty());
+  std::map<std::string, double> flops;
+  const auto costs = ComputeOpCosts(m.graph);
+  for (const Node& n : m.graph.nodes()) flops[n.name] = costs[static_cast<std::size_t>(n.id)].flops;
+  // batch 4, 8 heads, 128 x 128 positions, head dim 64.
+  EXPECT_DOUBLE_EQ(flops["attn/scores"], 2.0 * 4 * 8 * 128 * 128 * 64);
+  EXPECT_DOUBLE_EQ(flops["attn"], 2.0 * 4 * 8 * 128 * 128 * 64);
+  EXPECT_DOUBLE_EQ(flops["q_lin"], 2.0 * 4 * 128 * 512 * 512);
+  auto scores = m.graph.FindValue("attn/scores");
+  ASSERT_TRUE(scores.has_value());
+  EXPECT_EQ(m.graph.value(*scores).type.ToString(), "bf16[4,8,128,128]");
 }
 
 TEST(TorchExportTest, BareProgramJsonLoadsLikeItsArchive) {

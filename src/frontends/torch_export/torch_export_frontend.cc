@@ -419,8 +419,61 @@ class Converter {
       ids_[out] = id;
       n.outputs.push_back(id);
     }
+    if (AtenPacket(n.op_type) == "scaled_dot_product_attention" && ExpandAttention(n)) return Ok{};
     g().AddNode(std::move(n));
     return Ok{};
+  }
+
+  // scaled_dot_product_attention(q, k, v, mask?) as what it computes: scores = q·kᵀ per head,
+  // softmax (with the mask), context = probs·v, so the MXU, memory and cost rules see both
+  // matmuls and the [.., Lq, Lk] scores. False (node left as it is) when the ranks are unknown.
+  bool ExpandAttention(Node& n) {
+    if (n.inputs.size() < 3 || n.outputs.empty()) return false;
+    const Shape& q = g().value(n.inputs[0]).type.shape;
+    const Shape& k = g().value(n.inputs[1]).type.shape;
+    const Shape& v = g().value(n.inputs[2]).type.shape;
+    const std::size_t r = q.rank();
+    if (!q.rank_known() || r < 3 || k.rank() != r || v.rank() != r) return false;
+    using V = std::vector<std::int64_t>;
+    V batch;
+    for (std::size_t i = 0; i + 2 < r; ++i) batch.push_back(static_cast<std::int64_t>(i));
+    const auto last = static_cast<std::int64_t>(r) - 1;
+    std::vector<Dim> scores_dims(q.dims().begin(), q.dims().end() - 1);
+    scores_dims.push_back(k.dim(r - 2));
+    const TensorType scores_type{ValueKind::kTensor, g().value(n.inputs[0]).type.dtype,
+                                 Shape(scores_dims)};
+    auto stage = [&](const std::string& suffix, const std::string& op, OpKind kind,
+                     std::vector<ValueId> inputs, std::vector<Attribute> attrs,
+                     std::vector<ValueId> outputs) {
+      Node s;
+      s.name = n.name + suffix;
+      s.framework_op = n.framework_op;
+      s.op_type = op;
+      s.kind = kind;
+      s.inputs = std::move(inputs);
+      s.attrs = std::move(attrs);
+      s.outputs = std::move(outputs);
+      s.loc = n.loc;
+      g().AddNode(std::move(s));
+    };
+    const ValueId scores = g().AddValue(n.name + "/scores", scores_type, ValueOrigin::kNodeOutput);
+    const ValueId probs = g().AddValue(n.name + "/probs", scores_type, ValueOrigin::kNodeOutput);
+    stage("/scores", "MatMul", OpKind::kMatMul, {n.inputs[0], n.inputs[1]},
+          {{"lhs_batch_dims", batch},
+           {"rhs_batch_dims", batch},
+           {"lhs_contracting_dims", V{last}},
+           {"rhs_contracting_dims", V{last}}},
+          {scores});
+    std::vector<ValueId> softmax_in = {scores};
+    if (n.inputs.size() > 3) softmax_in.push_back(n.inputs[3]);  // the attention mask
+    stage("/softmax", "Softmax", OpKind::kSoftmax, softmax_in, {}, {probs});
+    stage("", "MatMul", OpKind::kMatMul, {probs, n.inputs[2]},
+          {{"lhs_batch_dims", batch},
+           {"rhs_batch_dims", batch},
+           {"lhs_contracting_dims", V{last}},
+           {"rhs_contracting_dims", V{last - 1}}},
+          n.outputs);
+    return true;
   }
 
   // Sets domain/op_type/kind from the ATen table, and reshapes the inputs and attributes of the
