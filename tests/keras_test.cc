@@ -69,7 +69,12 @@ TEST(KerasTest, SeedsFloat64DenseAndCustomLayer) {
   Report r = CheckFile("keras/seed_float64_custom.keras");
   EXPECT_EQ(r.verdict, Verdict::kBlocked);
   ASSERT_EQ(Findings(r, "TPU001").size(), 1u);
-  EXPECT_NE(Findings(r, "TPU001")[0]->message.find("`dense_f64/kernel`"), std::string::npos);
+  const Diagnostic& f64 = *Findings(r, "TPU001")[0];
+  EXPECT_NE(f64.message.find("`dense_f64/kernel`"), std::string::npos);
+  // ... in Keras terms: the layer's dtype policy, and a Keras fix.
+  EXPECT_NE(f64.notes[0].find("dtype policy"), std::string::npos) << f64.notes[0];
+  ASSERT_TRUE(f64.fix.has_value());
+  EXPECT_NE(f64.fix->description.find("mixed_bfloat16"), std::string::npos);
   // The custom layer: a warning naming it, not a blocker.
   auto custom = Findings(r, "TPU003");
   ASSERT_EQ(custom.size(), 1u);

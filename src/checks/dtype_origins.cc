@@ -1,7 +1,9 @@
 #include "src/checks/dtype_origins.h"
 
 #include "tpudoctor/check/check.h"
+#include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/knowledge/op_support.h"
+#include "tpudoctor/knowledge/tf_ops.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -69,8 +71,51 @@ DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype) {
   return use;
 }
 
-std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
+SourceFramework FrameworkOf(const Graph& graph) {
+  SourceFramework found = SourceFramework::kOther;
+  ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
+    if (found == SourceFramework::kKeras || found == SourceFramework::kTorch) return;
+    const std::string& op = n.framework_op;
+    if (op.rfind("aten.", 0) == 0 || n.domain.rfind("torch.", 0) == 0) {
+      found = SourceFramework::kTorch;
+    } else if (n.domain == "keras" ||
+               (!op.empty() && LookupKerasLayer(op).builtin && !LookupTfOp(op).known)) {
+      found = SourceFramework::kKeras;  // a Keras-only class name (Dense, Conv2D, ...)
+    } else if (!op.empty() && LookupTfOp(op).known) {
+      found = SourceFramework::kTensorFlow;
+    }
+  });
+  return found;
+}
+
+namespace {
+
+std::string Float64Cause(DTypeOrigin::Kind kind, SourceFramework framework) {
+  switch (framework) {
+    case SourceFramework::kKeras:
+      return kind == DTypeOrigin::Kind::kInput
+                 ? "the Input layer is float64 (`keras.Input(..., dtype=\"float64\")`, or NumPy "
+                   "float64 data with `keras.config.set_floatx(\"float64\")`)"
+                 : "the layers' dtype policy is float64 (`dtype=\"float64\"` on a layer, or "
+                   "`keras.config.set_floatx(\"float64\")`)";
+    case SourceFramework::kTensorFlow:
+      return kind == DTypeOrigin::Kind::kInput
+                 ? "the signature takes float64 (a `tf.TensorSpec` or NumPy array in float64, "
+                   "NumPy's default)"
+                 : "the variables or constants were made from NumPy float64 arrays (NumPy's "
+                   "default) or with `dtype=tf.float64`";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string LikelyCause(const DTypeOrigin& origin, DType dtype, SourceFramework framework) {
   const std::string name(LongNameOf(dtype));
+  if (dtype == DType::kFloat64 && origin.kind != DTypeOrigin::Kind::kNode) {
+    if (std::string cause = Float64Cause(origin.kind, framework); !cause.empty()) return cause;
+  }
   switch (origin.kind) {
     case DTypeOrigin::Kind::kInput:
       if (dtype == DType::kFloat64) {
@@ -103,7 +148,8 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype) {
 
 Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
                          DType dtype, const DTypeRule& rule, const DTypeUse& use,
-                         const std::string& target_name, std::string_view verdict) {
+                         const std::string& target_name, std::string_view verdict,
+                         SourceFramework framework) {
   const std::string dt(LongNameOf(dtype));
   const std::string tail = ", which " + target_name + " " + std::string(verdict);
   Diagnostic d;
@@ -126,7 +172,7 @@ Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOr
       break;
   }
   d.location.value = origin.value->name;
-  d.notes.push_back("likely cause: " + LikelyCause(origin, dtype));
+  d.notes.push_back("likely cause: " + LikelyCause(origin, dtype, framework));
   d.notes.push_back(rule.why + " (source: " + rule.source + ")");
   if (use.values > 1) {
     d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt);

@@ -28,13 +28,22 @@ class Tpu001UnsupportedDtype final : public Check {
  private:
   Diagnostic Report(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                     const DTypeUse& use, const DTypeOrigin& origin) const {
+    const SourceFramework framework = FrameworkOf(ctx.graph);
     Diagnostic d = OriginFinding(code(), Severity::kError, origin, dtype, rule, use,
-                                 ctx.target.name, "does not support");
-    d.fix = Fix{FixSuggestion(dtype), FixApplicability::kDisplayOnly};
+                                 ctx.target.name, "does not support", framework);
+    d.fix = Fix{FixSuggestion(dtype, framework), FixApplicability::kDisplayOnly};
     return d;
   }
 
-  static std::string FixSuggestion(DType dtype) {
+  static std::string FixSuggestion(DType dtype, SourceFramework framework) {
+    if (dtype == DType::kFloat64 && framework == SourceFramework::kKeras) {
+      return "use float32 layers, or `keras.mixed_precision.set_global_policy(\"mixed_bfloat16\")` "
+             "for TPU speed, and feed float32 data (`x.astype(\"float32\")`)";
+    }
+    if (dtype == DType::kFloat64 && framework == SourceFramework::kTensorFlow) {
+      return "make variables and inputs float32 (`tf.cast(x, tf.float32)`, "
+             "`np.asarray(x, np.float32)`) and re-export";
+    }
     switch (dtype) {
       case DType::kFloat64:
         return "use float32 (or bfloat16) end to end: `model.float()` and float32 inputs before "
