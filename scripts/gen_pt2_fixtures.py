@@ -174,6 +174,46 @@ def attention_block():
     return program(tensors, [f"p_{p}_weight" for p in ("q", "k", "v", "o")], ["x"], nodes, ["out"])
 
 
+def cond_program(divergent=False):
+    """torch.cond(x.sum() > 0, true_fn, false_fn, (x,)): true doubles x; false adds one, or (when
+    `divergent`) keeps only the first row, so the branches' shapes differ."""
+    F = 7
+    tensors = {"x": meta(F, [8, 16]), "sum": meta(F, []), "gt": meta(12, []), "cond": meta(F, [8, 16])}
+
+    def branch(name, body_op, out_shape):
+        bt = {"x_1": meta(F, [8, 16]), "y": meta(F, out_shape)}
+        if body_op == "mul":
+            bn = [node("torch.ops.aten.mul.Tensor", "y", [t("self", "x_1"),
+                                                         {"name": "other", "arg": {"as_float": 2.0}, "kind": 1}],
+                       [{"as_tensor": {"name": "y"}}], 41)]
+        elif body_op == "add":
+            bn = [node("torch.ops.aten.add.Tensor", "y", [t("self", "x_1"),
+                                                         {"name": "other", "arg": {"as_float": 1.0}, "kind": 1}],
+                       [{"as_tensor": {"name": "y"}}], 43)]
+        else:
+            bn = [node("torch.ops.aten.slice.Tensor", "y", [t("self", "x_1"), i("dim", 0), i("start", 0),
+                                                            i("end", 1)],
+                       [{"as_tensor": {"name": "y"}}], 43)]
+        return {"name": name, "graph": {"inputs": [{"as_tensor": {"name": "x_1"}}],
+                                        "outputs": [{"as_tensor": {"name": "y"}}], "nodes": bn,
+                                        "tensor_values": bt, "sym_int_values": {}, "sym_bool_values": {},
+                                        "is_single_tensor_return": True}}
+    nodes = [
+        node("torch.ops.aten.sum.default", "sum", [t("self", "x")], [{"as_tensor": {"name": "sum"}}], 40),
+        node("torch.ops.aten.gt.Scalar", "gt", [t("self", "sum"), i("other", 0)],
+             [{"as_tensor": {"name": "gt"}}], 40),
+        node("torch.ops.higher_order.cond", "cond",
+             [t("pred", "gt"),
+              {"name": "true_fn", "arg": {"as_graph": branch("true_graph_0", "mul", [8, 16])}, "kind": 1},
+              {"name": "false_fn", "arg": {"as_graph": branch("false_graph_0", "slice" if divergent else "add",
+                                                                [1, 16] if divergent else [8, 16])},
+               "kind": 1},
+              {"name": "operands", "arg": {"as_tensors": [{"name": "x"}]}, "kind": 1}],
+             [{"as_tensors": [{"name": "cond"}]}], 40),
+    ]
+    return program(tensors, [], ["x"], nodes, ["cond"])
+
+
 def i_(arg, v):
     return i(arg, v)
 
@@ -228,6 +268,8 @@ def main() -> None:
     write_pt2(OUT / "convnet_dynamic_batch.pt2", convnet())
     write_pt2(OUT / "fallback_and_item.pt2", fallback_and_item())
     write_pt2(OUT / "attention_block.pt2", attention_block())
+    write_pt2(OUT / "cond_static.pt2", cond_program())
+    write_pt2(OUT / "cond_divergent.pt2", cond_program(divergent=True))
     (OUT / "convnet_program.json").write_text(json.dumps(convnet(), indent=1))
     for bad in ("bad_dotdot.pt2", "bad_absolute.pt2", "bad_bomb.pt2", "bad_claims_gigabytes.pt2",
                 "bad_truncated.pt2", "bad_no_program.pt2", "bad_deep_json.pt2", "bad_json.pt2"):

@@ -133,6 +133,21 @@ TEST(TorchExportTest, AttentionIsItsTwoMatmulsAndSoftmax) {
   EXPECT_EQ(m.graph.value(*scores).type.ToString(), "bf16[4,8,128,128]");
 }
 
+// torch.cond becomes an If whose branch graphs take the operands: on a runtime predicate with
+// same-shaped branches XLA lowers it to a conditional (a note); branches of different shapes
+// (which torch.export itself refuses, built by hand here) make the output shape data-dependent.
+TEST(TorchExportTest, CondBranchesAreAnalysed) {
+  Report fine = CheckFile("pt2/cond_static.pt2");
+  EXPECT_EQ(fine.verdict, Verdict::kReady);
+  const Diagnostic* note = Find(fine, "CF001");
+  ASSERT_NE(note, nullptr);
+  EXPECT_EQ(note->severity, Severity::kNote);
+  EXPECT_EQ(note->location.op, "higher_order.cond");
+  Report divergent = CheckFile("pt2/cond_divergent.pt2");
+  EXPECT_EQ(divergent.verdict, Verdict::kBlocked);
+  EXPECT_TRUE(Codes(divergent, Severity::kError).count("CF001"));
+}
+
 TEST(TorchExportTest, BareProgramJsonLoadsLikeItsArchive) {
   LoadedModel a = testing::LoadOrDie(Testdata("pt2/convnet_dynamic_batch.pt2"));
   LoadedModel b = testing::LoadOrDie(Testdata("pt2/convnet_program.json"));

@@ -104,10 +104,12 @@ void Dynamism::Analyse(const Graph& graph, const std::string& path,
       std::vector<ValueFacts>& sub_facts = FactsOf(*sub.graph);
       // Body input i of Loop and Scan carries node input i (Loop's input 0 is the iteration
       // counter, a compile-time fact, not data).
+      // An If with explicit branch inputs (torch.cond) passes its operands, after the predicate.
+      const std::size_t offset = node.op_type == "If" ? 1 : 0;
       for (std::size_t i = 0; i < sub.graph->inputs().size(); ++i) {
         ValueFacts f;
         const bool counter = node.op_type == "Loop" && i == 0;
-        if (ValueId outer = node.input(i); !counter && outer != kNoValue) {
+        if (ValueId outer = node.input(i + offset); !counter && outer != kNoValue) {
           f = FactsOf(graph)[static_cast<std::size_t>(outer)];
         }
         sub_facts[static_cast<std::size_t>(sub.graph->inputs()[i])] = f;

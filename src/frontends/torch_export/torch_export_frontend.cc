@@ -18,6 +18,7 @@ using torch_export::SymDim;
 
 // A program description far larger than any real model.json (weights are separate files).
 constexpr std::uint64_t kMaxProgramBytes = std::uint64_t{1} << 30;
+constexpr int kMaxNesting = 32;  // higher-order ops inside higher-order ops
 
 // torch/_export/serde/schema.py ScalarType.
 DType DTypeOf(std::int64_t scalar_type) {
@@ -143,6 +144,38 @@ class Converter {
  public:
   Converter(const json& program, const ShapeOptions& options, LoadedModel& out)
       : program_(program), options_(options), out_(out) {}
+
+  // A higher-order op's branch (`torch.cond`'s true_fn): a graph of its own whose inputs are the
+  // operands passed to it.
+  Result<Ok> RunNested(const json& graph, const std::map<std::string, std::int64_t>& symbols,
+                       int depth) {
+    depth_ = depth;
+    symbols_ = symbols;
+    if (const json* values = Member(graph, "tensor_values"); values && values->is_object()) {
+      for (auto it = values->begin(); it != values->end(); ++it) meta_[it.key()] = &it.value();
+    }
+    if (const json* inputs = Member(graph, "inputs"); inputs && inputs->is_array()) {
+      for (const json& in : *inputs) {
+        const std::string name = TensorName(in);
+        if (name.empty() || ids_.count(name)) continue;
+        const ValueId id = g().AddValue(name, TypeOf(name), ValueOrigin::kGraphInput);
+        ids_[name] = id;
+        g().AddInput(id);
+      }
+    }
+    const json* nodes = Member(graph, "nodes");
+    if (nodes == nullptr || !nodes->is_array()) return MakeError("a branch graph has no `nodes`");
+    for (const json& n : *nodes) {
+      if (auto r = AddNode(n); !r) return r;
+    }
+    if (const json* outs = Member(graph, "outputs"); outs && outs->is_array()) {
+      for (const json& o : *outs) {
+        auto it = ids_.find(TensorName(o));
+        if (it != ids_.end()) g().AddOutput(it->second);
+      }
+    }
+    return g().Finalize();
+  }
 
   Result<Ok> Run() {
     const json* module = Member(program_, "graph_module");
@@ -318,6 +351,7 @@ class Converter {
   struct Args {
     std::vector<std::pair<std::string, std::string>> tensors;  // (argument name, tensor name)
     std::vector<Attribute> attrs;
+    std::vector<std::pair<std::string, const json*>> graphs;  // a higher-order op's branches
   };
 
   // Tensor arguments in order (lists flattened), and scalar arguments as attributes.
@@ -333,6 +367,8 @@ class Converter {
       const json& v = arg->begin().value();
       if (kind == "as_tensor") {
         a.tensors.emplace_back(arg_name, StringMember(v, "name"));
+      } else if (kind == "as_graph") {
+        if (const json* graph = Member(v, "graph")) a.graphs.emplace_back(arg_name, graph);
       } else if (kind == "as_tensors" || kind == "as_optional_tensors") {
         if (!v.is_array()) continue;
         for (const json& t : v) {
@@ -402,6 +438,15 @@ class Converter {
       n.inputs.push_back(it->second);
     }
     Canonicalize(target, n);
+    for (const auto& [arg_name, graph] : args.graphs) {
+      if (depth_ >= kMaxNesting) return MakeError("higher-order ops nested more than 32 deep");
+      LoadedModel branch{Graph(arg_name), "torch.export", "", {}, {}};
+      Converter nested(program_, options_, branch);
+      if (auto r = nested.RunNested(*graph, symbols_, depth_ + 1); !r) {
+        return MakeError("in `" + name + "` " + arg_name + ": " + r.error().message);
+      }
+      n.subgraphs.push_back({arg_name, std::make_shared<Graph>(std::move(branch.graph))});
+    }
     if (const json* meta = Member(node, "metadata")) {
       n.loc = UserFrame(StringMember(*meta, "stack_trace"));
       n.loc.scope = ModuleScope(StringMember(*meta, "nn_module_stack"));
@@ -482,6 +527,12 @@ class Converter {
     const std::size_t dot = target.find('.');
     const std::string ns = target.substr(0, dot);
     const std::string op = dot == std::string::npos ? "" : target.substr(dot + 1);
+    if (ns == "higher_order" && op == "cond") {
+      // cond(pred, true_fn, false_fn, operands): an If whose branches take the operands.
+      n.op_type = "If";
+      n.kind = OpKind::kControlFlow;
+      return;
+    }
     if (ns != "aten") {
       n.domain = ns == "higher_order" ? "aten" : "torch." + ns;
       n.op_type = op;
@@ -532,6 +583,7 @@ class Converter {
   std::map<std::string, const json*> meta_;
   std::map<std::string, ValueId> ids_;
   std::map<std::string, std::int64_t> symbols_;
+  int depth_ = 0;
 };
 
 const ZipEntry* ProgramEntry(const ZipArchive& zip) {
