@@ -103,7 +103,10 @@ TEST(KerasTest, MixedBfloat16CnnShapesAndFlops) {
   Report r = CheckFile("keras/cnn_mixed_bf16.keras");
   EXPECT_EQ(r.verdict, Verdict::kRunsWithWarnings);
   for (const Diagnostic& d : r.findings) {
-    if (d.severity >= Severity::kWarning) EXPECT_EQ(d.code, "PERF001") << d.message;
+    if (d.severity < Severity::kWarning) continue;
+    EXPECT_EQ(d.code, "PERF001") << d.message;
+    ASSERT_TRUE(d.fix.has_value());
+    EXPECT_NE(d.fix->description.find("transpose_input"), std::string::npos);  // an image fix
   }
   // A bare config.json reads the same as the archive.
   LoadedModel bare = testing::LoadOrDie(Testdata("keras/cnn_mixed_bf16_config.json"), Batch(32));

@@ -14,6 +14,14 @@ constexpr double kBlowUp = 8.0;             // one tensor this inflated is alway
 
 std::string Mib(double b) { return FormatFixed(b / (1024.0 * 1024), 1) + " MiB"; }
 
+// A model input of images: rank 4 with 4 or fewer channels (RGB, RGBA, grey) in the channel dim,
+// the last one for NHWC, the second for an NCHW network (which XLA lays out channels-minor).
+bool ImageInput(const Value& v, bool channels_second) {
+  if (v.origin != ValueOrigin::kGraphInput || v.type.shape.rank() != 4) return false;
+  const std::size_t c = channels_second ? 1 : 3;
+  return v.type.shape.dim(c).is_static() && v.type.shape.dim(c).value() <= 4;
+}
+
 class Perf001TilePadding final : public Check {
  public:
   std::string_view code() const override { return "PERF001"; }
@@ -89,12 +97,14 @@ class Perf001TilePadding final : public Check {
         "XLA stores arrays in (8,128) tiles of their two minor dims (openxla/xla "
         "docs/tiled_layout.md); "
         "the profiler's memory viewer shows the actual layout");
-    d.fix = Fix{
-        "make the minor (last) dim a multiple of 128 or move a large dim into the minor position "
-        "(e.g. points x features as [batch, features, points], or pad features to 128); fold small "
-        "dims "
-        "together with reshapes",
-        FixApplicability::kDisplayOnly};
+    d.fix = Fix{ImageInput(*worst.value, convnet)
+                    ? "feed images batch-minor (HWCN) and transpose on the device, as the Cloud "
+                      "TPU ResNet reference's `transpose_input` does, or fold 2x2 pixels into "
+                      "channels (space-to-depth) so the first convolution sees 12 channels"
+                    : "make the minor (last) dim a multiple of 128 or move a large dim into the "
+                      "minor position (e.g. points x features as [batch, features, points], or pad "
+                      "features to 128); fold small dims together with reshapes",
+                FixApplicability::kDisplayOnly};
     sink.Add(std::move(d));
   }
 };
