@@ -152,6 +152,20 @@ TEST(KerasTest, LegacyHdf5ModelsReadTheirConfig) {
   EXPECT_FALSE(Findings(r, "TPU003").empty());
 }
 
+// Mutated .h5 files on which libhdf5 overflows a heap buffer or asks for 2^54 bytes (found by the
+// fuzzer): the reader's child process contains it; the answer is one line either way (which line
+// depends on how far libhdf5 got before it failed).
+TEST(KerasTest, LibHdf5FailuresStayInTheChild) {
+  for (const char* file : {"keras/bad_hdf5_overflow.h5", "keras/bad_hdf5_alloc.h5"}) {
+    auto src = ReadSource(Testdata(file).string());
+    ASSERT_TRUE(src.ok()) << file;
+    auto m = LoadModel(*src, {});
+    ASSERT_FALSE(m.ok()) << file;
+    EXPECT_NE(m.error().message.find("HDF5"), std::string::npos) << m.error().message;
+    EXPECT_EQ(m.error().message.find('\n'), std::string::npos) << file;
+  }
+}
+
 TEST(KerasTest, HostileAndBrokenFilesGiveOneLine) {
   const std::map<std::string, std::string> expected = {
       {"bad_dotdot.keras", "unsafe name"},
@@ -164,7 +178,7 @@ TEST(KerasTest, HostileAndBrokenFilesGiveOneLine) {
       {"bad_truncated.h5", "damaged or truncated HDF5"},
       // Found by the keras fuzzer: libhdf5 loops forever on it; the reader's child process is
       // stopped by its CPU limit (10 s).
-      {"bad_hdf5_spins.h5", "libhdf5 could not read this file"},
+      {"bad_hdf5_spins.h5", "libhdf5 could not read this HDF5 file"},
   };
   for (const auto& [file, words] : expected) {
     auto src = ReadSource(Testdata("keras/" + file).string());

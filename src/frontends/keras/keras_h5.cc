@@ -1,5 +1,6 @@
 #include "src/frontends/keras/keras_h5.h"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <poll.h>
 #include <signal.h>
@@ -138,6 +139,12 @@ void WriteAll(int fd, std::string_view data) {
 [[noreturn]] void RunChild(int fd, std::string_view bytes, const std::string& display_name) {
   rlimit cpu{kChildCpuSeconds, kChildCpuSeconds + 1};
   setrlimit(RLIMIT_CPU, &cpu);
+  // Whatever a failing libhdf5 (or the C library's heap checks) prints stays out of our one line.
+  if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::close(null);
+  }
   auto r = ReadInProcess(bytes, display_name);
   if (r) {
     WriteAll(fd, "C");
@@ -178,7 +185,7 @@ Result<H5Config> ReadH5Config(std::string_view bytes, const std::string& display
   if (!LooksLikeHdf5(bytes)) return MakeError(display_name + ": not an HDF5 file");
   const std::string unreadable =
       display_name +
-      ": libhdf5 could not read this file (it crashed or ran out of time on it); "
+      ": libhdf5 could not read this HDF5 file (it crashed or ran out of time); "
       "the file is damaged or not a Keras model";
   int fds[2];
   if (::pipe(fds) != 0) return MakeError(display_name + ": cannot start the HDF5 reader");
