@@ -15,9 +15,7 @@ using ShapeInputTable = std::map<std::pair<std::string, std::size_t>, std::strin
 
 ShapeInputTable* LoadShapeInputs(std::string_view path) {
   auto* t = new ShapeInputTable();
-  for (std::string_view line : SplitLines(FindEmbedded(path).value_or(""))) {
-    if (line.empty() || line.front() == '#') continue;
-    auto cols = Split(line, '\t');
+  for (const auto& cols : EmbeddedTsvRows(path)) {
     if (cols.size() != 3) continue;
     auto index = ParseInt64(cols[1]);
     if (!index || *index < 0) continue;

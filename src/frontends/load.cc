@@ -1,3 +1,6 @@
+#include <optional>
+
+#include "src/frontends/archives.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/frontend/hlo.h"
@@ -10,22 +13,18 @@
 namespace tpudoctor {
 namespace {
 
-// Zip archives: a torch.export .pt2 or a Keras 3 .keras. A damaged or hostile archive is
-// reported as such, not as an unknown format.
+// Zip archives, opened once: a torch.export .pt2 or a Keras 3 .keras. A damaged or hostile
+// archive is reported as such, not as an unknown format.
 Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& options) {
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
   if (!zip) return zip.error();
-  if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
-  if (SniffKeras(source) > 0) return LoadKeras(source, options);
+  if (IsTorchExportArchive(**zip))
+    return LoadTorchExportArchive(**zip, source.display_name, options);
+  if (IsKerasArchive(**zip)) return LoadKerasArchive(**zip, source.display_name, options);
   return MakeError(
       source.display_name +
       ": a zip archive, but neither a torch.export .pt2 (no `models/model.json`) nor a "
       ".keras model (no `config.json`)");
-}
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -36,7 +35,16 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
   if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
   if (SniffKeras(source) > 0) return LoadKeras(source, options);
-  if (SniffTensorFlow(source) >= 80) return LoadTensorFlow(source, options);
+  // A binary protobuf's first bytes do not say whether it is TensorFlow's: a weak guess is settled
+  // by loading it (once), and a failure lets the other formats try.
+  std::optional<Error> tf_error;
+  if (const int tf = SniffTensorFlow(source); tf >= kSniffCertain) {
+    return LoadTensorFlow(source, options);
+  } else if (tf > 0) {
+    auto loaded = LoadTensorFlow(source, options);
+    if (loaded) return loaded;
+    tf_error = loaded.error();
+  }
   const int hlo = SniffHlo(source);
   const int onnx = SniffOnnx(source);
   const int mlir = SniffStableHlo(source);
@@ -44,11 +52,11 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
   if (hlo > 0 && hlo >= onnx) return LoadHlo(source, options);
   if (onnx > 0) return LoadOnnx(source, options);
   // Nothing recognised the bytes: let the format the name promises say what is wrong with them.
-  if (EndsWith(source.display_name, ".pb") || EndsWith(source.display_name, ".pbtxt") ||
-      EndsWith(source.display_name, ".meta")) {
-    return LoadTensorFlow(source, options);
+  if (source.display_name.ends_with(".pb") || source.display_name.ends_with(".pbtxt") ||
+      source.display_name.ends_with(".meta")) {
+    return tf_error ? Result<LoadedModel>(*tf_error) : LoadTensorFlow(source, options);
   }
-  if (EndsWith(source.display_name, ".json")) return LoadKeras(source, options);
+  if (source.display_name.ends_with(".json")) return LoadKeras(source, options);
   return MakeError(
       source.display_name +
       ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "

@@ -9,17 +9,6 @@
 namespace tpudoctor {
 namespace {
 
-std::vector<std::vector<std::string_view>> Rows(const char* path) {
-  std::vector<std::vector<std::string_view>> out;
-  auto data = FindEmbedded(path);
-  if (!data) return out;
-  for (std::string_view line : SplitLines(*data)) {
-    if (line.empty() || line.front() == '#') continue;
-    out.push_back(Split(line, '\t'));
-  }
-  return out;
-}
-
 CallPlatform ParsePlatform(std::string_view p) {
   if (p == "portable") return CallPlatform::kPortable;
   if (p == "cpu_only") return CallPlatform::kCpuOnly;
@@ -35,7 +24,7 @@ CallPlatform ParsePlatform(std::string_view p) {
 std::optional<OpKind> HloOpKind(std::string_view opcode) {
   static const auto* table = [] {
     auto* t = new std::map<std::string, OpKind, std::less<>>();
-    for (const auto& r : Rows("data/hlo/opcodes.tsv")) {
+    for (const auto& r : EmbeddedTsvRows("data/hlo/opcodes.tsv")) {
       if (r.size() >= 2)
         t->emplace(std::string(r[0]), ParseOpKind(r[1]).value_or(OpKind::kUnknown));
     }
@@ -49,7 +38,7 @@ std::optional<OpKind> HloOpKind(std::string_view opcode) {
 std::string StableHloOpcode(std::string_view mlir_name) {
   static const auto* table = [] {
     auto* t = new std::map<std::string, std::string, std::less<>>();
-    for (const auto& r : Rows("data/hlo/stablehlo_ops.tsv")) {
+    for (const auto& r : EmbeddedTsvRows("data/hlo/stablehlo_ops.tsv")) {
       if (r.size() >= 2) t->emplace(std::string(r[0]), std::string(r[1]));
     }
     return t;
@@ -75,7 +64,7 @@ std::string StableHloOpcode(std::string_view mlir_name) {
 CustomCallInfo LookupCustomCall(std::string_view target) {
   static const auto* exact = [] {
     auto* t = new std::map<std::string, CustomCallInfo, std::less<>>();
-    for (const auto& r : Rows("data/hlo/custom_calls.tsv")) {
+    for (const auto& r : EmbeddedTsvRows("data/hlo/custom_calls.tsv")) {
       if (r.size() >= 2)
         t->emplace(std::string(r[0]),
                    CustomCallInfo{ParsePlatform(r[1]), r.size() > 2 ? std::string(r[2]) : ""});
@@ -84,7 +73,7 @@ CustomCallInfo LookupCustomCall(std::string_view target) {
   }();
   static const auto* prefixes = [] {
     auto* v = new std::vector<std::pair<std::string, CustomCallInfo>>();
-    for (const auto& r : Rows("data/hlo/custom_call_prefixes.tsv")) {
+    for (const auto& r : EmbeddedTsvRows("data/hlo/custom_call_prefixes.tsv")) {
       if (r.size() >= 2)
         v->emplace_back(std::string(r[0]),
                         CustomCallInfo{ParsePlatform(r[1]), r.size() > 2 ? std::string(r[2]) : ""});

@@ -8,25 +8,16 @@
 namespace tpudoctor {
 namespace {
 
-std::optional<OpSupport> ParseSupport(std::string_view s) {
-  if (s == "ok") return OpSupport::kOk;
-  if (s == "unsupported") return OpSupport::kUnsupported;
-  if (s == "opaque") return OpSupport::kOpaque;
-  return std::nullopt;
-}
-
 const std::map<std::string, KerasLayerInfo, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, KerasLayerInfo, std::less<>>();
-    for (std::string_view line : SplitLines(FindEmbedded("data/keras/layers.tsv").value_or(""))) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
+    for (const auto& cols : EmbeddedTsvRows("data/keras/layers.tsv")) {
       if (cols.size() < 5) continue;
       KerasLayerInfo k;
       k.shape_rule = std::string(cols[1]);
       k.canonical = cols[2] == "-" ? "" : std::string(cols[2]);
       k.info.kind = ParseOpKind(cols[3]).value_or(OpKind::kUnknown);
-      k.info.support = ParseSupport(cols[4]).value_or(OpSupport::kUnknownOp);
+      k.info.support = ParseOpSupport(cols[4]).value_or(OpSupport::kUnknownOp);
       if (cols.size() > 5) k.info.reason = std::string(cols[5]);
       k.builtin = true;
       t->emplace(std::string(cols[0]), std::move(k));

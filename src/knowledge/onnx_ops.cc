@@ -8,28 +8,14 @@
 namespace tpudoctor {
 namespace {
 
-std::optional<OpSupport> ParseSupport(std::string_view s) {
-  if (s == "ok") return OpSupport::kOk;
-  if (s == "dynamic") return OpSupport::kDynamic;
-  if (s == "control") return OpSupport::kControl;
-  if (s == "container") return OpSupport::kContainer;
-  if (s == "string") return OpSupport::kString;
-  if (s == "unsupported") return OpSupport::kUnsupported;
-  return std::nullopt;
-}
-
 const std::map<std::string, OpInfo, std::less<>>& DefaultDomainTable() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, OpInfo, std::less<>>();
-    auto data = FindEmbedded("data/onnx/ops.tsv");
-    if (!data) return t;
-    for (std::string_view line : SplitLines(*data)) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
+    for (const auto& cols : EmbeddedTsvRows("data/onnx/ops.tsv")) {
       if (cols.size() < 3) continue;
       OpInfo info;
       info.kind = ParseOpKind(cols[1]).value_or(OpKind::kUnknown);
-      info.support = ParseSupport(cols[2]).value_or(OpSupport::kUnknownOp);
+      info.support = ParseOpSupport(cols[2]).value_or(OpSupport::kUnknownOp);
       if (cols.size() > 3) info.reason = std::string(cols[3]);
       t->emplace(std::string(cols[0]), std::move(info));
     }

@@ -8,6 +8,18 @@
 
 namespace tpudoctor {
 
+std::optional<OpSupport> ParseOpSupport(std::string_view s) {
+  if (s == "ok") return OpSupport::kOk;
+  if (s == "dynamic") return OpSupport::kDynamic;
+  if (s == "control") return OpSupport::kControl;
+  if (s == "container") return OpSupport::kContainer;
+  if (s == "string") return OpSupport::kString;
+  if (s == "fallback" || s == "host" || s == "python") return OpSupport::kHostFallback;
+  if (s == "opaque") return OpSupport::kOpaque;
+  if (s == "unsupported") return OpSupport::kUnsupported;
+  return std::nullopt;
+}
+
 OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   if (domain == "hlo") {
     if (auto kind = HloOpKind(op_type)) return {*kind, OpSupport::kOk, ""};

@@ -11,9 +11,7 @@ namespace {
 const std::map<std::string, TfOpInfo, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, TfOpInfo, std::less<>>();
-    for (std::string_view line : SplitLines(FindEmbedded("data/tf/ops.tsv").value_or(""))) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
+    for (const auto& cols : EmbeddedTsvRows("data/tf/ops.tsv")) {
       if (cols.size() < 4) continue;
       TfOpInfo op;
       op.known = true;
@@ -22,10 +20,9 @@ const std::map<std::string, TfOpInfo, std::less<>>& Table() {
       const std::string_view s = cols[3];
       op.pipeline = s == "pipeline";
       op.python = s == "python";
-      op.info.support = s == "ok" || s == "pipeline" ? OpSupport::kOk
-                        : s == "unsupported"         ? OpSupport::kUnsupported
-                        : s == "dynamic"             ? OpSupport::kDynamic
-                                                     : OpSupport::kHostFallback;
+      // A tf.data op is fine where it runs (the host); the PIPE rules judge it.
+      op.info.support =
+          op.pipeline ? OpSupport::kOk : ParseOpSupport(s).value_or(OpSupport::kHostFallback);
       if (cols.size() > 4) op.info.reason = std::string(cols[4]);
       t->emplace(std::string(cols[0]), std::move(op));
     }

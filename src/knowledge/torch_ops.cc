@@ -9,26 +9,15 @@
 namespace tpudoctor {
 namespace {
 
-std::optional<OpSupport> ParseSupport(std::string_view s) {
-  if (s == "ok") return OpSupport::kOk;
-  if (s == "dynamic") return OpSupport::kDynamic;
-  if (s == "control") return OpSupport::kControl;
-  if (s == "fallback") return OpSupport::kHostFallback;
-  if (s == "unsupported") return OpSupport::kUnsupported;
-  return std::nullopt;
-}
-
 const std::map<std::string, AtenOpInfo, std::less<>>& Table() {
   static const auto* table = [] {
     auto* t = new std::map<std::string, AtenOpInfo, std::less<>>();
-    for (std::string_view line : SplitLines(FindEmbedded("data/torch/aten_ops.tsv").value_or(""))) {
-      if (line.empty() || line.front() == '#') continue;
-      auto cols = Split(line, '\t');
+    for (const auto& cols : EmbeddedTsvRows("data/torch/aten_ops.tsv")) {
       if (cols.size() < 4) continue;
       AtenOpInfo op;
       op.canonical = cols[1] == "-" ? "" : std::string(cols[1]);
       op.info.kind = ParseOpKind(cols[2]).value_or(OpKind::kUnknown);
-      op.info.support = ParseSupport(cols[3]).value_or(OpSupport::kUnknownOp);
+      op.info.support = ParseOpSupport(cols[3]).value_or(OpSupport::kUnknownOp);
       if (cols.size() > 4) op.info.reason = std::string(cols[4]);
       t->emplace(std::string(cols[0]), std::move(op));
     }
@@ -40,9 +29,8 @@ const std::map<std::string, AtenOpInfo, std::less<>>& Table() {
 const std::set<std::string, std::less<>>& Lowered() {
   static const auto* lowered = [] {
     auto* s = new std::set<std::string, std::less<>>();
-    for (std::string_view line :
-         SplitLines(FindEmbedded("data/torch/torch_xla_lowered.txt").value_or(""))) {
-      if (!line.empty() && line.front() != '#') s->emplace(Trim(line));
+    for (const auto& cols : EmbeddedTsvRows("data/torch/torch_xla_lowered.txt")) {
+      s->emplace(Trim(cols[0]));
     }
     return s;
   }();

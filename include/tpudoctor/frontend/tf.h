@@ -17,6 +17,10 @@
 
 namespace tpudoctor {
 
+// Certain (>= kSniffCertain) for a SavedModel's name or folder, a `.meta`, or GraphDef text; a
+// guess (> 0) for a `.pb` or an extension-less protobuf, whose bytes alone do not say: LoadModel
+// settles those by loading. Never parses the protobuf.
+inline constexpr int kSniffCertain = 80;
 int SniffTensorFlow(const Source& source);
 Result<LoadedModel> LoadTensorFlow(const Source& source, const ShapeOptions& options);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,10 @@ struct OpInfo {
   OpSupport support = OpSupport::kUnknownOp;
   std::string reason;  // why it is not kOk; empty otherwise
 };
+
+// The support column of the data tables: ok, dynamic, control, container, string, fallback (also
+// host and python: ops that run on the host), opaque, unsupported.
+std::optional<OpSupport> ParseOpSupport(std::string_view word);
 
 // Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras", "tf".
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);

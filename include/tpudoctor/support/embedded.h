@@ -18,4 +18,8 @@ struct EmbeddedFile {
 const std::vector<EmbeddedFile>& EmbeddedFiles();
 std::optional<std::string_view> FindEmbedded(std::string_view path);
 
+// The rows of an embedded tab-separated table: one vector of columns per line, blank lines and
+// `#` comment lines skipped. Empty when the file is not embedded.
+std::vector<std::vector<std::string_view>> EmbeddedTsvRows(std::string_view path);
+
 }  // namespace tpudoctor

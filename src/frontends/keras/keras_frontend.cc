@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/archives.h"
 #include "src/frontends/keras/keras_h5.h"
 #include "src/frontends/keras/keras_layers.h"
 #include "src/support/json_input.h"
@@ -491,14 +492,16 @@ bool LooksLikeKerasJson(std::string_view bytes) {
 
 }  // namespace
 
+bool IsKerasArchive(const ZipArchive& zip) {
+  return zip.Find("config.json") != nullptr && zip.Find("metadata.json") != nullptr;
+}
+
 int SniffKeras(const Source& source) {
   if (LooksLikeKerasJson(source.bytes)) return 80;
   if (keras::LooksLikeHdf5(source.bytes)) return 90;
   if (!LooksLikeZip(source.bytes)) return 0;
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
-  if (!zip) return 0;
-  return (*zip)->Find("config.json") != nullptr && (*zip)->Find("metadata.json") != nullptr ? 95
-                                                                                            : 0;
+  return zip && IsKerasArchive(**zip) ? 95 : 0;
 }
 
 Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::string& display_name,
@@ -525,15 +528,21 @@ Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options)
   if (!LooksLikeZip(source.bytes)) return LoadKerasConfig(source.bytes, file, options);
   auto zip = ZipArchive::Open(source.bytes, file);
   if (!zip) return zip.error();
-  const ZipEntry* entry = (*zip)->Find("config.json");
-  if (entry == nullptr)
-    return MakeError(file + ": a zip archive without `config.json`, so not a .keras model");
-  auto text = (*zip)->Read(*entry, kMaxConfigBytes);
+  return LoadKerasArchive(**zip, file, options);
+}
+
+Result<LoadedModel> LoadKerasArchive(const ZipArchive& zip, const std::string& display_name,
+                                     const ShapeOptions& options) {
+  const ZipEntry* entry = zip.Find("config.json");
+  if (entry == nullptr) {
+    return MakeError(display_name + ": a zip archive without `config.json`, so not a .keras model");
+  }
+  auto text = zip.Read(*entry, kMaxConfigBytes);
   if (!text) return text.error();
-  auto loaded = LoadKerasConfig(*text, file + ": config.json", options);
+  auto loaded = LoadKerasConfig(*text, display_name + ": config.json", options);
   if (!loaded) return loaded;
-  if (const ZipEntry* meta = (*zip)->Find("metadata.json")) {
-    if (auto m = (*zip)->Read(*meta, 1 << 20)) {
+  if (const ZipEntry* meta = zip.Find("metadata.json")) {
+    if (auto m = zip.Read(*meta, 1 << 20)) {
       if (auto j = ParseJsonInput(*m, "metadata.json")) {
         const std::string v = StringMember(*j, "keras_version");
         if (!v.empty()) loaded->producer = "keras " + v;

@@ -170,26 +170,16 @@ Result<Program> ReadProgram(const Source& source) {
                    "(truncated, nested too deeply, or another format)");
 }
 
-// A protobuf whose first field is a NodeDef (GraphDef) or a MetaInfoDef/GraphDef (MetaGraphDef)
-// or a schema version (SavedModel): decided by parsing, since the bytes alone are ambiguous.
+// By name and first byte only; see SniffTensorFlow.
 int SniffBinary(const Source& source) {
   const std::string ext = Extension(source.display_name);
   if (IsSavedModelName(source.display_name) || !source.siblings.empty()) return 95;
   if (ext == ".meta") return 90;
   if (ext == ".pbtxt") return LooksLikeText(source.bytes) ? 90 : 0;
-  // A SavedModel starts with its schema version (field 1, varint), like an ONNX model.
-  if (ext.empty() && !source.bytes.empty() && source.bytes[0] == 0x08) {
-    tfp::SavedModel sm;
-    return ParseBinary(source.bytes, sm) && sm.meta_graphs_size() > 0 &&
-                   HasNodes(sm.meta_graphs(0).graph_def())
-               ? 90
-               : 0;
-  }
-  if (ext != ".pb") return 0;
-  tfp::GraphDef g;
-  if (ParseBinary(source.bytes, g) && HasNodes(g)) return 85;
-  tfp::SavedModel sm;
-  return ParseBinary(source.bytes, sm) && sm.meta_graphs_size() > 0 ? 85 : 0;
+  if (ext == ".pb") return 40;
+  // A SavedModel folder (read as its saved_model.pb) starts with its schema version (field 1,
+  // varint), like an ONNX model.
+  return ext.empty() && !source.bytes.empty() && source.bytes[0] == 0x08 ? 40 : 0;
 }
 
 // A Keras-built SavedModel records its model config in keras_metadata.pb.

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/tf/tf_attrs.h"
 #include "src/frontends/tf/tf_shapes.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/tf_ops.h"
@@ -76,8 +77,6 @@ DType DTypeOf(int t) {
   }
 }
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 std::string Dirname(const std::string& name) {
   const std::size_t slash = name.rfind('/');
   return slash == std::string::npos ? "" : name.substr(0, slash);
@@ -141,13 +140,6 @@ int FlatIndex(const std::string& op, const std::string& out_arg, int index) {
   if (it == kArgs.end() || out_arg.empty()) return index;
   auto at = std::find(it->second.begin(), it->second.end(), out_arg);
   return at == it->second.end() ? index : static_cast<int>(at - it->second.begin()) + index;
-}
-
-const tfp::AttrValue* Attr(const tfp::NodeDef& n, const std::string& key) {
-  for (const tfp::AttrEntry& e : n.attr()) {
-    if (e.key() == key) return &e.value();
-  }
-  return nullptr;
 }
 
 // Attribute entries sorted by key (files list them in any order).
@@ -544,7 +536,7 @@ class Builder {
   static void CopyAttrs(const tfp::NodeDef& n, Node& node) {
     for (const tfp::AttrEntry* e : SortedAttrs(n)) {
       const std::string& key = e->key();
-      if (StartsWith(key, "_")) continue;
+      if (key.starts_with("_")) continue;
       const tfp::AttrValue& a = e->value();
       switch (a.value_case()) {
         case tfp::AttrValue::kI:
@@ -578,16 +570,12 @@ class Builder {
                  ? g.value(node.inputs[i]).type.shape.rank()
                  : 0;
     };
-    auto flag = [&](const char* key) {
-      const tfp::AttrValue* a = Attr(n, key);
-      return a != nullptr && a->b();
-    };
-    const std::string data_format = Attr(n, "data_format") ? Attr(n, "data_format")->s() : "NHWC";
-    const bool channels_first = StartsWith(data_format, "NC");
+    auto flag = [&](const char* key) { return BoolAttr(n, key); };
+    const bool channels_first = ChannelsFirst(n);
     if (n.op() == "MatMul") {
       node.attrs.push_back({"lhs_contracting_dims", V{flag("transpose_a") ? 0 : 1}});
       node.attrs.push_back({"rhs_contracting_dims", V{flag("transpose_b") ? 1 : 0}});
-    } else if (StartsWith(n.op(), "BatchMatMul") && rank(0) >= 2 && rank(0) == rank(1)) {
+    } else if (n.op().starts_with("BatchMatMul") && rank(0) >= 2 && rank(0) == rank(1)) {
       const auto r = static_cast<std::int64_t>(rank(0));
       V batch;
       for (std::int64_t i = 0; i + 2 < r; ++i) batch.push_back(i);

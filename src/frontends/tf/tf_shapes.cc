@@ -5,34 +5,13 @@
 #include <set>
 #include <string>
 
+#include "src/frontends/tf/tf_attrs.h"
+
 namespace tpudoctor::tf_frontend {
 namespace {
 
 namespace tfp = tpudoctor::tf;
 using Dims = std::vector<Dim>;
-
-const tfp::AttrValue* Attr(const tfp::NodeDef& n, const char* key) {
-  for (const tfp::AttrEntry& e : n.attr()) {
-    if (e.key() == key) return &e.value();
-  }
-  return nullptr;
-}
-
-std::vector<std::int64_t> Ints(const tfp::NodeDef& n, const char* key) {
-  const tfp::AttrValue* a = Attr(n, key);
-  if (a == nullptr || !a->has_list()) return {};
-  return {a->list().i().begin(), a->list().i().end()};
-}
-
-std::string Str(const tfp::NodeDef& n, const char* key, const std::string& def) {
-  const tfp::AttrValue* a = Attr(n, key);
-  return a != nullptr && a->value_case() == tfp::AttrValue::kS ? a->s() : def;
-}
-
-bool Bool(const tfp::NodeDef& n, const char* key) {
-  const tfp::AttrValue* a = Attr(n, key);
-  return a != nullptr && a->b();
-}
 
 // The known integer contents of an input, all static.
 std::optional<std::vector<std::int64_t>> Values(const Value* v) {
@@ -57,10 +36,10 @@ Dim Window(const Dim& in, std::int64_t k, std::int64_t stride, std::int64_t dila
 std::optional<Shape> Conv(const tfp::NodeDef& n, const Shape& x, const Shape& w, bool depthwise) {
   if (!x.rank_known() || !w.rank_known() || x.rank() < 3 || w.rank() != x.rank())
     return std::nullopt;
-  const bool cf = Str(n, "data_format", "NHWC").rfind("NC", 0) == 0;
+  const bool cf = ChannelsFirst(n);
   const std::size_t sp = x.rank() - 2;
-  auto strides = Ints(n, "strides"), dil = Ints(n, "dilations");
-  const std::string padding = Str(n, "padding", "VALID");
+  auto strides = IntsAttr(n, "strides"), dil = IntsAttr(n, "dilations");
+  const std::string padding = StringAttr(n, "padding", "VALID");
   Dims out = x.dims();
   for (std::size_t i = 0; i < sp; ++i) {
     const std::size_t axis = (cf ? 2 : 1) + i;
@@ -82,9 +61,9 @@ std::optional<Shape> Conv(const tfp::NodeDef& n, const Shape& x, const Shape& w,
 
 std::optional<Shape> Pool(const tfp::NodeDef& n, const Shape& x) {
   if (!x.rank_known() || x.rank() < 3) return std::nullopt;
-  auto k = Ints(n, "ksize"), s = Ints(n, "strides");
+  auto k = IntsAttr(n, "ksize"), s = IntsAttr(n, "strides");
   if (k.size() != x.rank() || s.size() != x.rank()) return std::nullopt;
-  const std::string padding = Str(n, "padding", "VALID");
+  const std::string padding = StringAttr(n, "padding", "VALID");
   Dims out = x.dims();
   for (std::size_t i = 0; i < x.rank(); ++i) {
     if (k[i] != 1 || s[i] != 1) out[i] = Window(x.dim(i), k[i], s[i], 1, padding);
@@ -112,7 +91,7 @@ std::optional<Shape> Broadcast(const Shape& a, const Shape& b) {
 std::optional<Shape> Reduce(const tfp::NodeDef& n, const Shape& x, const Value* axes_in) {
   auto axes = Values(axes_in);
   if (!x.rank_known() || !axes) return std::nullopt;
-  const bool keep = Bool(n, "keep_dims") || Bool(n, "keepdims");
+  const bool keep = BoolAttr(n, "keep_dims") || BoolAttr(n, "keepdims");
   std::set<std::int64_t> drop;
   for (std::int64_t a : *axes) drop.insert(a < 0 ? a + static_cast<std::int64_t>(x.rank()) : a);
   Dims out;
@@ -215,15 +194,15 @@ std::optional<Shape> InferTfShape(const tfp::NodeDef& n, const std::vector<const
     return Pool(n, *x);
   if (op == "MatMul" && shape(1) && x->rank() == 2 && shape(1)->rank() == 2) {
     const Shape& w = *shape(1);
-    return Shape(Dims{Bool(n, "transpose_a") ? x->dim(1) : x->dim(0),
-                      Bool(n, "transpose_b") ? w.dim(0) : w.dim(1)});
+    return Shape(Dims{BoolAttr(n, "transpose_a") ? x->dim(1) : x->dim(0),
+                      BoolAttr(n, "transpose_b") ? w.dim(0) : w.dim(1)});
   }
   if (op.rfind("BatchMatMul", 0) == 0 && shape(1) && x->rank() >= 2 &&
       shape(1)->rank() == x->rank()) {
     Dims out = x->dims();
     const Shape& y = *shape(1);
-    out[x->rank() - 2] = Bool(n, "adj_x") ? x->dim(x->rank() - 1) : x->dim(x->rank() - 2);
-    out[x->rank() - 1] = Bool(n, "adj_y") ? y.dim(y.rank() - 2) : y.dim(y.rank() - 1);
+    out[x->rank() - 2] = BoolAttr(n, "adj_x") ? x->dim(x->rank() - 1) : x->dim(x->rank() - 2);
+    out[x->rank() - 1] = BoolAttr(n, "adj_y") ? y.dim(y.rank() - 2) : y.dim(y.rank() - 1);
     return Shape(out);
   }
   if (op == "Mean" || op == "Sum" || op == "Max" || op == "Min" || op == "Prod" || op == "All" ||
@@ -242,7 +221,7 @@ std::optional<Shape> InferTfShape(const tfp::NodeDef& n, const std::vector<const
   }
   if (op == "Reshape") return Reshape(*x, in.size() > 1 ? in[1] : nullptr);
   if (op == "Squeeze" && x->rank_known()) {
-    auto dims = Ints(n, "squeeze_dims");
+    auto dims = IntsAttr(n, "squeeze_dims");
     Dims out;
     for (std::size_t i = 0; i < x->rank(); ++i) {
       const bool listed =

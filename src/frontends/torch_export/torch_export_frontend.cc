@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/archives.h"
 #include "src/frontends/torch_export/sym_expr.h"
 #include "src/support/json_input.h"
 #include "src/support/zip_archive.h"
@@ -62,8 +63,6 @@ DType DTypeOf(std::int64_t scalar_type) {
   }
 }
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // Nodes that compute symbolic integers or check them at run time: not tensor work.
 bool IsSymbolicBookkeeping(std::string_view target) {
   static const std::set<std::string_view> kAten = {"sym_size",
@@ -86,12 +85,12 @@ bool IsSymbolicBookkeeping(std::string_view target) {
                                                    "sym_min",
                                                    "sym_ite",
                                                    "sym_sqrt"};
-  if (StartsWith(target, "_operator.") || StartsWith(target, "operator.") ||
-      StartsWith(target, "builtins.") || StartsWith(target, "math.") ||
-      StartsWith(target, "torch.sym_") || StartsWith(target, "torch._sym_")) {
+  if (target.starts_with("_operator.") || target.starts_with("operator.") ||
+      target.starts_with("builtins.") || target.starts_with("math.") ||
+      target.starts_with("torch.sym_") || target.starts_with("torch._sym_")) {
     return true;
   }
-  return StartsWith(target, "aten.") && kAten.count(AtenPacket(target.substr(5))) > 0;
+  return target.starts_with("aten.") && kAten.count(AtenPacket(target.substr(5))) > 0;
 }
 
 // The deepest frame of a stack trace outside PyTorch's own package: the user's line (or the
@@ -100,11 +99,11 @@ SourceLoc UserFrame(std::string_view trace) {
   SourceLoc loc;
   for (std::string_view line : SplitLines(trace)) {
     line = Trim(line);
-    if (!StartsWith(line, "File \"")) continue;
+    if (!line.starts_with("File \"")) continue;
     const std::size_t end = line.find('"', 6);
     if (end == std::string_view::npos) continue;
     const std::string_view file = line.substr(6, end - 6);
-    if (file.find("/torch/") != std::string_view::npos || StartsWith(file, "torch/") ||
+    if (file.find("/torch/") != std::string_view::npos || file.starts_with("torch/") ||
         file.find("<eval_with_key>") != std::string_view::npos) {
       continue;
     }
@@ -422,7 +421,7 @@ class Converter {
     std::string target = StringMember(node, "target");
     const std::string name = StringMember(node, "name");
     if (target.empty()) return MakeError("node `" + name + "` has no target");
-    if (StartsWith(target, "torch.ops.")) target = target.substr(10);
+    if (target.starts_with("torch.ops.")) target = target.substr(10);
     if (IsSymbolicBookkeeping(target)) return Ok{};
     Args args = ReadArgs(node);
     Node n;
@@ -608,40 +607,46 @@ bool LooksLikeProgramJson(std::string_view bytes) {
 
 }  // namespace
 
-int SniffTorchExport(const Source& source) {
-  if (LooksLikeProgramJson(source.bytes)) return 85;
-  if (!LooksLikeZip(source.bytes)) return 0;
-  auto zip = ZipArchive::Open(source.bytes, source.display_name);
-  if (!zip) return 0;
-  return ProgramEntry(**zip) != nullptr ? 95 : 0;
-}
-
-Result<LoadedModel> LoadTorchExport(const Source& source, const ShapeOptions& options) {
-  const std::string& file = source.display_name;
-  std::string text;
-  std::string what = file;
-  if (LooksLikeZip(source.bytes)) {
-    auto zip = ZipArchive::Open(source.bytes, file);
-    if (!zip) return zip.error();
-    const ZipEntry* entry = ProgramEntry(**zip);
-    if (entry == nullptr) {
-      return MakeError(file +
-                       ": a zip archive without `models/model.json`, so not a torch.export "
-                       ".pt2 archive");
-    }
-    auto bytes = (*zip)->Read(*entry, kMaxProgramBytes);
-    if (!bytes) return bytes.error();
-    text = std::move(*bytes);
-    what = file + ": " + entry->name;
-  } else {
-    text = source.bytes;
-  }
+// A program's text, parsed and converted; `what` names it in errors.
+static Result<LoadedModel> LoadProgramText(std::string_view text, const std::string& what,
+                                           const ShapeOptions& options) {
   auto program = ParseJsonInput(text, what);
   if (!program) return program.error();
   LoadedModel loaded{Graph("main"), "torch.export", "", {}, {}};
   Converter converter(*program, options, loaded);
   if (auto r = converter.Run(); !r) return MakeError(what + ": " + r.error().message);
   return loaded;
+}
+
+bool IsTorchExportArchive(const ZipArchive& zip) { return ProgramEntry(zip) != nullptr; }
+
+Result<LoadedModel> LoadTorchExportArchive(const ZipArchive& zip, const std::string& display_name,
+                                           const ShapeOptions& options) {
+  const ZipEntry* entry = ProgramEntry(zip);
+  if (entry == nullptr) {
+    return MakeError(display_name +
+                     ": a zip archive without `models/model.json`, so not a torch.export .pt2 "
+                     "archive");
+  }
+  auto bytes = zip.Read(*entry, kMaxProgramBytes);
+  if (!bytes) return bytes.error();
+  return LoadProgramText(*bytes, display_name + ": " + entry->name, options);
+}
+
+int SniffTorchExport(const Source& source) {
+  if (LooksLikeProgramJson(source.bytes)) return 85;
+  if (!LooksLikeZip(source.bytes)) return 0;
+  auto zip = ZipArchive::Open(source.bytes, source.display_name);
+  return zip && IsTorchExportArchive(**zip) ? 95 : 0;
+}
+
+Result<LoadedModel> LoadTorchExport(const Source& source, const ShapeOptions& options) {
+  if (!LooksLikeZip(source.bytes)) {
+    return LoadProgramText(source.bytes, source.display_name, options);
+  }
+  auto zip = ZipArchive::Open(source.bytes, source.display_name);
+  if (!zip) return zip.error();
+  return LoadTorchExportArchive(**zip, source.display_name, options);
 }
 
 }  // namespace tpudoctor
