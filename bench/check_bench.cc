@@ -81,7 +81,7 @@ std::string GenerateHlo(int layers) {
 }
 
 void BM_LoadHlo(benchmark::State& state) {
-  const Source src{"big.hlo", GenerateHlo(static_cast<int>(state.range(0))), {}};
+  const Source src{"big.hlo", GenerateHlo(static_cast<int>(state.range(0)))};
   for (auto _ : state) {
     auto model = LoadHlo(src, {});
     if (!model) state.SkipWithError(model.error().message.c_str());
@@ -145,7 +145,7 @@ void BM_ParseStableHlo(benchmark::State& state) {
 BENCHMARK(BM_ParseStableHlo)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_LoadStableHlo(benchmark::State& state) {
-  const Source src{"big.mlir", GenerateStableHlo(static_cast<int>(state.range(0))), {}};
+  const Source src{"big.mlir", GenerateStableHlo(static_cast<int>(state.range(0)))};
   for (auto _ : state) {
     auto model = LoadStableHlo(src, {});
     if (!model) state.SkipWithError(model.error().message.c_str());

@@ -14,7 +14,7 @@ namespace tpudoctor::fuzz {
 
 template <typename Loader>
 int LoadAndCheck(const std::uint8_t* data, std::size_t size, const char* name, Loader load) {
-  Source source{name, std::string(reinterpret_cast<const char*>(data), size), {}};
+  Source source{name, std::string(reinterpret_cast<const char*>(data), size)};
   auto model = load(source, ShapeOptions{});
   if (model.ok()) (void)RunChecks(model->graph, **FindTarget(kDefaultTarget));
   return 0;

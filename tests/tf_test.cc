@@ -145,7 +145,7 @@ TEST(TfTest, CompileTimeConstantInputs) {
       "node { name: \"n\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_INT32 } }"
       " attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n";
   auto roots = [&](const std::string& body) {
-    auto m = LoadTensorFlow(Source{"g.pbtxt", header + body, {}}, {});
+    auto m = LoadTensorFlow(Source{"g.pbtxt", header + body}, {});
     EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
     std::set<std::string> ops;
     if (!m.ok()) return ops;
@@ -172,7 +172,7 @@ TEST(TfTest, CompileTimeConstantInputs) {
 
 TEST(TfTest, BadProtobufsGiveOneLine) {
   auto load = [](const std::string& name, const std::string& bytes) {
-    return LoadTensorFlow(Source{name, bytes, {}}, {});
+    return LoadTensorFlow(Source{name, bytes}, {});
   };
   const std::string pb = testing::ReadFile(Testdata("tf/graphdef/rust_regression_model.pb"));
   auto truncated = load("m.pb", pb.substr(0, pb.size() / 2));

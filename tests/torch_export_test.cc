@@ -176,9 +176,7 @@ TEST(TorchExportTest, HostileArchivesAreRefusedWithOneLine) {
 }
 
 TEST(TorchExportTest, ProgramErrorsSayWhatIsWrong) {
-  auto load = [](const std::string& json) {
-    return LoadTorchExport(Source{"m.json", json, {}}, {});
-  };
+  auto load = [](const std::string& json) { return LoadTorchExport(Source{"m.json", json}, {}); };
   EXPECT_FALSE(load(R"({"graph_module": 3})").ok());
   auto dangling = load(R"({"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": [
       {"target": "torch.ops.aten.relu.default", "name": "r",

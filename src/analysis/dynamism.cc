@@ -244,8 +244,7 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
                     }());
     }
     // A value whose contents are fully folded at load time is a compile-time constant.
-    if (v.known_ints && std::all_of(v.known_ints->begin(), v.known_ints->end(),
-                                    [](const Dim& d) { return d.is_static(); })) {
+    if (v.StaticInts()) {
       f.runtime_data = false;
       f.from_dyn_shape = false;
     }

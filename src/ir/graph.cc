@@ -33,6 +33,17 @@ std::optional<std::string> Node::StringAttr(std::string_view attr_name) const {
   return std::nullopt;
 }
 
+std::optional<std::vector<std::int64_t>> Value::StaticInts() const {
+  if (!known_ints) return std::nullopt;
+  std::vector<std::int64_t> out;
+  out.reserve(known_ints->size());
+  for (const Dim& d : *known_ints) {
+    if (!d.is_static()) return std::nullopt;
+    out.push_back(d.value());
+  }
+  return out;
+}
+
 std::string Node::QualifiedOp() const {
   if (!framework_op.empty()) return framework_op;
   if (domain.empty() || domain == "ai.onnx") return op_type;

@@ -29,17 +29,19 @@ const std::map<std::string, KerasLayerInfo, std::less<>>& Table() {
 
 }  // namespace
 
-KerasLayerInfo LookupKerasLayer(std::string_view class_name) {
+const KerasLayerInfo& LookupKerasLayer(std::string_view class_name) {
+  static const KerasLayerInfo* custom = [] {
+    auto* c = new KerasLayerInfo();
+    c->shape_rule = "unknown";
+    c->info.kind = OpKind::kUnknown;
+    c->info.support = OpSupport::kOpaque;
+    c->info.reason =
+        "a custom layer: its code is not in the model file, so tpu-doctor cannot check the ops it "
+        "runs or its output shape";
+    return c;
+  }();
   auto it = Table().find(class_name);
-  if (it != Table().end()) return it->second;
-  KerasLayerInfo custom;
-  custom.shape_rule = "unknown";
-  custom.info.kind = OpKind::kUnknown;
-  custom.info.support = OpSupport::kOpaque;
-  custom.info.reason =
-      "a custom layer: its code is not in the model file, so tpu-doctor cannot check the ops it "
-      "runs or its output shape";
-  return custom;
+  return it != Table().end() ? it->second : *custom;
 }
 
 }  // namespace tpudoctor

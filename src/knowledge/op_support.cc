@@ -35,7 +35,7 @@ bool RunsOnHost(std::string_view domain, std::string_view op_type, std::string_v
   if (LookupOp(domain, op_type).support == OpSupport::kHostFallback) return true;
   if (framework_op.empty()) return false;
   if (framework_op == "Assert") return true;
-  const TfOpInfo tf = LookupTfOp(framework_op);
+  const TfOpInfo& tf = LookupTfOp(framework_op);
   return tf.known && tf.pipeline && (domain == "tf" || domain.empty());
 }
 

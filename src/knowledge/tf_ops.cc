@@ -33,16 +33,18 @@ const std::map<std::string, TfOpInfo, std::less<>>& Table() {
 
 }  // namespace
 
-TfOpInfo LookupTfOp(std::string_view op) {
+const TfOpInfo& LookupTfOp(std::string_view op) {
+  static const TfOpInfo* custom = [] {
+    auto* c = new TfOpInfo();
+    c->info.kind = OpKind::kUnknown;
+    c->info.support = OpSupport::kUnsupported;
+    c->info.reason =
+        "not an op TensorFlow defines: a custom op from a library loaded at run time, with no "
+        "XLA kernel";
+    return c;
+  }();
   auto it = Table().find(op);
-  if (it != Table().end()) return it->second;
-  TfOpInfo custom;
-  custom.info.kind = OpKind::kUnknown;
-  custom.info.support = OpSupport::kUnsupported;
-  custom.info.reason =
-      "not an op TensorFlow defines: a custom op from a library loaded at run time, with no XLA "
-      "kernel";
-  return custom;
+  return it != Table().end() ? it->second : *custom;
 }
 
 }  // namespace tpudoctor

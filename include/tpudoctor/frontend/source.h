@@ -22,7 +22,7 @@ struct Source {
   std::string bytes;
   // Fixed-name files beside the model that its format defines (a SavedModel's
   // `keras_metadata.pb`), keyed by that name. Never a path the model itself names.
-  std::map<std::string, std::string> siblings;
+  std::map<std::string, std::string> siblings = {};
 };
 
 // The largest model file read (weights are never needed, so real model descriptions are small;

@@ -18,6 +18,7 @@ struct KerasLayerInfo {
   bool builtin = false;
 };
 
-KerasLayerInfo LookupKerasLayer(std::string_view class_name);
+// A reference into the static table (or the one entry for custom layers).
+const KerasLayerInfo& LookupKerasLayer(std::string_view class_name);
 
 }  // namespace tpudoctor

@@ -18,6 +18,7 @@ struct TfOpInfo {
   bool known = false;     // listed: an op TensorFlow defines
 };
 
-TfOpInfo LookupTfOp(std::string_view op);
+// A reference into the static table (or the one entry for ops TensorFlow does not define).
+const TfOpInfo& LookupTfOp(std::string_view op);
 
 }  // namespace tpudoctor

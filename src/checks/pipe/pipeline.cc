@@ -25,9 +25,9 @@ void ForEachDatasetOp(const Graph& g, const std::function<void(const Graph&, con
 std::optional<std::int64_t> ConstInput(const Graph& g, const Node& n, std::size_t i) {
   const ValueId v = n.input(i);
   if (v == kNoValue) return std::nullopt;
-  const auto& known = g.value(v).known_ints;
-  if (!known || known->size() != 1 || !(*known)[0].is_static()) return std::nullopt;
-  return (*known)[0].value();
+  const auto ints = g.value(v).StaticInts();
+  if (!ints || ints->size() != 1) return std::nullopt;
+  return ints->front();
 }
 
 std::optional<std::int64_t> LastConstInput(const Graph& g, const Node& n) {

@@ -391,7 +391,7 @@ class ModelBuilder {
     call.variable = policy.variable;
     for (ValueId v : inputs) call.inputs.push_back(g().value(v).type);
     RecoverInputShape(layer, call);
-    const KerasLayerInfo info = LookupKerasLayer(cls);
+    const KerasLayerInfo& info = LookupKerasLayer(cls);
     const LayerResult r = InferLayer(info.shape_rule, info.canonical, info.info.kind, call);
     if (!r.problem.empty())
       problems_.push_back("`" + prefix + name + "` (" + cls + "): " + r.problem);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "src/support/json_input.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 
 namespace tpudoctor::keras {
@@ -24,10 +25,10 @@ const json& Cfg(const LayerCall& c) {
   return c.config != nullptr && c.config->is_object() ? *c.config : Empty();
 }
 
+// A config member; `null` counts as absent (Keras writes `"strides": null` for defaults).
 const json* Get(const json& cfg, const char* key) {
-  if (!cfg.is_object()) return nullptr;
-  auto it = cfg.find(key);
-  return it == cfg.end() || it->is_null() ? nullptr : &*it;
+  const json* v = Member(cfg, key);
+  return v == nullptr || v->is_null() ? nullptr : v;
 }
 
 std::optional<std::int64_t> AsInt(const json& v) {
@@ -870,7 +871,7 @@ void TimeDistributedRule(Builder& b, const std::string& op, OpKind kind) {
   folded.insert(folded.end(), in.begin() + 2, in.end());
   const int fold = b.Add("Reshape", OpKind::kLayout, {0}, {}, b.T(folded, b.in_dtype()));
   const std::string cls = Str(*inner, "class_name", "");
-  const KerasLayerInfo info = LookupKerasLayer(cls);
+  const KerasLayerInfo& info = LookupKerasLayer(cls);
   const json* inner_cfg = Get(*inner, "config");
   LayerCall call{cls, inner_cfg, {b.T(folded, b.in_dtype())}, b.compute(), b.call().variable};
   const LayerResult r = InferLayer(info.shape_rule, info.canonical, info.info.kind, call);

@@ -10,7 +10,7 @@ namespace tpudoctor {
 namespace {
 
 Result<LoadedModel> Load(const std::string& text) {
-  return LoadStableHlo(Source{"m.mlir", text, {}}, {});
+  return LoadStableHlo(Source{"m.mlir", text}, {});
 }
 
 LoadedModel LoadOk(const std::string& text) {

@@ -148,23 +148,24 @@ Result<Program> ReadProgram(const Source& source) {
     p.format = "tf-savedmodel";
     return p;
   }
-  tfp::MetaGraphDef mg;
-  if (Extension(name) == ".meta" && ParseBinary(bytes, mg) && HasNodes(mg.graph_def())) {
+  // A `.meta` is tried as a MetaGraphDef first; anything else as a GraphDef first. Each parse at
+  // most once.
+  auto meta_graph = [&]() {
+    tfp::MetaGraphDef mg;
+    if (!ParseBinary(bytes, mg) || !HasNodes(mg.graph_def())) return false;
     FromMetaGraph(mg, p);
     p.format = "tf-metagraph";
-    return p;
-  }
-  tfp::GraphDef g;
-  if (ParseBinary(bytes, g) && HasNodes(g)) {
+    return true;
+  };
+  auto graph_def = [&]() {
+    tfp::GraphDef g;
+    if (!ParseBinary(bytes, g) || !HasNodes(g)) return false;
     p.graph = std::move(g);
     p.format = "tf-graphdef";
-    return p;
-  }
-  if (ParseBinary(bytes, mg) && HasNodes(mg.graph_def())) {
-    FromMetaGraph(mg, p);
-    p.format = "tf-metagraph";
-    return p;
-  }
+    return true;
+  };
+  const bool meta_first = Extension(name) == ".meta";
+  if (meta_first ? meta_graph() || graph_def() : graph_def() || meta_graph()) return p;
   return MakeError(name +
                    ": not a valid TensorFlow SavedModel, MetaGraphDef or GraphDef protobuf "
                    "(truncated, nested too deeply, or another format)");

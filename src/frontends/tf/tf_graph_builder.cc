@@ -440,7 +440,7 @@ class Builder {
     Node node;
     node.name = name;
     node.framework_op = n.op();
-    const TfOpInfo info = LookupTfOp(n.op());
+    const TfOpInfo& info = LookupTfOp(n.op());
     node.domain = info.canonical.empty() ? "tf" : "";
     node.op_type = info.canonical.empty() ? n.op() : info.canonical;
     node.kind = info.info.kind;

@@ -15,13 +15,7 @@ using Dims = std::vector<Dim>;
 
 // The known integer contents of an input, all static.
 std::optional<std::vector<std::int64_t>> Values(const Value* v) {
-  if (v == nullptr || !v->known_ints) return std::nullopt;
-  std::vector<std::int64_t> out;
-  for (const Dim& d : *v->known_ints) {
-    if (!d.is_static()) return std::nullopt;
-    out.push_back(d.value());
-  }
-  return out;
+  return v == nullptr ? std::nullopt : v->StaticInts();
 }
 
 Dim Window(const Dim& in, std::int64_t k, std::int64_t stride, std::int64_t dilation,
