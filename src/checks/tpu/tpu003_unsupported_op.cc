@@ -25,8 +25,8 @@ std::string FixFor(OpSupport s) {
              "length); re-export without list outputs";
     case OpSupport::kHostFallback:
       return "rewrite it from ops the framework lowers to XLA, or move it out of the compiled "
-             "step; "
-             "PyTorch/XLA's metrics report (`torch_xla.debug.metrics.short_metrics_report()`) "
+             "step; PyTorch/XLA's metrics report "
+             "(`torch_xla.debug.metrics.short_metrics_report()`) "
              "counts each fallback as `aten::NAME`";
     case OpSupport::kOpaque:
       return "rebuild the layer from built-in Keras layers or keras.ops (then tpu-doctor sees it), "
