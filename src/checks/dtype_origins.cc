@@ -71,34 +71,17 @@ DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype) {
   return use;
 }
 
-SourceFramework FrameworkOf(const Graph& graph) {
-  SourceFramework found = SourceFramework::kOther;
-  ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
-    if (found == SourceFramework::kKeras || found == SourceFramework::kTorch) return;
-    const std::string& op = n.framework_op;
-    if (op.rfind("aten.", 0) == 0 || n.domain.rfind("torch.", 0) == 0) {
-      found = SourceFramework::kTorch;
-    } else if (n.domain == "keras" ||
-               (!op.empty() && LookupKerasLayer(op).builtin && !LookupTfOp(op).known)) {
-      found = SourceFramework::kKeras;  // a Keras-only class name (Dense, Conv2D, ...)
-    } else if (!op.empty() && LookupTfOp(op).known) {
-      found = SourceFramework::kTensorFlow;
-    }
-  });
-  return found;
-}
-
 namespace {
 
-std::string Float64Cause(DTypeOrigin::Kind kind, SourceFramework framework) {
+std::string Float64Cause(DTypeOrigin::Kind kind, Framework framework) {
   switch (framework) {
-    case SourceFramework::kKeras:
+    case Framework::kKeras:
       return kind == DTypeOrigin::Kind::kInput
                  ? "the Input layer is float64 (`keras.Input(..., dtype=\"float64\")`, or NumPy "
                    "float64 data with `keras.config.set_floatx(\"float64\")`)"
                  : "the layers' dtype policy is float64 (`dtype=\"float64\"` on a layer, or "
                    "`keras.config.set_floatx(\"float64\")`)";
-    case SourceFramework::kTensorFlow:
+    case Framework::kTensorFlow:
       return kind == DTypeOrigin::Kind::kInput
                  ? "the signature takes float64 (a `tf.TensorSpec` or NumPy array in float64, "
                    "NumPy's default)"
@@ -111,7 +94,7 @@ std::string Float64Cause(DTypeOrigin::Kind kind, SourceFramework framework) {
 
 }  // namespace
 
-std::string LikelyCause(const DTypeOrigin& origin, DType dtype, SourceFramework framework) {
+std::string LikelyCause(const DTypeOrigin& origin, DType dtype, Framework framework) {
   const std::string name(LongNameOf(dtype));
   if (dtype == DType::kFloat64 && origin.kind != DTypeOrigin::Kind::kNode) {
     if (std::string cause = Float64Cause(origin.kind, framework); !cause.empty()) return cause;
@@ -149,7 +132,7 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype, SourceFramework 
 Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
                          DType dtype, const DTypeRule& rule, const DTypeUse& use,
                          const std::string& target_name, std::string_view verdict,
-                         SourceFramework framework) {
+                         Framework framework) {
   const std::string dt(LongNameOf(dtype));
   const std::string tail = ", which " + target_name + " " + std::string(verdict);
   Diagnostic d;

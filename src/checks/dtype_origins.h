@@ -26,24 +26,19 @@ struct DTypeUse {
   int values = 0;  // every value of the dtype, origins and knock-ons
 };
 
-// The framework a graph came from, read off its nodes (frontends keep framework op names), so
-// causes and fixes can speak its language.
-enum class SourceFramework : std::uint8_t { kOther, kTorch, kKeras, kTensorFlow };
-SourceFramework FrameworkOf(const Graph& graph);
-
 // Origins of `dtype` in `graph` and its subgraphs: graph inputs of that dtype, the initializers of
 // that dtype (one entry per graph), and nodes that output it while none of their inputs has it.
 DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
 
 // "float64 input", "Cast to float64", ... with the framework-level cause when it can be inferred.
 std::string LikelyCause(const DTypeOrigin& origin, DType dtype,
-                        SourceFramework framework = SourceFramework::kOther);
+                        Framework framework = Framework::kUnknown);
 
 // The finding for one origin: "input `x` is float64, which tpu-v5e <verdict>", located at the
 // origin, with the likely cause, the target's reason and the count of values of that dtype.
 Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
                          DType dtype, const DTypeRule& rule, const DTypeUse& use,
                          const std::string& target_name, std::string_view verdict,
-                         SourceFramework framework = SourceFramework::kOther);
+                         Framework framework = Framework::kUnknown);
 
 }  // namespace tpudoctor

@@ -45,33 +45,44 @@ bool StaticInputs(const Graph& graph) {
 
 }  // namespace
 
-std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
-                                  const CheckOptions& options) {
+bool RuleSelected(std::string_view code, const CheckOptions& options) {
+  auto matches = [&](const std::vector<std::string>& prefixes) {
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&](const std::string& p) { return code.starts_with(p); });
+  };
+  if (!options.select.empty() && !matches(options.select)) return false;
+  return !matches(options.ignore);
+}
+
+CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
+                               const CheckOptions& options) {
   Dynamism dynamism(graph);
   CheckContext context{graph, target, dynamism, options};
-  std::optional<Estimate> estimate;
+  CheckRun run;
   if (StaticInputs(graph) && dynamism.roots().empty()) {
-    const Shape& first = graph.value(graph.inputs()[0]).type.shape;
-    // An XLA program's first parameter is often the weights: it has no batch to read off.
-    const bool xla = std::any_of(graph.nodes().begin(), graph.nodes().end(), [](const Node& n) {
-      return n.domain == "hlo" || n.domain == "stablehlo";
-    });
-    context.batch = xla ? 0 : first.rank() > 0 ? first.dim(0).value() : 1;
+    context.batch = graph.facts().batch.value_or(0);
     EstimateOptions eo;
     eo.train = options.train;
     eo.optimizer = options.optimizer;
     eo.precision = options.precision;
     eo.batch = std::max<std::int64_t>(1, context.batch);
     if (auto e = EstimateStep(graph, target, eo)) {
-      estimate = std::move(*e);
-      context.estimate = &*estimate;
+      run.estimate = std::move(*e);
+      context.estimate = &*run.estimate;
     }
   }
   DiagnosticSink sink;
-  for (const auto& check : AllChecks()) check->Run(context, sink);
-  std::vector<Diagnostic> out = sink.Take();
-  SortDiagnostics(out);
-  return out;
+  for (const auto& check : AllChecks()) {
+    if (RuleSelected(check->code(), options)) check->Run(context, sink);
+  }
+  run.findings = sink.Take();
+  SortDiagnostics(run.findings);
+  return run;
+}
+
+std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
+                                  const CheckOptions& options) {
+  return RunChecksWithEstimate(graph, target, options).findings;
 }
 
 void SortDiagnostics(std::vector<Diagnostic>& diagnostics) {

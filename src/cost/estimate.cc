@@ -477,6 +477,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     if (cal.fused_attention && facts.attention[ni]) continue;  // inside the fused attention kernel
     NodeTime nt;
     nt.node = id;
+    nt.node_name = n.name;
+    nt.op = n.QualifiedOp();
     double t = 0;
     const double bytes = c.bytes_read + c.bytes_written;
     if (c.cls == CostClass::kMatrix) {

@@ -27,9 +27,58 @@ Result<LoadedModel> LoadArchive(const Source& source, const ShapeOptions& option
       ".keras model (no `config.json`)");
 }
 
-}  // namespace
+// The framework named by a producer string ("pytorch 2.11.0", "keras 3.6.0", "tf2onnx 1.16").
+Framework FrameworkOfProducer(std::string_view producer, std::string& version) {
+  const std::size_t space = producer.find(' ');
+  const std::string_view name = producer.substr(0, space);
+  if (space != std::string_view::npos) {
+    version = std::string(producer.substr(space + 1, producer.find(',') - space - 1));
+  }
+  if (name == "pytorch") return Framework::kPyTorch;
+  if (name == "keras" || name == "keras2onnx") return Framework::kKeras;
+  if (name == "tensorflow" || name == "tf2onnx") return Framework::kTensorFlow;
+  if (name == "jax" || name == "jax2tf") return Framework::kJax;
+  return Framework::kUnknown;
+}
 
-Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
+// The batch: the static leading dim of the first input. An XLA program's first parameter is often
+// a weight, so its batch is not read off its inputs.
+void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& facts) {
+  if (facts.xla_program || graph.inputs().empty()) return;
+  const Shape& first = graph.value(graph.inputs()[0]).type.shape;
+  if (!first.rank_known()) return;
+  if (first.rank() == 0) {
+    facts.batch = 1;
+  } else if (first.dim(0).is_static()) {
+    facts.batch = first.dim(0).value();
+  } else {
+    return;
+  }
+  facts.batch_source = options.batch && *options.batch == *facts.batch ? BatchSource::kFlag
+                                                                        : BatchSource::kModel;
+}
+
+// Fills the graph's ModelFacts from what the frontend reported; done once, here, for every format.
+Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& options) {
+  if (!loaded) return loaded;
+  ModelFacts& facts = loaded->graph.mutable_facts();
+  facts.format = loaded->format;
+  facts.producer = loaded->producer;
+  facts.xla_program = loaded->format == "hlo" || loaded->format == "stablehlo";
+  std::string version;
+  if (const Framework f = FrameworkOfProducer(loaded->producer, version); f != Framework::kUnknown) {
+    facts.framework = f;
+    facts.framework_version = version;
+  } else if (facts.framework == Framework::kUnknown) {
+    if (loaded->format.starts_with("keras")) facts.framework = Framework::kKeras;
+    if (loaded->format.starts_with("tf-")) facts.framework = Framework::kTensorFlow;
+    if (loaded->format == "torch.export") facts.framework = Framework::kPyTorch;
+  }
+  DecideBatch(loaded->graph, options, facts);
+  return loaded;
+}
+
+Result<LoadedModel> Detect(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
@@ -64,15 +113,8 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
       "TensorFlow SavedModel/GraphDef)");
 }
 
-const std::vector<std::string>& InputFormats() {
-  static const auto* formats =
-      new std::vector<std::string>{"hlo", "keras", "onnx", "pt2", "stablehlo", "tf"};
-  return *formats;
-}
-
-Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
-                                std::string_view format) {
-  if (format.empty()) return LoadModel(source, options);
+Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options,
+                               std::string_view format) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
   if (format == "onnx") return LoadOnnx(source, options);
@@ -83,6 +125,24 @@ Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& option
   if (format == "tf") return LoadTensorFlow(source, options);
   return MakeError("unknown input format `" + std::string(format) +
                    "`; expected one of hlo, keras, onnx, pt2, stablehlo, tf");
+}
+
+}  // namespace
+
+const std::vector<std::string>& InputFormats() {
+  static const auto* formats =
+      new std::vector<std::string>{"hlo", "keras", "onnx", "pt2", "stablehlo", "tf"};
+  return *formats;
+}
+
+Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
+  return WithFacts(Detect(source, options), options);
+}
+
+Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
+                                std::string_view format) {
+  if (format.empty()) return LoadModel(source, options);
+  return WithFacts(LoadFormat(source, options, format), options);
 }
 
 }  // namespace tpudoctor

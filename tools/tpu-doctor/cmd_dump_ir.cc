@@ -6,8 +6,7 @@
 namespace tpudoctor::cli {
 
 int DumpIrCommand(const ModelArgs& args, std::ostream& out, std::ostream& err) {
-  std::string name;
-  auto model = LoadModelArg(args, name, err);
+  auto model = LoadModelArg(args, err);
   if (!model) return kExitUsage;
   out << PrintGraphText(model->graph);
   return kExitOk;

@@ -1,232 +1,71 @@
-#include <nlohmann/json.hpp>
-
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
-#include "tpudoctor/cost/estimate.h"
-#include "tpudoctor/report/report.h"
+#include "tpudoctor/report/render.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::cli {
 namespace {
 
-using nlohmann::ordered_json;
-
-// The inputs must be static for sizes and times to mean anything.
-std::optional<std::string> NonStaticInput(const Graph& g) {
-  for (ValueId id : g.inputs()) {
-    const Value& v = g.value(id);
-    if (v.type.shape.is_static()) continue;
-    std::string hint;
-    for (const Dim& d : v.type.shape.dims()) {
-      if (d.is_symbol())
-        hint = "pass `--dim " + d.symbol() + "=N` (or `--batch N` for the batch dim)";
-    }
-    if (hint.empty()) hint = "the model does not name the dim; re-export it with a fixed size";
-    return "input `" + v.name + "` has shape " + v.type.shape.ToString() +
-           "; an estimate needs static shapes: " + hint;
-  }
-  return std::nullopt;
-}
-
-std::string Ms(double v) {
-  return v >= 100 ? FormatFixed(v, 0) : v >= 10 ? FormatFixed(v, 1) : FormatFixed(v, 2);
-}
-
-std::string Human(double bytes) {
-  if (bytes >= 1024.0 * 1024 * 1024) return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";
-  if (bytes >= 1024.0 * 1024) return FormatFixed(bytes / (1024.0 * 1024), 1) + " MiB";
-  return FormatFixed(bytes / 1024.0, 1) + " KiB";
-}
-
-ordered_json Opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); }
-
-ordered_json EstimateJson(const Estimate& e, const Graph& g) {
-  ordered_json j;
-  j["target"] = e.target;
-  j["chips"] = e.chips;
-  j["step_time_ms"] = e.step_ms;
-  j["forward_ms"] = e.forward_ms;
-  j["backward_ms"] = e.backward_ms;
-  j["optimizer_ms"] = e.optimizer_ms;
-  j["allreduce_ms"] = e.allreduce_ms;
-  j["samples_per_s"] = e.samples_per_s;
-  j["model_flops_per_step"] = e.model_flops;
-  j["mfu"] = e.mfu;
-  j["peak_memory_bytes"] = e.memory.total();
-  j["memory"] = {{"weights", e.memory.weights},
-                 {"gradients", e.memory.gradients},
-                 {"optimizer_state", e.memory.optimizer_state},
-                 {"master_weights", e.memory.master_weights},
-                 {"activations", e.memory.activations},
-                 {"transients", e.memory.transients},
-                 {"fixed", e.memory.fixed},
-                 {"padding_waste", e.memory.padding_waste}};
-  j["hbm_bytes"] = e.hbm_bytes;
-  j["fits"] = e.fits;
-  j["max_batch"] = e.max_batch;
-  j["usd_per_hour"] = Opt(e.usd_per_hour);
-  j["usd_per_million_samples"] = Opt(e.usd_per_million_samples);
-  j["epoch_s"] = Opt(e.epoch_s);
-  j["usd_per_epoch"] = Opt(e.usd_per_epoch);
-  j["unknown_ops"] = e.unknown_ops;
-  const EstimateComponents& c = e.components;
-  j["components"] = {{"matmul_flops", c.matmul_flops},
-                     {"conv_flops", c.conv_flops},
-                     {"depthwise_flops", c.depthwise_flops},
-                     {"vector_bytes", c.vector_bytes},
-                     {"forward_kernels", c.forward_kernels},
-                     {"backward_kernels", c.backward_kernels},
-                     {"optimizer_bytes", c.optimizer_bytes},
-                     {"parameter_tensors", c.parameter_tensors},
-                     {"matrix_peak_flops", c.matrix_peak_flops},
-                     {"bandwidth", c.bandwidth},
-                     {"state_bytes", c.state_bytes},
-                     {"saved_bytes", c.saved_bytes},
-                     {"saved_matrix_bytes", c.saved_matrix_bytes},
-                     {"largest_tensor_bytes", c.largest_tensor_bytes},
-                     {"live_peak_bytes", c.live_peak_bytes}};
-  ordered_json top = ordered_json::array();
-  for (const NodeTime& t : e.top_nodes) {
-    const Node& n = g.node(t.node);
-    top.push_back({{"node", n.name},
-                   {"op", n.QualifiedOp()},
-                   {"ms", t.ms},
-                   {"bound", t.compute_bound ? "compute" : "memory"},
-                   {"mxu_utilization", t.mxu_utilization}});
-  }
-  j["top_ops"] = top;
-  j["assumptions"] = e.assumptions;
-  return j;
-}
-
-std::string Text(const std::string& model, const EstimateArgs& a, const std::vector<Estimate>& es,
-                 const Graph& g) {
-  std::string out = "tpu-doctor " + std::string(kToolVersion) + ": estimate " + model + ", " +
-                    (a.train ? "training" : "inference") + ", batch " +
-                    std::to_string(*a.model.batch) + " per device, " + a.precision +
-                    (a.train ? ", " + a.optimizer : "") + "\n\n";
-  out +=
-      "target               chips  fits  max batch   step ms   samples/s    MFU   memory/dev    "
-      "$/1M samples\n";
-  for (const Estimate& e : es) {
-    std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
-    char line[256];
-    std::snprintf(
-        line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n", name.c_str(),
-        e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch), Ms(e.step_ms).c_str(),
-        FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100, Human(e.memory.total()).c_str(),
-        e.usd_per_million_samples ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
-                                  : "-");
-    out += line;
-  }
-  for (const Estimate& e : es) {
-    out += "\n" + e.target + ": where the time goes (top ops)\n";
-    for (const NodeTime& t : e.top_nodes) {
-      const Node& n = g.node(t.node);
-      char line[512];
-      std::snprintf(line, sizeof line, "  %8s ms  %-7s  %-14s %s%s\n", Ms(t.ms).c_str(),
-                    t.compute_bound ? "compute" : "memory", n.QualifiedOp().c_str(), n.name.c_str(),
-                    t.mxu_utilization < 0.999
-                        ? (" (MXU " + FormatFixed(t.mxu_utilization * 100, 0) + "% used)").c_str()
-                        : "");
-      out += line;
-    }
-    out += "  memory: weights " + Human(e.memory.weights) + ", gradients " +
-           Human(e.memory.gradients) + ", optimizer " +
-           Human(e.memory.optimizer_state + e.memory.master_weights) + ", activations " +
-           Human(e.memory.activations) + ", transients " + Human(e.memory.transients) +
-           (e.memory.padding_waste > 0 ? " (tile padding " + Human(e.memory.padding_waste) + ")"
-                                       : "") +
-           " of " + Human(e.hbm_bytes) + " HBM\n";
-    for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
-  }
-  return out;
-}
-
-}  // namespace
-
-int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& err) {
+// Estimate flags → AnalyzeOptions; on a bad flag writes one line to `err` and returns nullopt.
+std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::ostream& err) {
   auto optimizer = ParseOptimizer(args.optimizer);
   auto precision = ParsePrecision(args.precision);
   if (!optimizer) {
     err << "tpu-doctor: --optimizer: `" << args.optimizer
         << "` is not sgd, momentum, adam, adamw or adafactor\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   if (!precision) {
     err << "tpu-doctor: --precision: `" << args.precision << "` is not fp32, bf16 or mixed\n";
-    return kExitUsage;
+    return std::nullopt;
   }
-  if (!args.model.batch) {
-    err << "tpu-doctor: estimate needs --batch N (the per-device batch)\n";
-    return kExitUsage;
-  }
-  std::vector<SliceTarget> targets;
+  AnalyzeOptions options = ModelOptions(args.model);
+  options.check.train = args.train;
+  options.check.optimizer = *optimizer;
+  options.check.precision = *precision;
+  options.dataset_size = args.dataset_size;
   for (std::string_view name : Split(args.targets, ',')) {
-    auto t = FindSliceTarget(std::string(Trim(name)));
-    if (!t) {
+    std::string target(Trim(name));
+    if (auto t = FindSliceTarget(target); !t) {
       err << "tpu-doctor: --targets: " << t.error().message << "\n";
-      return kExitUsage;
+      return std::nullopt;
     }
-    targets.push_back(*t);
+    options.estimate_targets.push_back(target);
   }
-  std::optional<Calibration> calibration;
   if (!args.calibration_file.empty()) {
     auto src = ReadSource(args.calibration_file);
     if (!src) {
       err << "tpu-doctor: --calibration: " << src.error().message << "\n";
-      return kExitUsage;
+      return std::nullopt;
     }
     auto cal = ParseCalibration(src->bytes, args.calibration_file);
     if (!cal) {
       err << "tpu-doctor: --calibration: " << cal.error().message << "\n";
-      return kExitUsage;
+      return std::nullopt;
     }
-    calibration = std::move(*cal);
+    options.calibration = std::move(*cal);
   }
-  std::string name;
-  auto model = LoadModelArg(args.model, name, err);
-  if (!model) return kExitUsage;
-  if (auto bad = NonStaticInput(model->graph)) {
-    err << "tpu-doctor: " << name << ": " << *bad << "\n";
+  return options;
+}
+
+}  // namespace
+
+int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& err) {
+  auto options = EstimateOptionsOf(args, err);
+  if (!options) return kExitUsage;
+  auto source = ReadModelArg(args.model, err);
+  if (!source) return kExitUsage;
+  auto report = Analyze(*source, *options);
+  if (!report) {
+    err << "tpu-doctor: " << report.error().message << "\n";
     return kExitUsage;
   }
-  std::vector<Estimate> estimates;
-  for (const SliceTarget& t : targets) {
-    EstimateOptions o;
-    o.train = args.train;
-    o.optimizer = *optimizer;
-    o.precision = *precision;
-    o.batch = *args.model.batch;
-    o.chips = t.chips;
-    o.dataset_size = args.dataset_size;
-    if (calibration) o.calibration = &*calibration;
-    auto e = EstimateStep(model->graph, *t.target, o);
-    if (!e) {
-      err << "tpu-doctor: " << e.error().message << "\n";
-      return kExitUsage;
-    }
-    e->target = t.name;
-    estimates.push_back(std::move(*e));
+  if (report->estimates.empty()) {
+    err << "tpu-doctor: " << report->estimate_unavailable << "\n";
+    return kExitUsage;
   }
-  if (args.format == "json") {
-    ordered_json j;
-    j["schema_version"] = 1;
-    j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
-    j["model"] = {{"path", name}, {"format", model->format}, {"producer", model->producer}};
-    j["mode"] = args.train ? "train" : "infer";
-    j["precision"] = args.precision;
-    j["optimizer"] = args.train ? ordered_json(std::string(NameOf(*optimizer))) : ordered_json();
-    j["batch_per_device"] = *args.model.batch;
-    j["shape_notes"] = model->shape_notes;
-    ordered_json arr = ordered_json::array();
-    for (const Estimate& e : estimates) arr.push_back(EstimateJson(e, model->graph));
-    j["estimates"] = arr;
-    out << j.dump(2) << "\n";
-  } else {
-    out << Text(name, args, estimates, model->graph);
-  }
+  out << (args.format == "json" ? RenderEstimateJson(*report) : RenderEstimateText(*report));
   return kExitOk;
 }
 

@@ -1,57 +1,11 @@
-#include <nlohmann/json.hpp>
-
 #include "cli.h"
 #include "commands.h"
-#include "tpudoctor/support/strings.h"
-#include "tpudoctor/target/target.h"
+#include "tpudoctor/report/render.h"
 
 namespace tpudoctor::cli {
-namespace {
-
-std::string Num(const std::optional<double>& v, int digits) {
-  return v ? FormatFixed(*v, digits) : "-";
-}
-
-std::string Cell(std::string s, std::size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
-}  // namespace
 
 int TargetsCommand(const std::string& format, std::ostream& out, std::ostream&) {
-  const auto& targets = AllTargets();
-  if (format == "json") {
-    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const TargetSpec& t : targets) {
-      auto opt = [](const std::optional<double>& v) {
-        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
-      };
-      arr.push_back(
-          {{"name", t.name},
-           {"display_name", t.display_name},
-           {"kind", t.kind},
-           {"bf16_tflops", opt(t.bf16_tflops)},
-           {"hbm_gib", opt(t.hbm_gib)},
-           {"hbm_gbps", opt(t.hbm_gbps)},
-           {"mxu_dim", t.mxu_dim ? nlohmann::ordered_json(*t.mxu_dim) : nlohmann::ordered_json()},
-           {"price_usd_per_chip_hour", opt(t.price_usd_per_chip_hour)}});
-    }
-    out << nlohmann::ordered_json{{"schema_version", 1}, {"targets", arr}}.dump(2) << "\n";
-    return kExitOk;
-  }
-  out << Cell("target", 13, false) << Cell("kind", 5, false) << Cell("bf16 TFLOP/s", 13)
-      << Cell("HBM GiB", 9) << Cell("HBM GB/s", 10) << Cell("MXU", 9) << Cell("$/chip-h", 10)
-      << "  name\n";
-  for (const TargetSpec& t : targets) {
-    std::string mxu =
-        t.mxu_dim ? std::to_string(*t.mxu_dim) + "x" + std::to_string(*t.mxu_dim) : "-";
-    out << Cell(t.name, 13, false) << Cell(t.kind, 5, false) << Cell(Num(t.bf16_tflops, 0), 13)
-        << Cell(Num(t.hbm_gib, 0), 9) << Cell(Num(t.hbm_gbps, 0), 10) << Cell(mxu, 9)
-        << Cell(Num(t.price_usd_per_chip_hour, 2), 10) << "  " << t.display_name << "\n";
-  }
-  out << "\nfigures and their sources: data/targets/NAME.json; default target: " << kDefaultTarget
-      << "\n";
+  out << (format == "json" ? RenderTargetsJson() : RenderTargetsText());
   return kExitOk;
 }
 

@@ -1,38 +1,34 @@
 #include "model_input.h"
 
-#include "tpudoctor/support/embedded.h"
-
 namespace tpudoctor::cli {
 
-std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::string& display_name,
-                                        std::ostream& err) {
-  Source source;
-  if (args.model.empty()) {
-    auto bytes = FindEmbedded(kExampleModel);
-    if (!bytes) {
-      err << "tpu-doctor: the bundled example model is missing from this build\n";
-      return std::nullopt;
-    }
-    source.display_name = kExampleModel;
-    source.bytes = std::string(*bytes);
-  } else {
-    auto read = ReadSource(args.model);
-    if (!read) {
-      err << "tpu-doctor: " << read.error().message << "\n";
-      return std::nullopt;
-    }
-    source = std::move(*read);
+std::optional<Source> ReadModelArg(const ModelArgs& args, std::ostream& err) {
+  auto source = args.model.empty() ? BundledExample() : ReadSource(args.model);
+  if (!source) {
+    err << "tpu-doctor: " << source.error().message << "\n";
+    return std::nullopt;
   }
-  display_name = source.display_name;
-  ShapeOptions options;
-  options.batch = args.batch;
-  options.dims = args.dims;
-  auto loaded = LoadModelAs(source, options, args.input_format);
+  return std::move(*source);
+}
+
+std::optional<LoadedModel> LoadModelArg(const ModelArgs& args, std::ostream& err) {
+  auto source = ReadModelArg(args, err);
+  if (!source) return std::nullopt;
+  const AnalyzeOptions options = ModelOptions(args);
+  auto loaded = LoadModelAs(*source, options.shapes, options.input_format);
   if (!loaded) {
     err << "tpu-doctor: " << loaded.error().message << "\n";
     return std::nullopt;
   }
   return std::move(*loaded);
+}
+
+AnalyzeOptions ModelOptions(const ModelArgs& args) {
+  AnalyzeOptions options;
+  options.shapes.batch = args.batch;
+  options.shapes.dims = args.dims;
+  options.input_format = args.input_format;
+  return options;
 }
 
 }  // namespace tpudoctor::cli

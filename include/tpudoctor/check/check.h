@@ -8,6 +8,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,7 +26,14 @@ struct CheckOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
   Precision precision = Precision::kBf16;
+  // Rule codes or code prefixes (`PERF`, `TPU003`): only selected rules run (all when empty), and
+  // ignored ones never do.
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
 };
+
+// Whether the options let the rule with this code run (LOAD findings are filtered the same way).
+bool RuleSelected(std::string_view code, const CheckOptions& options);
 
 struct CheckContext {
   const Graph& graph;
@@ -34,7 +43,7 @@ struct CheckContext {
   // The cost estimate at the graph's shapes; null when the inputs are not static (the memory and
   // performance rules then stay silent: SHP002 says how to make them static).
   const Estimate* estimate = nullptr;
-  std::int64_t batch = 0;  // leading dim of the first input, when static
+  std::int64_t batch = 0;  // the model's per-device batch (ModelFacts::batch), 0 when unknown
 };
 
 class Check {
@@ -49,9 +58,18 @@ class Check {
 // Every check, sorted by code.
 const std::vector<std::unique_ptr<Check>>& AllChecks();
 
-// Runs every check; diagnostics come back in a deterministic order (see SortDiagnostics).
+// Runs every selected check; diagnostics come back in a deterministic order (SortDiagnostics).
 std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
                                   const CheckOptions& options = {});
+
+// RunChecks, plus the estimate the memory and performance rules read: one step at the model's own
+// batch on `target` (absent when the inputs are not static or shapes depend on data).
+struct CheckRun {
+  std::vector<Diagnostic> findings;
+  std::optional<Estimate> estimate;
+};
+CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
+                               const CheckOptions& options = {});
 
 // Errors first, then warnings, then notes; within a severity by code, keeping emission order
 // (which follows the graph's topological order).

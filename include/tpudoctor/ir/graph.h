@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "tpudoctor/ir/model_facts.h"
 #include "tpudoctor/ir/op_kind.h"
 #include "tpudoctor/ir/shape.h"
 #include "tpudoctor/support/result.h"
@@ -118,6 +119,10 @@ class Graph {
   // shapes are then global, not per device. 1 for everything else.
   std::int64_t partitions() const { return partitions_; }
   void set_partitions(std::int64_t n) { partitions_ = n < 1 ? 1 : n; }
+  // What the loader decided about the model as a whole (format, framework, batch); default for
+  // subgraphs and hand-built graphs.
+  const ModelFacts& facts() const { return facts_; }
+  ModelFacts& mutable_facts() { return facts_; }
 
   // Building.
   void Reserve(std::size_t values, std::size_t nodes);
@@ -143,6 +148,7 @@ class Graph {
  private:
   std::string name_;
   std::int64_t partitions_ = 1;
+  ModelFacts facts_;
   std::vector<Value> values_;
   std::vector<Node> nodes_;
   std::vector<ValueId> inputs_;

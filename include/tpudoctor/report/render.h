@@ -9,7 +9,16 @@
 
 namespace tpudoctor {
 
+// `tpu-doctor check`: verdict, findings, op summary.
 std::string RenderText(const Report& report);
 std::string RenderJson(const Report& report);
+
+// `tpu-doctor estimate`: the table of report.estimates and where the time goes on each target.
+std::string RenderEstimateText(const Report& report);
+std::string RenderEstimateJson(const Report& report);
+
+// `tpu-doctor targets`: the hardware table.
+std::string RenderTargetsText();
+std::string RenderTargetsJson();
 
 }  // namespace tpudoctor

@@ -1,12 +1,14 @@
-// Report: everything a renderer prints for `tpu-doctor check`, computed once. Renderers do no
-// analysis; they only format a Report. The verdict is derived from the findings' severities:
-// any error → blocked, else any warning → runs with warnings, else ready.
+// Report: everything a renderer prints for `tpu-doctor check` and `estimate`, computed once by
+// Analyze (tpudoctor/analyze.h). Renderers do no analysis; they only format a Report. The verdict
+// is derived from the findings' severities: any error → blocked, else any warning → runs with
+// warnings, else ready.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/target/target.h"
@@ -47,6 +49,21 @@ struct Report {
   std::vector<ValueSummary> outputs;
   std::vector<OpSummaryRow> op_summary;  // flagged ops first, then by count, then by name
   std::vector<Diagnostic> findings;      // sorted (SortDiagnostics)
+
+  ModelFacts facts;  // format, framework, batch as the loader decided them
+  // What the estimates assume (the flags of check/estimate).
+  bool train = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  Precision precision = Precision::kBf16;
+  // One step on `target` at the model's batch: what the memory and performance rules read.
+  // Absent when the inputs are not static or shapes depend on data.
+  std::optional<Estimate> estimate;
+  // One estimate per requested target (AnalyzeOptions::estimate_targets), in request order, at
+  // `estimate_batch` per device; empty with `estimate_unavailable` saying why when the model
+  // cannot be estimated (a symbolic input dim, no batch).
+  std::vector<Estimate> estimates;
+  std::int64_t estimate_batch = 0;
+  std::string estimate_unavailable;
 };
 
 Report BuildReport(const std::string& model_name, const LoadedModel& model,

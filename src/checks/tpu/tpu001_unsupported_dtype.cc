@@ -28,19 +28,19 @@ class Tpu001UnsupportedDtype final : public Check {
  private:
   Diagnostic Report(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                     const DTypeUse& use, const DTypeOrigin& origin) const {
-    const SourceFramework framework = FrameworkOf(ctx.graph);
+    const Framework framework = ctx.graph.facts().framework;
     Diagnostic d = OriginFinding(code(), Severity::kError, origin, dtype, rule, use,
                                  ctx.target.name, "does not support", framework);
     d.fix = Fix{FixSuggestion(dtype, framework), FixApplicability::kDisplayOnly};
     return d;
   }
 
-  static std::string FixSuggestion(DType dtype, SourceFramework framework) {
-    if (dtype == DType::kFloat64 && framework == SourceFramework::kKeras) {
+  static std::string FixSuggestion(DType dtype, Framework framework) {
+    if (dtype == DType::kFloat64 && framework == Framework::kKeras) {
       return "use float32 layers, or `keras.mixed_precision.set_global_policy(\"mixed_bfloat16\")` "
              "for TPU speed, and feed float32 data (`x.astype(\"float32\")`)";
     }
-    if (dtype == DType::kFloat64 && framework == SourceFramework::kTensorFlow) {
+    if (dtype == DType::kFloat64 && framework == Framework::kTensorFlow) {
       return "make variables and inputs float32 (`tf.cast(x, tf.float32)`, "
              "`np.asarray(x, np.float32)`) and re-export";
     }

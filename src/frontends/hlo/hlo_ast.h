@@ -75,6 +75,10 @@ Result<Graph> BuildHloGraph(const HloModule& module);
 // `file:12:3: message` for a positioned message, `file: message` otherwise.
 std::string AtFile(const std::string& file, const std::string& message);
 
+// The framework an XLA module's name says lowered it: `jit_step`/`pjit_f` (JAX), `SyncTensorsGraph`
+// (PyTorch/XLA), `a_inference_`/`cluster_` (TensorFlow), unknown otherwise.
+Framework FrameworkOfModuleName(std::string_view module_name);
+
 // Parses HLO text (one module; further `// -----`-separated modules are counted, not read).
 // Errors carry `line:col`.
 Result<HloModule> ParseHloText(std::string_view text);

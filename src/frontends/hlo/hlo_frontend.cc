@@ -297,6 +297,18 @@ Result<Graph> hlo::BuildHloGraph(const HloModule& module) {
   return g;
 }
 
+Framework hlo::FrameworkOfModuleName(std::string_view name) {
+  if (name.starts_with("@")) name.remove_prefix(1);
+  if (name.starts_with("jit_") || name.starts_with("pjit_") || name.starts_with("xmap_"))
+    return Framework::kJax;
+  if (name.starts_with("SyncTensorsGraph") || name.starts_with("IrToHlo"))
+    return Framework::kPyTorch;
+  if (name.starts_with("a_inference_") || name.starts_with("cluster_") ||
+      name.starts_with("__inference_"))
+    return Framework::kTensorFlow;
+  return Framework::kUnknown;
+}
+
 int SniffHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 4096);
   for (std::size_t at = head.find("HloModule"); at != std::string_view::npos;
@@ -324,6 +336,7 @@ Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
   auto graph = hlo::BuildHloGraph(*module);
   if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   LoadedModel loaded{std::move(*graph), "hlo", "", {}, {}};
+  loaded.graph.mutable_facts().framework = hlo::FrameworkOfModuleName(module->name);
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back("HLO programs have static shapes; --batch/--dim do not apply");
   }

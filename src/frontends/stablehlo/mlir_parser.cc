@@ -133,7 +133,10 @@ class Parser {
 
   Result<Ok> ModuleHeader(MlirModule& m) {
     SkipSpace();
-    if (Peek() == '@') Symbol();
+    if (Peek() == '@') {
+      std::string name(Symbol());
+      if (m.name.empty()) m.name = std::move(name);
+    }
     SkipSpace();
     if (Word("attributes")) {
       SkipSpace();

@@ -46,6 +46,7 @@ struct MlirFunc {
 };
 
 struct MlirModule {
+  std::string name;  // `module @jit_step` → "jit_step" (the outermost named module)
   std::vector<MlirFunc> funcs;
   std::map<std::string, std::string> loc_aliases;  // "#loc3" → the body of its `loc(...)`
   int modules_in_file = 1;

@@ -580,6 +580,7 @@ Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& opti
   if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   graph->set_partitions(parsed->partitions);
   LoadedModel loaded{std::move(*graph), "stablehlo", "", {}, {}};
+  loaded.graph.mutable_facts().framework = hlo::FrameworkOfModuleName(parsed->name);
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back(
         "StableHLO programs have their shapes fixed at export; --batch/--dim do not apply");

@@ -1,0 +1,50 @@
+// The library's entry points: everything `tpu-doctor check` and `estimate` do, as two calls that
+// the CLI, the Python module and tests share.
+//
+//   auto source = ReadSource("model.onnx");          // or a Source built from bytes in memory
+//   AnalyzeOptions options;
+//   options.estimate_targets = {"tpu-v5e-8", "nvidia-h100"};
+//   Result<Report> report = Analyze(*source, options);
+//   std::string text = RenderText(*report);          // tpudoctor/report/render.h
+//
+// Analyze loads the model (detecting its format), runs the selected checks on `target`, and
+// estimates memory, step time and cost on `target` and on each of `estimate_targets`. It never
+// prints, never throws and never exits: a file it cannot read as a model is a Result error with a
+// one-line message. Findings about the model are in the Report.
+//
+// DiagnoseLogs (tpudoctor/logs/logs.h) is the entry point for TPU logs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/check/check.h"
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/frontend/source.h"
+#include "tpudoctor/report/report.h"
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor {
+
+struct AnalyzeOptions {
+  ShapeOptions shapes;       // --batch, --dim
+  std::string input_format;  // "" detects it; else one of InputFormats()
+  std::string target = kDefaultTarget;
+  // train/optimizer/precision (the memory rules and every estimate follow them) and the rule
+  // selection.
+  CheckOptions check;
+  // Targets to estimate on besides `target` (slices allowed: "tpu-v5e-8"), in this order.
+  std::vector<std::string> estimate_targets;
+  std::optional<double> dataset_size;      // samples per epoch, for epoch time and cost
+  std::optional<Calibration> calibration;  // overrides the targets' efficiency factors
+};
+
+// Loads, checks and estimates. Errors: unreadable or unrecognised model bytes, an unknown target,
+// a target that lacks the figures an estimate needs.
+Result<Report> Analyze(const Source& source, const AnalyzeOptions& options);
+
+// The example model bundled into the binary (what `tpu-doctor check` reads when given none).
+Result<Source> BundledExample();
+
+}  // namespace tpudoctor

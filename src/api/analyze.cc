@@ -1,0 +1,108 @@
+#include "tpudoctor/analyze.h"
+
+#include <algorithm>
+
+#include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/support/embedded.h"
+
+namespace tpudoctor {
+namespace {
+
+constexpr const char* kExampleModel = "examples/resnet50.onnx";
+
+// The inputs must be static for sizes and times to mean anything.
+std::optional<std::string> NonStaticInput(const Graph& g) {
+  for (ValueId id : g.inputs()) {
+    const Value& v = g.value(id);
+    if (v.type.shape.is_static()) continue;
+    std::string hint;
+    for (const Dim& d : v.type.shape.dims()) {
+      if (d.is_symbol())
+        hint = "pass `--dim " + d.symbol() + "=N` (or `--batch N` for the batch dim)";
+    }
+    if (hint.empty()) hint = "the model does not name the dim; re-export it with a fixed size";
+    return "input `" + v.name + "` has shape " + v.type.shape.ToString() +
+           "; an estimate needs static shapes: " + hint;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<SliceTarget>> ResolveSlices(const std::vector<std::string>& names) {
+  std::vector<SliceTarget> slices;
+  for (const std::string& name : names) {
+    auto t = FindSliceTarget(name);
+    if (!t) return t.error();
+    slices.push_back(*t);
+  }
+  return slices;
+}
+
+// Fills report.estimates, or says in report.estimate_unavailable why the model cannot be
+// estimated. The batch is the one the graph's shapes were made static with; an XLA program, whose
+// inputs do not show it, takes --batch as the samples each step processes.
+Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& slices,
+                            const AnalyzeOptions& options, Report& report) {
+  const std::optional<std::int64_t> batch =
+      graph.facts().batch ? graph.facts().batch : options.shapes.batch;
+  if (!batch) {
+    report.estimate_unavailable = "estimate needs --batch N (the per-device batch)";
+    return Ok{};
+  }
+  if (auto bad = NonStaticInput(graph)) {
+    report.estimate_unavailable = report.model + ": " + *bad;
+    return Ok{};
+  }
+  report.estimate_batch = *batch;
+  for (const SliceTarget& slice : slices) {
+    EstimateOptions o;
+    o.train = options.check.train;
+    o.optimizer = options.check.optimizer;
+    o.precision = options.check.precision;
+    o.batch = *batch;
+    o.chips = slice.chips;
+    o.dataset_size = options.dataset_size;
+    if (options.calibration) o.calibration = &*options.calibration;
+    auto e = EstimateStep(graph, *slice.target, o);
+    if (!e) return e.error();
+    e->target = slice.name;
+    report.estimates.push_back(std::move(*e));
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Source> BundledExample() {
+  auto bytes = FindEmbedded(kExampleModel);
+  if (!bytes) return MakeError("the bundled example model is missing from this build");
+  Source source;
+  source.display_name = kExampleModel;
+  source.bytes = std::string(*bytes);
+  return source;
+}
+
+Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
+  auto target = FindTarget(options.target);
+  if (!target) return target.error();
+  auto slices = ResolveSlices(options.estimate_targets);
+  if (!slices) return slices.error();
+  auto model = LoadModelAs(source, options.shapes, options.input_format);
+  if (!model) return model.error();
+
+  CheckRun run = RunChecksWithEstimate(model->graph, **target, options.check);
+  std::erase_if(model->diagnostics,
+                [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
+  Report report =
+      BuildReport(source.display_name, *model, **target, std::move(run.findings));
+  report.facts = model->graph.facts();
+  report.train = options.check.train;
+  report.optimizer = options.check.optimizer;
+  report.precision = options.check.precision;
+  report.estimate = std::move(run.estimate);
+  if (!slices->empty()) {
+    if (auto r = EstimateOnSlices(model->graph, *slices, options, report); !r) return r.error();
+  }
+  return report;
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,144 @@
+#include <nlohmann/json.hpp>
+
+#include "tpudoctor/report/render.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Ms(double v) {
+  return v >= 100 ? FormatFixed(v, 0) : v >= 10 ? FormatFixed(v, 1) : FormatFixed(v, 2);
+}
+
+std::string Human(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";
+  if (bytes >= 1024.0 * 1024) return FormatFixed(bytes / (1024.0 * 1024), 1) + " MiB";
+  return FormatFixed(bytes / 1024.0, 1) + " KiB";
+}
+
+ordered_json Opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); }
+
+ordered_json EstimateJson(const Estimate& e) {
+  ordered_json j;
+  j["target"] = e.target;
+  j["chips"] = e.chips;
+  j["step_time_ms"] = e.step_ms;
+  j["forward_ms"] = e.forward_ms;
+  j["backward_ms"] = e.backward_ms;
+  j["optimizer_ms"] = e.optimizer_ms;
+  j["allreduce_ms"] = e.allreduce_ms;
+  j["samples_per_s"] = e.samples_per_s;
+  j["model_flops_per_step"] = e.model_flops;
+  j["mfu"] = e.mfu;
+  j["peak_memory_bytes"] = e.memory.total();
+  j["memory"] = {{"weights", e.memory.weights},
+                 {"gradients", e.memory.gradients},
+                 {"optimizer_state", e.memory.optimizer_state},
+                 {"master_weights", e.memory.master_weights},
+                 {"activations", e.memory.activations},
+                 {"transients", e.memory.transients},
+                 {"fixed", e.memory.fixed},
+                 {"padding_waste", e.memory.padding_waste}};
+  j["hbm_bytes"] = e.hbm_bytes;
+  j["fits"] = e.fits;
+  j["max_batch"] = e.max_batch;
+  j["usd_per_hour"] = Opt(e.usd_per_hour);
+  j["usd_per_million_samples"] = Opt(e.usd_per_million_samples);
+  j["epoch_s"] = Opt(e.epoch_s);
+  j["usd_per_epoch"] = Opt(e.usd_per_epoch);
+  j["unknown_ops"] = e.unknown_ops;
+  const EstimateComponents& c = e.components;
+  j["components"] = {{"matmul_flops", c.matmul_flops},
+                     {"conv_flops", c.conv_flops},
+                     {"depthwise_flops", c.depthwise_flops},
+                     {"vector_bytes", c.vector_bytes},
+                     {"forward_kernels", c.forward_kernels},
+                     {"backward_kernels", c.backward_kernels},
+                     {"optimizer_bytes", c.optimizer_bytes},
+                     {"parameter_tensors", c.parameter_tensors},
+                     {"matrix_peak_flops", c.matrix_peak_flops},
+                     {"bandwidth", c.bandwidth},
+                     {"state_bytes", c.state_bytes},
+                     {"saved_bytes", c.saved_bytes},
+                     {"saved_matrix_bytes", c.saved_matrix_bytes},
+                     {"largest_tensor_bytes", c.largest_tensor_bytes},
+                     {"live_peak_bytes", c.live_peak_bytes}};
+  ordered_json top = ordered_json::array();
+  for (const NodeTime& t : e.top_nodes) {
+    top.push_back({{"node", t.node_name},
+                   {"op", t.op},
+                   {"ms", t.ms},
+                   {"bound", t.compute_bound ? "compute" : "memory"},
+                   {"mxu_utilization", t.mxu_utilization}});
+  }
+  j["top_ops"] = top;
+  j["assumptions"] = e.assumptions;
+  return j;
+}
+
+}  // namespace
+
+std::string RenderEstimateText(const Report& r) {
+  const std::vector<Estimate>& es = r.estimates;
+  std::string out = "tpu-doctor " + std::string(kToolVersion) + ": estimate " + r.model + ", " +
+                    (r.train ? "training" : "inference") + ", batch " +
+                    std::to_string(r.estimate_batch) + " per device, " +
+                    std::string(NameOf(r.precision)) +
+                    (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n\n";
+  out +=
+      "target               chips  fits  max batch   step ms   samples/s    MFU   memory/dev    "
+      "$/1M samples\n";
+  for (const Estimate& e : es) {
+    std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
+    char line[256];
+    std::snprintf(
+        line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n", name.c_str(),
+        e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch), Ms(e.step_ms).c_str(),
+        FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100, Human(e.memory.total()).c_str(),
+        e.usd_per_million_samples ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
+                                  : "-");
+    out += line;
+  }
+  for (const Estimate& e : es) {
+    out += "\n" + e.target + ": where the time goes (top ops)\n";
+    for (const NodeTime& t : e.top_nodes) {
+      char line[512];
+      std::snprintf(line, sizeof line, "  %8s ms  %-7s  %-14s %s%s\n", Ms(t.ms).c_str(),
+                    t.compute_bound ? "compute" : "memory", t.op.c_str(), t.node_name.c_str(),
+                    t.mxu_utilization < 0.999
+                        ? (" (MXU " + FormatFixed(t.mxu_utilization * 100, 0) + "% used)").c_str()
+                        : "");
+      out += line;
+    }
+    out += "  memory: weights " + Human(e.memory.weights) + ", gradients " +
+           Human(e.memory.gradients) + ", optimizer " +
+           Human(e.memory.optimizer_state + e.memory.master_weights) + ", activations " +
+           Human(e.memory.activations) + ", transients " + Human(e.memory.transients) +
+           (e.memory.padding_waste > 0 ? " (tile padding " + Human(e.memory.padding_waste) + ")"
+                                       : "") +
+           " of " + Human(e.hbm_bytes) + " HBM\n";
+    for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
+  }
+  return out;
+}
+
+
+std::string RenderEstimateJson(const Report& r) {
+  ordered_json j;
+  j["schema_version"] = 1;
+  j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
+  j["model"] = {{"path", r.model}, {"format", r.format}, {"producer", r.producer}};
+  j["mode"] = r.train ? "train" : "infer";
+  j["precision"] = std::string(NameOf(r.precision));
+  j["optimizer"] = r.train ? ordered_json(std::string(NameOf(r.optimizer))) : ordered_json();
+  j["batch_per_device"] = r.estimate_batch;
+  j["shape_notes"] = r.shape_notes;
+  ordered_json arr = ordered_json::array();
+  for (const Estimate& e : r.estimates) arr.push_back(EstimateJson(e));
+  j["estimates"] = arr;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tpudoctor
