@@ -1,3 +1,4 @@
+#include <atomic>
 #include <optional>
 
 #include "src/frontends/archives.h"
@@ -128,6 +129,13 @@ Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> child_processes_allowed{true};
+}  // namespace
+
+void SetChildProcessesAllowed(bool allowed) { child_processes_allowed = allowed; }
+bool ChildProcessesAllowed() { return child_processes_allowed; }
 
 const std::vector<std::string>& InputFormats() {
   static const auto* formats =

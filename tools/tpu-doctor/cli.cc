@@ -65,8 +65,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   check_cmd->add_flag("--train", check.train, "memory rules count a training step (gradients, optimizer, activations)");
   check_cmd->add_option("--optimizer", check.optimizer, "with --train: sgd, momentum, adam/adamw, adafactor");
   check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), mixed");
-  check_cmd->add_option("--format", check.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  check_cmd->add_option("--format", check.format, "text, json, sarif or html")
+      ->check(CLI::IsMember({"text", "json", "sarif", "html"}));
   check_cmd
       ->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
       ->check(CLI::IsMember({"error", "warning", "note", "never"}));

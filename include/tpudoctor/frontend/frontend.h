@@ -32,6 +32,13 @@ Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options)
 // "pt2", "keras", "tf".
 const std::vector<std::string>& InputFormats();
 
+// Whether a frontend may fork a child process to contain a parser that is not hardened against
+// hostile files (libhdf5, for legacy Keras `.h5` files). Allowed by default; a host process that
+// must not fork (the Python module: forking a threaded interpreter is unsafe) turns it off once,
+// and such files are then refused with a one-line error that names the alternative.
+void SetChildProcessesAllowed(bool allowed);
+bool ChildProcessesAllowed();
+
 // LoadModel with the format forced (`format` empty: detect it). An unknown name is an error.
 Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
                                 std::string_view format);

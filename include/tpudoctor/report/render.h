@@ -13,6 +13,16 @@ namespace tpudoctor {
 std::string RenderText(const Report& report);
 std::string RenderJson(const Report& report);
 
+// SARIF 2.1.0 for code scanning (GitHub): stable rule ids with their docs as help, a level per
+// result, the model file (relative to the repository root) with a region, the node path as a
+// logical location, and a fingerprint from the rule and node path.
+std::string RenderSarif(const Report& report);
+
+// One self-contained HTML page (inline CSS and SVG, no script, no network): verdict, findings, op
+// summary, memory breakdown, where the time goes, and the per-target comparison when the report
+// holds estimates. `standalone` false gives a fragment for embedding (notebooks).
+std::string RenderHtml(const Report& report, bool standalone = true);
+
 // `tpu-doctor estimate`: the table of report.estimates and where the time goes on each target.
 std::string RenderEstimateText(const Report& report);
 std::string RenderEstimateJson(const Report& report);

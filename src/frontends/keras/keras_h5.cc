@@ -1,5 +1,7 @@
 #include "src/frontends/keras/keras_h5.h"
 
+#include "tpudoctor/frontend/frontend.h"
+
 #include <fcntl.h>
 #include <hdf5.h>
 #include <poll.h>
@@ -183,6 +185,12 @@ bool ReadAnswer(int fd, std::string& answer) {
 
 Result<H5Config> ReadH5Config(std::string_view bytes, const std::string& display_name) {
   if (!LooksLikeHdf5(bytes)) return MakeError(display_name + ": not an HDF5 file");
+  if (!ChildProcessesAllowed()) {
+    return MakeError(display_name +
+                     ": a legacy HDF5 Keras file, which tpu-doctor reads in a child process that "
+                     "this host process does not allow; give the model's `to_json()` text or a "
+                     "`.keras` file instead");
+  }
   const std::string unreadable =
       display_name +
       ": libhdf5 could not read this HDF5 file (it crashed or ran out of time); "

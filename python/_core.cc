@@ -1,0 +1,184 @@
+// The tpudoctor Python module's native part: a thin layer over the library's entry points
+// (tpudoctor/analyze.h, tpudoctor/logs/logs.h) and its renderers. Results cross as the Report
+// object (rendered on demand) and as JSON text, which python/tpudoctor/ turns into typed objects.
+// Errors raise tpudoctor.Error with the library's one-line message. Nothing here prints, and the
+// GIL is released while a model or log is analysed.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+#include "tpudoctor/analyze.h"
+#include "tpudoctor/check/check.h"
+#include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/logs/logs.h"
+#include "tpudoctor/report/render.h"
+#include "tpudoctor/support/embedded.h"
+
+namespace py = pybind11;
+
+namespace tpudoctor {
+namespace {
+
+struct ToolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+T OrRaise(Result<T> r) {
+  if (!r) throw ToolError(r.error().message);
+  return std::move(*r);
+}
+
+struct PyAnalyzeArgs {
+  std::string target = kDefaultTarget;
+  std::optional<std::int64_t> batch;
+  std::map<std::string, std::int64_t> dims;
+  std::string input_format;
+  bool train = false;
+  std::string optimizer = "adam";
+  std::string precision = "bf16";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::vector<std::string> estimate_targets;
+  std::optional<double> dataset_size;
+};
+
+AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
+  AnalyzeOptions o;
+  o.target = a.target;
+  if (a.batch && *a.batch < 1) throw ToolError("batch must be a positive integer");
+  o.shapes.batch = a.batch;
+  for (const auto& [name, value] : a.dims) {
+    if (value < 1) throw ToolError("dim `" + name + "` must be a positive integer");
+  }
+  o.shapes.dims = a.dims;
+  o.input_format = a.input_format;
+  o.check.train = a.train;
+  auto optimizer = ParseOptimizer(a.optimizer);
+  if (!optimizer) {
+    throw ToolError("optimizer `" + a.optimizer +
+                    "` is not sgd, momentum, adam, adamw or adafactor");
+  }
+  auto precision = ParsePrecision(a.precision);
+  if (!precision) throw ToolError("precision `" + a.precision + "` is not fp32, bf16 or mixed");
+  o.check.optimizer = *optimizer;
+  o.check.precision = *precision;
+  o.check.select = a.select;
+  o.check.ignore = a.ignore;
+  o.estimate_targets = a.estimate_targets;
+  o.dataset_size = a.dataset_size;
+  return o;
+}
+
+Report AnalyzeSource(const Source& source, const PyAnalyzeArgs& args) {
+  const AnalyzeOptions options = ToOptions(args);
+  Result<Report> report = MakeError("");
+  {
+    py::gil_scoped_release release;
+    report = Analyze(source, options);
+  }
+  return OrRaise(std::move(report));
+}
+
+Report AnalyzePath(const std::string& path, const PyAnalyzeArgs& args) {
+  return AnalyzeSource(OrRaise(ReadSource(path)), args);
+}
+
+Report AnalyzeBytes(py::bytes data, const std::string& name, const PyAnalyzeArgs& args) {
+  Source source;
+  source.display_name = name;
+  source.bytes = std::string(data);
+  if (static_cast<std::int64_t>(source.bytes.size()) > kMaxSourceBytes)
+    throw ToolError(name + ": larger than a model description can be");
+  return AnalyzeSource(source, args);
+}
+
+// The estimate the checks used, rendered like `tpu-doctor estimate --format json`; None when the
+// model could not be estimated.
+std::optional<std::string> CheckEstimateJson(const Report& r) {
+  if (!r.estimate) return std::nullopt;
+  Report copy = r;
+  copy.estimates = {*r.estimate};
+  copy.estimate_batch = std::max<std::int64_t>(1, r.facts.batch.value_or(1));
+  return RenderEstimateJson(copy);
+}
+
+std::pair<std::string, std::string> Logs(const LogDiagnosis& d) {
+  return {RenderLogsJson(d), RenderLogsText(d)};
+}
+
+}  // namespace
+}  // namespace tpudoctor
+
+PYBIND11_MODULE(_core, m) {
+  using namespace tpudoctor;
+  m.doc() = "tpu-doctor's native core; use the `tpudoctor` package, not this module.";
+  // Forking a threaded Python process is unsafe: legacy .h5 files are read through h5py by the
+  // Python package instead of libhdf5 in a child process.
+  SetChildProcessesAllowed(false);
+  py::register_exception<ToolError>(m, "Error", PyExc_ValueError);
+  m.attr("version") = kToolVersion;
+
+  py::class_<PyAnalyzeArgs>(m, "AnalyzeArgs")
+      .def(py::init<>())
+      .def_readwrite("target", &PyAnalyzeArgs::target)
+      .def_readwrite("batch", &PyAnalyzeArgs::batch)
+      .def_readwrite("dims", &PyAnalyzeArgs::dims)
+      .def_readwrite("input_format", &PyAnalyzeArgs::input_format)
+      .def_readwrite("train", &PyAnalyzeArgs::train)
+      .def_readwrite("optimizer", &PyAnalyzeArgs::optimizer)
+      .def_readwrite("precision", &PyAnalyzeArgs::precision)
+      .def_readwrite("select", &PyAnalyzeArgs::select)
+      .def_readwrite("ignore", &PyAnalyzeArgs::ignore)
+      .def_readwrite("estimate_targets", &PyAnalyzeArgs::estimate_targets)
+      .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size);
+
+  py::class_<Report>(m, "Report")
+      .def("text", &RenderText)
+      .def("json", &RenderJson)
+      .def("sarif", &RenderSarif)
+      .def("html", [](const Report& r) { return RenderHtml(r, true); })
+      .def("html_fragment", [](const Report& r) { return RenderHtml(r, false); })
+      .def("estimate_text", &RenderEstimateText)
+      .def("estimate_json", &RenderEstimateJson)
+      .def("check_estimate_json", &CheckEstimateJson)
+      .def_readonly("estimate_unavailable", &Report::estimate_unavailable)
+      .def_property_readonly("estimate_count",
+                             [](const Report& r) { return r.estimates.size(); });
+
+  m.def("analyze_path", &AnalyzePath, py::arg("path"), py::arg("args"));
+  m.def("analyze_bytes", &AnalyzeBytes, py::arg("data"), py::arg("name"), py::arg("args"));
+  m.def("bundled_example", [] {
+    const Source s = OrRaise(BundledExample());
+    return std::make_pair(s.display_name, py::bytes(s.bytes));
+  });
+  m.def("diagnose_log_files", [](const std::vector<std::string>& paths) {
+    Result<LogDiagnosis> d = MakeError("");
+    {
+      py::gil_scoped_release release;
+      d = DiagnoseLogs(paths);
+    }
+    return Logs(OrRaise(std::move(d)));
+  });
+  m.def("diagnose_log_text", [](const std::string& name, const std::string& text) {
+    Result<LogDiagnosis> d = MakeError("");
+    {
+      py::gil_scoped_release release;
+      d = DiagnoseLogText(name, text);
+    }
+    return Logs(OrRaise(std::move(d)));
+  });
+  m.def("rules", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    for (const auto& c : AllChecks())
+      out.emplace_back(std::string(c->code()), std::string(c->name()), std::string(c->summary()));
+    return out;
+  });
+  m.def("rule_doc", [](const std::string& code) {
+    auto doc = FindEmbedded("docs/rules/" + code + ".md");
+    if (!doc) throw ToolError("no rule `" + code + "`");
+    return std::string(*doc);
+  });
+  m.def("targets_json", &RenderTargetsJson);
+}

@@ -1,0 +1,189 @@
+"""tpu-doctor for Python: will this model run on a Cloud TPU, how fast, at what cost — and why did
+that TPU run die?
+
+    import tpudoctor
+    report = tpudoctor.check("model.onnx", target="tpu-v5e", batch=8)
+    report.verdict            # "ready", "runs with warnings" or "blocked"
+    for f in report.findings:
+        print(f.code, f.severity, f.message)
+
+    report = tpudoctor.check(torch_module, example_input)   # exported in process
+    est = tpudoctor.estimate("model.onnx", batch=64, train=True, targets=["tpu-v5e-8", "nvidia-h100"])
+    est.estimates[0].samples_per_s
+    tpudoctor.logs("worker-0.log").root_cause.category
+
+Every function raises tpudoctor.Error (a ValueError) with a one-line message when its input cannot
+be read; none of them prints. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _core
+from ._inputs import resolve
+from ._report import (
+    Estimate,
+    Evidence,
+    Finding,
+    Fix,
+    Location,
+    LogCause,
+    LogReport,
+    Report,
+)
+
+__all__ = [
+    "Error",
+    "Estimate",
+    "Evidence",
+    "Finding",
+    "Fix",
+    "Location",
+    "LogCause",
+    "LogReport",
+    "Report",
+    "check",
+    "estimate",
+    "example",
+    "logs",
+    "rule",
+    "rules",
+    "targets",
+]
+
+__version__: str = _core.version
+
+Error = _core.Error
+Error.__module__ = "tpudoctor"
+Error.__doc__ = "Raised with a one-line message when an input cannot be analysed."
+
+
+def check(
+    obj: Any,
+    *example_inputs: Any,
+    target: str = "tpu-v5e",
+    batch: Optional[int] = None,
+    dims: Optional[Mapping[str, int]] = None,
+    train: bool = False,
+    optimizer: str = "adam",
+    precision: str = "bf16",
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    input_format: Optional[str] = None,
+) -> Report:
+    """Verdict and findings for a model on `target` (what `tpu-doctor check` prints).
+
+    `obj` is a path (ONNX, .pt2, Keras .keras/.h5/JSON, SavedModel folder, GraphDef, HLO text,
+    StableHLO text), model bytes or text, a torch.nn.Module or jitted JAX function (give example
+    inputs after it), a Keras model, or a tf.data.Dataset. `batch` and `dims` make symbolic dims
+    static; `train` makes the memory rules count a training step; `select`/`ignore` take rule
+    codes or prefixes ("PERF", "TPU003").
+    """
+    args = _args(target, batch, dims, train, optimizer, precision, select, ignore)
+    return Report(_analyze(obj, example_inputs, input_format, args))
+
+
+def estimate(
+    obj: Any,
+    *example_inputs: Any,
+    targets: Union[str, Sequence[str]] = ("tpu-v5e",),
+    batch: Optional[int] = None,
+    dims: Optional[Mapping[str, int]] = None,
+    train: bool = False,
+    optimizer: str = "adam",
+    precision: str = "bf16",
+    dataset_size: Optional[float] = None,
+    input_format: Optional[str] = None,
+) -> Report:
+    """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
+
+    Returns a Report whose `estimates` has one Estimate per target ("tpu-v5e-8" is a slice of 8
+    chips). Raises Error when the model cannot be estimated (a symbolic dim without `batch`/`dims`).
+    """
+    args = _args(
+        targets[0] if isinstance(targets, (list, tuple)) and targets else "tpu-v5e",
+        batch, dims, train, optimizer, precision, (), (),
+    )
+    if isinstance(targets, str):
+        targets = [t.strip() for t in targets.split(",") if t.strip()]
+    if not targets:
+        raise Error("estimate needs at least one target")
+    args.target = _base_target(targets[0])
+    args.estimate_targets = list(targets)
+    if dataset_size is not None:
+        args.dataset_size = float(dataset_size)
+    native = _analyze(obj, example_inputs, input_format, args)
+    if not native.estimate_count:
+        raise Error(native.estimate_unavailable)
+    return Report(native)
+
+
+def logs(text_or_path: Union[str, bytes, os.PathLike], *more_paths: Union[str, os.PathLike]) -> LogReport:
+    """Why a TPU run died, from its logs: one or more paths (plain or gzip), or the log text."""
+    if isinstance(text_or_path, bytes):
+        return LogReport(*_core.diagnose_log_text("<log>", text_or_path.decode("utf-8", "replace")))
+    first = os.fspath(text_or_path)
+    paths = [first, *(os.fspath(p) for p in more_paths)]
+    if more_paths or os.path.exists(first):
+        return LogReport(*_core.diagnose_log_files(paths))
+    if "\n" not in first and len(first) < 4096 and not first.strip().startswith(("Traceback", "E ")):
+        if os.sep in first or first.endswith((".log", ".txt", ".gz")):
+            raise Error(f"{first}: no such file")
+    return LogReport(*_core.diagnose_log_text("<log>", first))
+
+
+def rules() -> list:
+    """Every rule as (code, name, summary), sorted by code."""
+    return list(_core.rules())
+
+
+def rule(code: str) -> str:
+    """A rule's documentation page (markdown)."""
+    return _core.rule_doc(code.upper())
+
+
+def targets() -> list:
+    """The accelerators tpu-doctor knows, as dicts (what `tpu-doctor targets --format json` lists)."""
+    import json
+
+    return json.loads(_core.targets_json())["targets"]
+
+
+def example() -> bytes:
+    """The bundled example model (ONNX ResNet-50), for trying the API."""
+    return _core.bundled_example()[1]
+
+
+def _args(target, batch, dims, train, optimizer, precision, select, ignore) -> "_core.AnalyzeArgs":
+    a = _core.AnalyzeArgs()
+    a.target = target
+    if batch is not None:
+        if isinstance(batch, bool) or not isinstance(batch, int):
+            raise Error(f"batch must be an int, not {type(batch).__name__}")
+        a.batch = batch
+    if dims:
+        a.dims = {str(k): int(v) for k, v in dims.items()}
+    a.train = bool(train)
+    a.optimizer = optimizer
+    a.precision = precision
+    a.select = [s.upper() for s in ([select] if isinstance(select, str) else select)]
+    a.ignore = [s.upper() for s in ([ignore] if isinstance(ignore, str) else ignore)]
+    return a
+
+
+def _base_target(name: str) -> str:
+    """`tpu-v5e-8` → `tpu-v5e`: the check half of an estimate runs on one chip of the first target."""
+    known = {t["name"] for t in targets()}
+    while name not in known and "-" in name:
+        name = name.rsplit("-", 1)[0]
+    return name if name in known else "tpu-v5e"
+
+
+def _analyze(obj, example_inputs, input_format, args):
+    model = resolve(obj, example_inputs, input_format)
+    args.input_format = model.input_format
+    if model.path is not None:
+        return _core.analyze_path(model.path, args)
+    return _core.analyze_bytes(model.data, model.name, args)

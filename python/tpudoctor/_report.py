@@ -1,0 +1,244 @@
+"""Typed, read-only results: what tpudoctor.check/estimate/logs return.
+
+Every object is built from the JSON the native core renders (the same JSON `tpu-doctor ... --format
+json` prints, documented in docs/json-schema.md), so the Python view and the CLI never disagree.
+`to_dict()` gives that JSON as Python data, `to_json()` the text itself.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Location:
+    graph: str = ""
+    node: str = ""
+    op: str = ""
+    value: str = ""
+    scope: str = ""
+    file: str = ""
+    line: int = 0
+
+    def __str__(self) -> str:
+        parts = [f"node `{self.node}`" if self.node else "", f"value `{self.value}`" if self.value else ""]
+        parts += [f"layer `{self.scope}`" if self.scope else ""]
+        parts += [f"{self.file}:{self.line}" if self.file else ""]
+        return ", ".join(p for p in parts if p) or self.graph
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    applicability: str  # "safe", "unsafe" or "display-only"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # "TPU001"
+    severity: str  # "error", "warning" or "note"
+    message: str
+    location: Location
+    notes: Tuple[str, ...] = ()
+    fix: Optional[Fix] = None
+
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> "Finding":
+        fix = d.get("fix")
+        return Finding(
+            code=d["code"],
+            severity=d["severity"],
+            message=d["message"],
+            location=Location(**d.get("location", {})),
+            notes=tuple(d.get("notes", ())),
+            fix=Fix(fix["description"], fix["applicability"]) if fix else None,
+        )
+
+    def __str__(self) -> str:
+        return f"{self.severity}[{self.code}]: {self.message} ({self.location})"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One step of the model on one target (see `tpu-doctor estimate`)."""
+
+    target: str
+    chips: int
+    step_time_ms: float
+    samples_per_s: float
+    mfu: float
+    peak_memory_bytes: float
+    hbm_bytes: float
+    fits: bool
+    max_batch: int
+    usd_per_hour: Optional[float]
+    usd_per_million_samples: Optional[float]
+    memory: Dict[str, float]
+    top_ops: Tuple[Dict[str, Any], ...]
+    assumptions: Tuple[str, ...]
+    batch_per_device: int
+
+    @staticmethod
+    def from_dict(d: Dict[str, Any], batch: int) -> "Estimate":
+        return Estimate(
+            target=d["target"],
+            chips=d["chips"],
+            step_time_ms=d["step_time_ms"],
+            samples_per_s=d["samples_per_s"],
+            mfu=d["mfu"],
+            peak_memory_bytes=d["peak_memory_bytes"],
+            hbm_bytes=d["hbm_bytes"],
+            fits=d["fits"],
+            max_batch=d["max_batch"],
+            usd_per_hour=d.get("usd_per_hour"),
+            usd_per_million_samples=d.get("usd_per_million_samples"),
+            memory=dict(d["memory"]),
+            top_ops=tuple(d.get("top_ops", ())),
+            assumptions=tuple(d.get("assumptions", ())),
+            batch_per_device=batch,
+        )
+
+
+def _estimates(text: Optional[str]) -> List[Estimate]:
+    if not text:
+        return []
+    d = json.loads(text)
+    return [Estimate.from_dict(e, d["batch_per_device"]) for e in d["estimates"]]
+
+
+class Report:
+    """The verdict, findings and estimates for one model on one target.
+
+    Attributes: `verdict` ("ready", "runs with warnings", "blocked"), `findings` (list of Finding,
+    errors first), `estimate` (the Estimate on the check's target at the model's batch, or None when
+    the shapes are not static), `estimates` (one per target asked of `tpudoctor.estimate`), `model`,
+    `format`, `producer`, `target`, `errors`, `warnings`, `notes`.
+    """
+
+    def __init__(self, native: Any):
+        self._native = native
+        self._dict = json.loads(native.json())
+        d = self._dict
+        self.model: str = d["model"]["path"]
+        self.format: str = d["model"]["format"]
+        self.producer: str = d["model"]["producer"]
+        self.target: str = d["target"]["name"]
+        self.verdict: str = d["verdict"]
+        self.errors: int = d["summary"]["errors"]
+        self.warnings: int = d["summary"]["warnings"]
+        self.notes: int = d["summary"]["notes"]
+        self.findings: List[Finding] = [Finding.from_dict(f) for f in d["findings"]]
+        own = _estimates(native.check_estimate_json())
+        self.estimate: Optional[Estimate] = own[0] if own else None
+        self.estimates: List[Estimate] = (
+            _estimates(native.estimate_json()) if native.estimate_count else []
+        )
+        self.estimate_unavailable: str = native.estimate_unavailable
+
+    @property
+    def blocked(self) -> bool:
+        return self.verdict == "blocked"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(self.to_json())
+
+    def to_json(self) -> str:
+        return self._native.json()
+
+    def to_text(self) -> str:
+        return self._native.text()
+
+    def to_html(self) -> str:
+        return self._native.html()
+
+    def to_sarif(self) -> str:
+        return self._native.sarif()
+
+    def estimate_text(self) -> str:
+        return self._native.estimate_text() if self.estimates else ""
+
+    def _repr_html_(self) -> str:
+        return self._native.html_fragment()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return (
+            f"<tpudoctor.Report {self.model!r} on {self.target}: {self.verdict} "
+            f"({self.errors} errors, {self.warnings} warnings, {self.notes} notes)>"
+        )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    file: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LogCause:
+    category: str  # "hbm_oom", "unsupported_op", ...
+    severity: str
+    title: str
+    signature: str
+    count: int
+    knock_on: bool
+    evidence: Tuple[Evidence, ...]
+    extracted: Dict[str, str]
+    explanation: str
+    fix: str
+
+
+class LogReport:
+    """Why a TPU run died: `causes` in rank order (root cause first), `framework`, `versions`."""
+
+    def __init__(self, json_text: str, text: str):
+        self._json = json_text
+        self._text = text
+        d = json.loads(json_text)
+        self.framework: str = d.get("framework", "")
+        self.versions: Dict[str, str] = dict(d.get("versions", {}))
+        self.causes: List[LogCause] = [
+            LogCause(
+                category=c["category"],
+                severity=c["severity"],
+                title=c["title"],
+                signature=c["signature"],
+                count=c["count"],
+                knock_on=c["knock_on"],
+                evidence=tuple(Evidence(**e) for e in c.get("evidence", ())),
+                extracted=dict(c.get("extracted", {})),
+                explanation=c.get("explanation", ""),
+                fix=c.get("fix", ""),
+            )
+            for c in d.get("causes", ())
+        ]
+
+    @property
+    def root_cause(self) -> Optional[LogCause]:
+        return self.causes[0] if self.causes else None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(self._json)
+
+    def to_json(self) -> str:
+        return self._json
+
+    def to_text(self) -> str:
+        return self._text
+
+    def __str__(self) -> str:
+        return self._text
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self._text) + "</pre>"
+
+    def __repr__(self) -> str:
+        cause = self.root_cause
+        what = f"{cause.category}: {cause.title}" if cause else "no failure found"
+        return f"<tpudoctor.LogReport {what}>"

@@ -1,0 +1,155 @@
+// SARIF 2.1.0 (OASIS) for code-scanning tools such as GitHub's: one run, the tool's rules with
+// their help text, one result per finding. The model file is the artifact, its path relative to
+// the repository root (%SRCROOT%) as the user gave it; the node path is a logical location; a
+// finding's fingerprint hashes its rule and node path, so it survives unrelated edits.
+#include <nlohmann/json.hpp>
+
+#include "tpudoctor/check/check.h"
+#include "tpudoctor/report/render.h"
+#include "tpudoctor/support/embedded.h"
+
+namespace tpudoctor {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+
+std::string_view LevelOf(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
+  }
+  return "note";
+}
+
+// FNV-1a, 64-bit: stable across runs and platforms (std::hash is neither).
+std::string Fingerprint(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = kHex[h & 0xf];
+  return out;
+}
+
+// A relative path stays relative to the repository root; an absolute one becomes a file: URI.
+ordered_json ArtifactLocation(const std::string& path) {
+  ordered_json a;
+  if (!path.empty() && path[0] == '/') {
+    a["uri"] = "file://" + path;
+  } else {
+    a["uri"] = path.starts_with("./") ? path.substr(2) : path;
+    a["uriBaseId"] = "%SRCROOT%";
+  }
+  return a;
+}
+
+// Severity of a rule when nothing else is known: its worst finding in this report, else warning.
+std::string_view DefaultLevel(std::string_view code, const Report& r) {
+  std::optional<Severity> worst;
+  for (const Diagnostic& d : r.findings) {
+    if (d.code == code && (!worst || d.severity > *worst)) worst = d.severity;
+  }
+  return LevelOf(worst.value_or(Severity::kWarning));
+}
+
+ordered_json Rules(const Report& r, std::map<std::string, int>& index) {
+  ordered_json rules = ordered_json::array();
+  for (const auto& check : AllChecks()) {
+    const std::string code(check->code());
+    index[code] = static_cast<int>(rules.size());
+    const std::string doc(FindEmbedded("docs/rules/" + code + ".md").value_or(""));
+    ordered_json rule;
+    rule["id"] = code;
+    rule["name"] = std::string(check->name());
+    rule["shortDescription"] = {{"text", std::string(check->summary())}};
+    rule["fullDescription"] = {{"text", std::string(check->summary())}};
+    rule["help"] = {{"text", doc}, {"markdown", doc}};
+    rule["defaultConfiguration"] = {{"level", std::string(DefaultLevel(code, r))}};
+    rules.push_back(rule);
+  }
+  return rules;
+}
+
+std::string LogicalName(const Location& loc) {
+  std::string name = loc.graph;
+  if (!loc.node.empty()) name += (name.empty() ? "" : "/") + loc.node;
+  else if (!loc.value.empty()) name += (name.empty() ? "" : "/") + loc.value;
+  return name;
+}
+
+ordered_json ResultOf(const Diagnostic& d, const Report& r, const std::map<std::string, int>& index) {
+  ordered_json res;
+  res["ruleId"] = d.code;
+  if (auto it = index.find(d.code); it != index.end()) res["ruleIndex"] = it->second;
+  res["level"] = std::string(LevelOf(d.severity));
+  std::string text = d.message;
+  for (const std::string& note : d.notes) text += "\n" + note;
+  if (d.fix) text += "\nfix: " + d.fix->description;
+  res["message"] = {{"text", text}};
+  ordered_json loc;
+  ordered_json physical;
+  physical["artifactLocation"] = ArtifactLocation(r.model);
+  physical["artifactLocation"]["index"] = 0;
+  physical["region"] = {{"startLine", 1}};
+  loc["physicalLocation"] = physical;
+  const std::string logical = LogicalName(d.location);
+  if (!logical.empty()) {
+    ordered_json l = {{"fullyQualifiedName", logical}, {"kind", "function"}};
+    l["name"] = d.location.node.empty() ? d.location.value : d.location.node;
+    loc["logicalLocations"] = ordered_json::array({l});
+  }
+  res["locations"] = ordered_json::array({loc});
+  if (!d.location.file.empty()) {
+    ordered_json related;
+    related["id"] = 1;
+    related["physicalLocation"]["artifactLocation"] = ArtifactLocation(d.location.file);
+    related["physicalLocation"]["region"] = {{"startLine", std::max(1, d.location.line)}};
+    related["message"] = {{"text", "the model code that produced this op"}};
+    res["relatedLocations"] = ordered_json::array({related});
+  }
+  res["partialFingerprints"] = {
+      {"tpuDoctorNode/v1",
+       Fingerprint(d.code + "|" + logical + "|" + d.location.value + "|" + d.location.op)}};
+  if (!d.location.scope.empty()) res["properties"] = {{"layer", d.location.scope}};
+  return res;
+}
+
+}  // namespace
+
+std::string RenderSarif(const Report& r) {
+  std::map<std::string, int> index;
+  ordered_json driver;
+  driver["name"] = "tpu-doctor";
+  driver["version"] = kToolVersion;
+  driver["semanticVersion"] = kToolVersion;
+  driver["rules"] = Rules(r, index);
+  ordered_json run;
+  run["tool"] = {{"driver", driver}};
+  run["originalUriBaseIds"] = {{"%SRCROOT%", {{"description", {{"text", "the repository root"}}}}}};
+  ordered_json artifact;
+  artifact["location"] = ArtifactLocation(r.model);
+  artifact["sourceLanguage"] = r.format;
+  run["artifacts"] = ordered_json::array({artifact});
+  ordered_json results = ordered_json::array();
+  for (const Diagnostic& d : r.findings) results.push_back(ResultOf(d, r, index));
+  run["results"] = results;
+  run["properties"] = {{"verdict", std::string(NameOf(r.verdict))},
+                       {"target", r.target},
+                       {"format", r.format}};
+  ordered_json log;
+  log["$schema"] = kSarifSchema;
+  log["version"] = "2.1.0";
+  log["runs"] = ordered_json::array({run});
+  return log.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace tpudoctor
