@@ -1,0 +1,21 @@
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TESTDATA = ROOT / "testdata"
+
+
+@pytest.fixture
+def testdata() -> pathlib.Path:
+    return TESTDATA
+
+
+@pytest.fixture
+def binary() -> str:
+    """The tpu-doctor CLI of the same build, to compare the module with."""
+    path = os.environ.get("TPUD_BINARY", str(ROOT / "build" / "tpu-doctor"))
+    if not os.path.exists(path):
+        pytest.skip(f"no tpu-doctor binary at {path}")
+    return path
