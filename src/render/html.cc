@@ -160,7 +160,7 @@ void MemoryChart(std::string& out, const Estimate& e) {
          Bytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
          (m.padding_waste > 0 ? "; TPU tile padding " + Bytes(m.padding_waste) : "") +
          "</div>\n";
-  out += "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"74\" "
+  out += "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
          "xmlns=\"http://www.w3.org/2000/svg\">\n";
   double x = 10;
   std::string legend;
@@ -172,16 +172,18 @@ void MemoryChart(std::string& out, const Estimate& e) {
            "\" height=\"26\" fill=\"" + kColors[i] + "\"><title>" + parts[i].first + ": " +
            Bytes(parts[i].second) + "</title></rect>\n";
     x += w;
-    legend += "<rect x=\"" + FormatFixed(lx, 0) + "\" y=\"50\" width=\"10\" height=\"10\" fill=\"" +
+    legend += "<rect x=\"" + FormatFixed(lx, 0) + "\" y=\"56\" width=\"10\" height=\"10\" fill=\"" +
               kColors[i] + "\"/><text x=\"" + FormatFixed(lx + 14, 0) +
-              "\" y=\"59\" font-size=\"11\">" + parts[i].first + " " + Bytes(parts[i].second) +
+              "\" y=\"65\" font-size=\"11\">" + parts[i].first + " " + Bytes(parts[i].second) +
               "</text>\n";
     lx += 125;
   }
   const double hbm_x = 10 + e.hbm_bytes / scale_max * width;
   out += "<line x1=\"" + FormatFixed(hbm_x, 1) + "\" y1=\"2\" x2=\"" + FormatFixed(hbm_x, 1) +
          "\" y2=\"40\" stroke=\"#cf222e\" stroke-width=\"2\"><title>HBM " + Bytes(e.hbm_bytes) +
-         "</title></line>\n" + legend + "</svg>\n";
+         "</title></line>\n<text x=\"" + FormatFixed(std::max(10.0, hbm_x - 4), 1) +
+         "\" y=\"50\" font-size=\"11\" text-anchor=\"end\" fill=\"#cf222e\">HBM " +
+         Bytes(e.hbm_bytes) + "</text>\n" + legend + "</svg>\n";
 }
 
 void TimeChart(std::string& out, const Estimate& e) {
@@ -267,11 +269,11 @@ std::string RenderHtml(const Report& r, bool standalone) {
   if (r.estimate) {
     MemoryChart(body, *r.estimate);
     TimeChart(body, *r.estimate);
+    Comparison(body, r);
   } else {
     body += "<h2>Memory and time</h2>\n<p class=\"muted\">Not estimated: the inputs are not "
             "static (give a batch and the symbolic dims) or shapes depend on data.</p>\n";
   }
-  Comparison(body, r);
   Shapes(body, r);
   OpSummary(body, r);
   body += "</div>\n";
