@@ -135,7 +135,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size);
 
   py::class_<Report>(m, "Report")
-      .def("text", &RenderText)
+      .def("text", [](const Report& r) { return RenderText(r); })
       .def("json", &RenderJson)
       .def("sarif", &RenderSarif)
       .def("html", [](const Report& r) { return RenderHtml(r, true); })

@@ -260,9 +260,7 @@ void Shapes(std::string& out, const Report& r) {
     out += "<div class=\"note\">" + Prose(note) + "</div>\n";
 }
 
-}  // namespace
-
-std::string RenderHtml(const Report& r, bool standalone) {
+std::string Body(const Report& r) {
   std::string body = "<div class=\"tpud\">\n";
   Header(body, r);
   Findings(body, r);
@@ -277,12 +275,33 @@ std::string RenderHtml(const Report& r, bool standalone) {
   Shapes(body, r);
   OpSummary(body, r);
   body += "</div>\n";
-  if (!standalone) return "<style>" + std::string(kStyle) + "</style>\n" + body;
+  return body;
+}
+
+std::string Page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>tpu-doctor: " +
-         Esc(r.model) + "</title>\n<style>body{margin:24px}" + kStyle +
-         "</style></head><body>\n" + body + "</body></html>\n";
+         Esc(title) + "</title>\n<style>body{margin:24px}" + kStyle +
+         ".tpud+.tpud{margin-top:40px;border-top:3px solid #d0d7de;padding-top:16px}"
+         "</style></head><body>\n" +
+         body + "</body></html>\n";
+}
+
+}  // namespace
+
+std::string RenderHtml(const Report& r, bool standalone) {
+  if (!standalone) return "<style>" + std::string(kStyle) + "</style>\n" + Body(r);
+  return Page(r.model, Body(r));
+}
+
+std::string RenderHtmlAll(std::span<const Report> reports) {
+  if (reports.size() == 1) return RenderHtml(reports.front());
+  const RunSummary s = Summarize(reports);
+  std::string body = "<div class=\"tpud\"><h1>" + std::to_string(s.models) +
+                     " models</h1><div class=\"sub\">" + SummaryLine(s) + "</div></div>\n";
+  for (const Report& r : reports) body += Body(r);
+  return Page(std::to_string(s.models) + " models", body);
 }
 
 }  // namespace tpudoctor

@@ -25,9 +25,7 @@ ordered_json ValuesJson(const std::vector<ValueSummary>& values) {
   return arr;
 }
 
-}  // namespace
-
-std::string RenderJson(const Report& r) {
+ordered_json ReportJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
@@ -62,7 +60,36 @@ std::string RenderJson(const Report& r) {
     findings.push_back(f);
   }
   j["findings"] = findings;
+  return j;
+}
+
+std::string Dump(const ordered_json& j) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r) { return Dump(ReportJson(r)); }
+
+std::string RenderJsonAll(std::span<const Report> reports) {
+  if (reports.size() == 1) return RenderJson(reports.front());
+  const RunSummary s = Summarize(reports);
+  ordered_json j;
+  j["schema_version"] = kReportSchemaVersion;
+  j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
+  j["summary"] = {{"models", s.models},
+                  {"blocked", s.blocked},
+                  {"runs_with_warnings", s.with_warnings},
+                  {"ready", s.ready}};
+  ordered_json all = ordered_json::array();
+  for (const Report& r : reports) {
+    ordered_json one = ReportJson(r);
+    one.erase("schema_version");
+    one.erase("tool");
+    all.push_back(std::move(one));
+  }
+  j["reports"] = std::move(all);
+  return Dump(j);
 }
 
 }  // namespace tpudoctor

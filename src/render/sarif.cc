@@ -123,9 +123,7 @@ ordered_json ResultOf(const Diagnostic& d, const Report& r, const std::map<std::
   return res;
 }
 
-}  // namespace
-
-std::string RenderSarif(const Report& r) {
+ordered_json RunOf(const Report& r) {
   std::map<std::string, int> index;
   ordered_json driver;
   driver["name"] = "tpu-doctor";
@@ -145,10 +143,20 @@ std::string RenderSarif(const Report& r) {
   run["properties"] = {{"verdict", std::string(NameOf(r.verdict))},
                        {"target", r.target},
                        {"format", r.format}};
+  return run;
+}
+
+}  // namespace
+
+std::string RenderSarif(const Report& r) { return RenderSarifAll(std::span<const Report>(&r, 1)); }
+
+std::string RenderSarifAll(std::span<const Report> reports) {
+  ordered_json runs = ordered_json::array();
+  for (const Report& r : reports) runs.push_back(RunOf(r));
   ordered_json log;
   log["$schema"] = kSarifSchema;
   log["version"] = "2.1.0";
-  log["runs"] = ordered_json::array({run});
+  log["runs"] = std::move(runs);
   return log.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 

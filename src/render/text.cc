@@ -26,6 +26,38 @@ std::string Where(const Location& loc) {
   return (loc.graph.empty() ? "" : loc.graph + ": ") + Join(parts, ", ");
 }
 
+// ANSI SGR codes, used only when the caller asked for colour (a terminal, NO_COLOR unset).
+struct Paint {
+  bool on = false;
+  std::string operator()(std::string_view sgr, const std::string& text) const {
+    return on ? "\x1b[" + std::string(sgr) + "m" + text + "\x1b[0m" : text;
+  }
+};
+
+std::string_view SgrOf(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "1;31";
+    case Severity::kWarning:
+      return "1;33";
+    case Severity::kNote:
+      return "1;36";
+  }
+  return "0";
+}
+
+std::string_view SgrOf(Verdict v) {
+  switch (v) {
+    case Verdict::kBlocked:
+      return "1;31";
+    case Verdict::kRunsWithWarnings:
+      return "1;33";
+    case Verdict::kReady:
+      return "1;32";
+  }
+  return "0";
+}
+
 std::string Counts(const Report& r) {
   return Plural(r.errors, "error", "errors") + ", " + Plural(r.warnings, "warning", "warnings") +
          ", " + Plural(r.notes, "note", "notes");
@@ -44,7 +76,8 @@ void Values(std::string& out, const char* label, const std::vector<ValueSummary>
 
 }  // namespace
 
-std::string RenderText(const Report& r) {
+std::string RenderText(const Report& r, const TextStyle& style) {
+  const Paint paint{style.color};
   std::string out;
   out += "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
          (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" +
@@ -52,7 +85,7 @@ std::string RenderText(const Report& r) {
   std::string verdict(NameOf(r.verdict));
   std::transform(verdict.begin(), verdict.end(), verdict.begin(),
                  [](unsigned char c) { return std::toupper(c); });
-  out += "verdict: " + verdict + " (" + Counts(r) + ")\n\n";
+  out += "verdict: " + paint(SgrOf(r.verdict), verdict) + " (" + Counts(r) + ")\n\n";
   Values(out, "inputs: ", r.inputs);
   Values(out, "outputs:", r.outputs);
   for (const std::string& note : r.shape_notes) out += "shapes:  " + note + "\n";
@@ -72,7 +105,8 @@ std::string RenderText(const Report& r) {
 
   if (!r.findings.empty()) out += "\nfindings:\n";
   for (const Diagnostic& d : r.findings) {
-    out += std::string(NameOf(d.severity)) + "[" + d.code + "]: " + d.message + "\n";
+    out += paint(SgrOf(d.severity), std::string(NameOf(d.severity)) + "[" + d.code + "]") + ": " +
+           d.message + "\n";
     const std::string where = Where(d.location);
     if (!where.empty()) out += "  --> " + where + "\n";
     for (const std::string& note : d.notes) out += "  = note: " + note + "\n";
@@ -80,8 +114,37 @@ std::string RenderText(const Report& r) {
       out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description +
              "\n";
   }
-  out += "\nverdict: " + std::string(NameOf(r.verdict)) + " on " + r.target + "\n";
+  out += "\nverdict: " + paint(SgrOf(r.verdict), std::string(NameOf(r.verdict))) + " on " +
+         r.target + "\n";
   return out;
+}
+
+std::string RenderTextAll(std::span<const Report> reports, const TextStyle& style) {
+  if (reports.size() == 1) return RenderText(reports.front(), style);
+  std::string out;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (i > 0) out += "\n" + std::string(100, '-') + "\n\n";
+    out += RenderText(reports[i], style);
+  }
+  out += "\n" + SummaryLine(Summarize(reports)) + "\n";
+  return out;
+}
+
+RunSummary Summarize(std::span<const Report> reports) {
+  RunSummary s;
+  s.models = static_cast<int>(reports.size());
+  for (const Report& r : reports) {
+    s.blocked += r.verdict == Verdict::kBlocked;
+    s.with_warnings += r.verdict == Verdict::kRunsWithWarnings;
+    s.ready += r.verdict == Verdict::kReady;
+  }
+  return s;
+}
+
+std::string SummaryLine(const RunSummary& s) {
+  return "checked " + Plural(s.models, "model", "models") + ": " + std::to_string(s.blocked) +
+         " blocked, " + std::to_string(s.with_warnings) + " runs with warnings, " +
+         std::to_string(s.ready) + " ready";
 }
 
 }  // namespace tpudoctor

@@ -1,5 +1,9 @@
 #include "tpudoctor/frontend/source.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -77,6 +81,57 @@ Result<Source> ReadSource(const std::string& path) {
     }
   }
   return src;
+}
+
+namespace {
+
+constexpr int kMaxFolderDepth = 8;
+
+bool HasModelExtension(const std::string& name) {
+  static constexpr std::string_view kExtensions[] = {".onnx", ".pt2", ".keras", ".h5",
+                                                     ".hdf5", ".pb",  ".pbtxt", ".meta",
+                                                     ".mlir", ".hlo", ".hlo.txt"};
+  for (std::string_view ext : kExtensions) {
+    if (name.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+void CollectModels(const std::filesystem::path& dir, int depth, std::vector<std::string>& out) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  for (const std::filesystem::path& p : entries) {
+    const std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    if (std::filesystem::is_directory(p, ec)) {
+      if (std::filesystem::is_regular_file(p / "saved_model.pb", ec)) {
+        out.push_back(p.string());  // a SavedModel is one model, its variables/ are not models
+      } else if (depth < kMaxFolderDepth) {
+        CollectModels(p, depth + 1, out);
+      }
+    } else if (std::filesystem::is_regular_file(p, ec) && HasModelExtension(name)) {
+      out.push_back(p.string());
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> FindModels(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec) ||
+      std::filesystem::is_regular_file(std::filesystem::path(path) / "saved_model.pb", ec)) {
+    return std::vector<std::string>{path};
+  }
+  std::vector<std::string> out;
+  CollectModels(path, 0, out);
+  if (out.empty()) {
+    return MakeError(path + ": a directory with no model files (.onnx, .pt2, .keras, .h5, .pb, "
+                            ".pbtxt, .meta, .mlir, .hlo.txt) and no SavedModel");
+  }
+  return out;
 }
 
 bool IsSafeRelativePath(std::string_view relative) {

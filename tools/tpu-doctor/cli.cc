@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 
 #include "commands.h"
+#include "config.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
 
@@ -21,12 +23,13 @@ std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::stri
   return std::make_pair(flag.substr(0, eq), *value);
 }
 
-void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
-                   std::int64_t& batch, bool model_optional) {
-  auto* m =
-      cmd->add_option("model", args.model,
-                      model_optional ? "model file (default: the bundled example)" : "model file");
-  if (!model_optional) m->required();
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
+                   std::int64_t& batch) {
   cmd->add_option("--batch", batch, "set the batch dim of the inputs")
       ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
   cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
@@ -34,6 +37,12 @@ void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim
                   "read the model as this format instead of detecting it: hlo, keras, onnx, pt2, "
                   "stablehlo or tf")
       ->check(CLI::IsMember(InputFormats()));
+}
+
+void AddModelFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
+                   std::int64_t& batch) {
+  cmd->add_option("model", args.model, "model file")->required();
+  AddShapeFlags(cmd, args, dim_flags, batch);
 }
 
 std::optional<std::string> FinishModelArgs(ModelArgs& args,
@@ -48,9 +57,35 @@ std::optional<std::string> FinishModelArgs(ModelArgs& args,
   return std::nullopt;
 }
 
+// Project settings fill what the command line left at its default.
+std::optional<std::string> ApplyConfig(CLI::App* cmd, CheckArgs& check, std::int64_t& batch) {
+  std::error_code ec;
+  auto config = LoadProjectConfig(std::filesystem::current_path(ec));
+  if (!config) return config.error().message;
+  const ProjectConfig& c = *config;
+  auto unset = [&](const char* flag) { return cmd->count(flag) == 0; };
+  if (c.target && unset("--target")) check.target = *c.target;
+  if (c.select && unset("--select")) check.select = *c.select;
+  if (c.ignore && unset("--ignore")) check.ignore = *c.ignore;
+  if (c.fail_on && unset("--fail-on")) check.fail_on = *c.fail_on;
+  if (c.format && unset("--format")) check.format = *c.format;
+  if (c.train && unset("--train")) check.train = *c.train;
+  if (c.optimizer && unset("--optimizer")) check.optimizer = *c.optimizer;
+  if (c.precision && unset("--precision")) check.precision = *c.precision;
+  if (c.batch && unset("--batch")) batch = *c.batch;
+  static const std::vector<std::string> kFormats = {"text", "json", "sarif", "html"};
+  static const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
+  if (std::find(kFormats.begin(), kFormats.end(), check.format) == kFormats.end())
+    return c.path + ": [tool.tpu-doctor] `format` must be text, json, sarif or html";
+  if (std::find(kFailOn.begin(), kFailOn.end(), check.fail_on) == kFailOn.end())
+    return c.path + ": [tool.tpu-doctor] `fail-on` must be error, warning, note or never";
+  return std::nullopt;
+}
+
 }  // namespace
 
-int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const Terminal& terminal) {
   CLI::App app{"tpu-doctor: will this model run on a Cloud TPU, and if not, exactly why?",
                "tpu-doctor"};
   app.require_subcommand(1);
@@ -59,8 +94,20 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CheckArgs check;
   std::vector<std::string> check_dims;
   std::int64_t check_batch = 0;
-  auto* check_cmd = app.add_subcommand("check", "verdict and findings for a model on a target");
-  AddModelFlags(check_cmd, check.model, check_dims, check_batch, /*model_optional=*/true);
+  auto* check_cmd = app.add_subcommand(
+      "check", "verdict and findings for models on a target (files, SavedModel or other folders)");
+  std::vector<std::string> check_models;
+  check_cmd->add_option("models", check_models,
+                        "model files or folders (default: the bundled example)");
+  AddShapeFlags(check_cmd, check.model, check_dims, check_batch);
+  check_cmd->add_option("--select", check.select,
+                        "run only these rules (codes or prefixes: TPU001, PERF; repeatable)")
+      ->delimiter(',');
+  check_cmd->add_option("--ignore", check.ignore, "skip these rules (codes or prefixes)")
+      ->delimiter(',');
+  std::string color = "auto";
+  check_cmd->add_option("--color", color, "colour the text report: auto (a terminal without NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
   check_cmd->add_flag("--train", check.train, "memory rules count a training step (gradients, optimizer, activations)");
   check_cmd->add_option("--optimizer", check.optimizer, "with --train: sgd, momentum, adam/adamw, adafactor");
@@ -75,7 +122,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   std::vector<std::string> dump_dims;
   std::int64_t dump_batch = 0;
   auto* dump_cmd = app.add_subcommand("dump-ir", "print the model as tpu-doctor's IR text");
-  AddModelFlags(dump_cmd, dump, dump_dims, dump_batch, /*model_optional=*/false);
+  AddModelFlags(dump_cmd, dump, dump_dims, dump_batch);
 
   std::string targets_format = "text";
   auto* targets_cmd = app.add_subcommand("targets", "list the accelerators tpu-doctor knows");
@@ -88,7 +135,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   double est_dataset = 0;
   auto* est_cmd =
       app.add_subcommand("estimate", "memory, step time, throughput and cost per target");
-  AddModelFlags(est_cmd, est.model, est_dims, est_batch, /*model_optional=*/false);
+  AddModelFlags(est_cmd, est.model, est_dims, est_batch);
   est_cmd->add_option("--targets", est.targets,
                       "comma-separated targets, slices allowed (tpu-v5e-8)");
   est_cmd->add_flag("--train", est.train, "a training step (forward + backward + optimizer)");
@@ -138,7 +185,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return kExitUsage;
   };
   if (check_cmd->parsed()) {
+    if (auto bad = ApplyConfig(check_cmd, check, check_batch)) return usage(*bad);
     if (auto bad = FinishModelArgs(check.model, check_dims, check_batch)) return usage(*bad);
+    if (!check_models.empty()) {
+      check.model.model = check_models.front();
+      check.more_models.assign(check_models.begin() + 1, check_models.end());
+    }
+    for (std::string& code : check.select) code = Upper(code);
+    for (std::string& code : check.ignore) code = Upper(code);
+    check.color = color == "always" ||
+                  (color == "auto" && terminal.stdout_is_tty && !terminal.no_color);
     return CheckCommand(check, out, err);
   }
   if (dump_cmd->parsed()) {

@@ -14,6 +14,13 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;
 
-int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Where the output goes: colour is used only when stdout is a terminal and NO_COLOR is unset.
+struct Terminal {
+  bool stdout_is_tty = false;
+  bool no_color = false;  // NO_COLOR is set (https://no-color.org)
+};
+
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const Terminal& terminal = {});
 
 }  // namespace tpudoctor::cli

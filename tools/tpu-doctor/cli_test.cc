@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -97,6 +98,59 @@ TEST(CliTest, EstimateJsonContract) {
     EXPECT_FALSE(e["assumptions"].empty());
   }
   EXPECT_EQ(j["estimates"][1]["chips"], 8);
+}
+
+TEST(CliTest, ColourOnlyOnATerminalWithoutNoColor) {
+  fs::current_path(testing::SourceDir());
+  const std::vector<std::string> args = {"check", "testdata/models/f64_mlp.onnx"};
+  auto run = [&](cli::Terminal t) {
+    std::ostringstream out, err;
+    cli::Run(args, out, err, t);
+    return out.str();
+  };
+  EXPECT_NE(run({.stdout_is_tty = true, .no_color = false}).find("\x1b["), std::string::npos);
+  EXPECT_EQ(run({.stdout_is_tty = true, .no_color = true}).find("\x1b["), std::string::npos);
+  EXPECT_EQ(run({.stdout_is_tty = false, .no_color = false}).find("\x1b["), std::string::npos);
+  std::ostringstream out, err;
+  cli::Run({"check", "testdata/models/f64_mlp.onnx", "--format", "json"}, out, err,
+           {.stdout_is_tty = true, .no_color = false});
+  EXPECT_EQ(out.str().find("\x1b["), std::string::npos);  // never in machine formats
+}
+
+// A project's pyproject.toml sets defaults; flags win over it; a bad section is a usage error.
+TEST(CliTest, PyprojectConfig) {
+  const fs::path dir = fs::temp_directory_path() / "tpud_pyproject_test" / "sub";
+  fs::create_directories(dir);
+  const std::string model = (testing::SourceDir() / "testdata/models/f64_mlp.onnx").string();
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir.parent_path() / "pyproject.toml") << text;
+  };
+  fs::current_path(dir);  // the file is found in a parent folder
+  write("[project]\nname = \"x\"\n\n[tool.tpu-doctor]\nignore = [\"TPU001\", \"TPU002\"]\n"
+        "target = \"tpu-v6e\"\nfail-on = \"never\"\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::Run({"check", model}, out, err), cli::kExitOk) << err.str();
+  EXPECT_EQ(out.str().find("TPU001"), std::string::npos);
+  EXPECT_NE(out.str().find("(tpu-v6e)"), std::string::npos);
+  std::ostringstream out2, err2;
+  EXPECT_EQ(cli::Run({"check", model, "--target", "tpu-v5p", "--fail-on", "warning"}, out2, err2),
+            cli::kExitFindings);
+  EXPECT_NE(out2.str().find("(tpu-v5p)"), std::string::npos);
+
+  for (const char* bad : {"[tool.tpu-doctor]\ncolour = \"red\"\n",
+                          "[tool.tpu-doctor]\nselect = \"TPU\"\n",
+                          "[tool.tpu-doctor]\nbatch = -3\n", "[tool.tpu-doctor\nx=1",
+                          "[tool.tpu-doctor]\nfail-on = \"sometimes\"\n"}) {
+    write(bad);
+    std::ostringstream o, e;
+    EXPECT_EQ(cli::Run({"check", model}, o, e), cli::kExitUsage) << bad;
+    EXPECT_EQ(o.str(), "");
+    const std::string text = e.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_NE(text.find("pyproject.toml"), std::string::npos) << text;
+  }
+  fs::current_path(testing::SourceDir());
+  fs::remove_all(dir.parent_path());
 }
 
 }  // namespace

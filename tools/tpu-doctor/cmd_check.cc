@@ -17,46 +17,83 @@ std::vector<std::string> ComparisonTargets(const std::string& target) {
   return out;
 }
 
-std::string Render(const Report& report, const std::string& format) {
-  if (format == "json") return RenderJson(report);
-  if (format == "sarif") return RenderSarif(report);
-  if (format == "html") return RenderHtml(report);
-  return RenderText(report);
+std::string Render(std::span<const Report> reports, const CheckArgs& args) {
+  if (args.format == "json") return RenderJsonAll(reports);
+  if (args.format == "sarif") return RenderSarifAll(reports);
+  if (args.format == "html") return RenderHtmlAll(reports);
+  return RenderTextAll(reports, TextStyle{args.color});
 }
 
-}  // namespace
+// The model paths of this run: each argument, folders expanded; the bundled example when none.
+std::optional<std::vector<std::string>> ModelPaths(const CheckArgs& args, std::ostream& err) {
+  std::vector<std::string> given;
+  if (!args.model.model.empty()) given.push_back(args.model.model);
+  given.insert(given.end(), args.more_models.begin(), args.more_models.end());
+  if (given.empty()) return std::vector<std::string>{""};
+  std::vector<std::string> paths;
+  for (const std::string& g : given) {
+    auto found = FindModels(g);
+    if (!found) {
+      err << "tpu-doctor: " << found.error().message << "\n";
+      return std::nullopt;
+    }
+    paths.insert(paths.end(), found->begin(), found->end());
+  }
+  return paths;
+}
 
-int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
+std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err) {
   auto target = FindTarget(args.target);
   if (!target) {
     err << "tpu-doctor: --target: " << target.error().message << "\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   auto optimizer = ParseOptimizer(args.optimizer);
   auto precision = ParsePrecision(args.precision);
   if (!optimizer || !precision) {
     err << "tpu-doctor: --optimizer must be sgd, momentum, adam, adamw or adafactor; --precision fp32, bf16 or mixed\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   AnalyzeOptions options = ModelOptions(args.model);
   options.target = args.target;
   options.check.train = args.train;
   options.check.optimizer = *optimizer;
   options.check.precision = *precision;
+  options.check.select = args.select;
+  options.check.ignore = args.ignore;
   if (args.format == "html") options.estimate_targets = ComparisonTargets(args.target);
-  auto source = ReadModelArg(args.model, err);
-  if (!source) return kExitUsage;
-  auto report = Analyze(*source, options);
-  if (!report) {
-    err << "tpu-doctor: " << report.error().message << "\n";
-    return kExitUsage;
+  return options;
+}
+
+}  // namespace
+
+int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
+  auto options = OptionsOf(args, err);
+  if (!options) return kExitUsage;
+  auto paths = ModelPaths(args, err);
+  if (!paths) return kExitUsage;
+  // Every model is analysed before anything is written: a bad one leaves stdout empty.
+  std::vector<Report> reports;
+  for (const std::string& path : *paths) {
+    ModelArgs model = args.model;
+    model.model = path;
+    auto source = ReadModelArg(model, err);
+    if (!source) return kExitUsage;
+    auto report = Analyze(*source, *options);
+    if (!report) {
+      err << "tpu-doctor: " << report.error().message << "\n";
+      return kExitUsage;
+    }
+    reports.push_back(std::move(*report));
   }
-  out << Render(*report, args.format);
+  out << Render(reports, args);
 
   if (args.fail_on == "never") return kExitOk;
   const Severity threshold = ParseSeverity(args.fail_on).value_or(Severity::kError);
-  for (const Diagnostic& d : report->findings) {
-    if (d.severity >= threshold) return kExitFindings;
+  for (const Report& r : reports) {
+    for (const Diagnostic& d : r.findings) {
+      if (d.severity >= threshold) return kExitFindings;
+    }
   }
   return kExitOk;
 }

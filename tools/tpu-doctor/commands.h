@@ -18,14 +18,19 @@ struct ModelArgs {
   std::string input_format;  // empty: detect from the bytes
 };
 
+// `check`'s settings: flags win over the project's pyproject.toml, which wins over these defaults.
 struct CheckArgs {
-  ModelArgs model;
+  ModelArgs model;               // model.model is the first path; `more_models` the rest
+  std::vector<std::string> more_models;
   bool train = false;  // the memory rules count training memory
   std::string optimizer = "adam";
   std::string precision = "bf16";
   std::string target = "tpu-v5e";
   std::string format = "text";
   std::string fail_on = "error";
+  std::vector<std::string> select;  // rule codes or prefixes
+  std::vector<std::string> ignore;
+  bool color = false;  // ANSI colours in the text report
 };
 
 struct LogsArgs {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tpudoctor/support/result.h"
 
@@ -30,6 +31,12 @@ struct Source {
 inline constexpr std::int64_t kMaxSourceBytes = std::int64_t{2} << 30;
 
 Result<Source> ReadSource(const std::string& path);
+
+// The models a path names: a file or a SavedModel folder is one model; another folder holds the
+// model files below it (by extension: .onnx .pt2 .keras .h5 .hdf5 .pb .pbtxt .meta .mlir .hlo
+// .hlo.txt; .json is left out, as most JSON files are not models) and SavedModel folders, sorted,
+// hidden entries skipped, at most 8 levels deep. An empty folder is an error.
+Result<std::vector<std::string>> FindModels(const std::string& path);
 
 // True when `relative` names a file inside the model's folder: not absolute, no `..` component
 // that climbs out, no backslash tricks, no NUL.

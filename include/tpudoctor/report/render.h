@@ -3,14 +3,21 @@
 // timestamps or absolute paths, so golden tests compare it whole.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "tpudoctor/report/report.h"
 
 namespace tpudoctor {
 
+// How the text report looks: `color` adds ANSI colours to the verdict and severities (the CLI sets
+// it only on a terminal and never with NO_COLOR).
+struct TextStyle {
+  bool color = false;
+};
+
 // `tpu-doctor check`: verdict, findings, op summary.
-std::string RenderText(const Report& report);
+std::string RenderText(const Report& report, const TextStyle& style = {});
 std::string RenderJson(const Report& report);
 
 // SARIF 2.1.0 for code scanning (GitHub): stable rule ids with their docs as help, a level per
@@ -22,6 +29,22 @@ std::string RenderSarif(const Report& report);
 // summary, memory breakdown, where the time goes, and the per-target comparison when the report
 // holds estimates. `standalone` false gives a fragment for embedding (notebooks).
 std::string RenderHtml(const Report& report, bool standalone = true);
+
+// Several models in one run (`tpu-doctor check a.onnx b.pt2 models/`): every report, then a
+// summary line (text), a `reports` array with a `summary` (JSON), one SARIF run per model, one HTML
+// page. With one report each gives exactly what the single-report function gives.
+struct RunSummary {
+  int models = 0;
+  int blocked = 0;
+  int with_warnings = 0;
+  int ready = 0;
+};
+RunSummary Summarize(std::span<const Report> reports);
+std::string SummaryLine(const RunSummary& summary);  // "checked 3 models: 1 blocked, ..."
+std::string RenderTextAll(std::span<const Report> reports, const TextStyle& style = {});
+std::string RenderJsonAll(std::span<const Report> reports);
+std::string RenderSarifAll(std::span<const Report> reports);
+std::string RenderHtmlAll(std::span<const Report> reports);
 
 // `tpu-doctor estimate`: the table of report.estimates and where the time goes on each target.
 std::string RenderEstimateText(const Report& report);
