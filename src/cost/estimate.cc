@@ -444,48 +444,54 @@ std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& targ
   return std::ceil(elements * bits / 8.0);
 }
 
-Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
-                              const EstimateOptions& options) {
-  if (options.batch < 1) return MakeError("the batch must be at least 1");
-  if (!target.hbm_gbps || !target.hbm_gib ||
-      (!target.bf16_tflops.has_value() && !target.fp32_tflops.has_value())) {
-    return MakeError("target `" + target.name +
-                     "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
-  }
-  const Calibration& cal = options.calibration ? *options.calibration : CalibrationFor(target);
-  const int eb = options.precision == Precision::kFp32 ? 4 : 2;
-  const Rates rates = RatesFor(target, options.precision);
-  const std::vector<OpCost> costs = ComputeOpCosts(graph, eb);
-  const GraphFacts facts = AnalyzeGraph(graph);
+namespace {
 
-  Estimate e;
-  e.channels_minor = facts.convnet;
-  e.target = target.name;
-  e.chips = options.chips;
-  const double overhead_s = cal.kernel_overhead_us * 1e-6;
+// Everything the phases of one estimate share: the inputs, the per-op costs and graph facts.
+struct StepContext {
+  const Graph& graph;
+  const TargetSpec& target;
+  const EstimateOptions& options;
+  const Calibration& cal;
+  int element_bytes;
+  Rates rates;
+  std::vector<OpCost> costs;
+  GraphFacts facts;
+};
+
+struct ForwardBackward {
+  double forward_s = 0;
+  double backward_s = 0;
+  double useful_flops = 0;  // forward, unpadded
   std::vector<NodeTime> times;
-  double fwd = 0, bwd = 0, useful_flops = 0;
-  for (NodeId id : graph.topo_order()) {
-    const OpCost& c = costs[static_cast<std::size_t>(id)];
-    const Node& n = graph.node(id);
-    if (!c.known) {
+};
+
+// Phase 1: each node's time, max(compute, memory) plus launch overhead, forward and backward.
+ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
+  const Calibration& cal = c.cal;
+  const EstimateOptions& options = c.options;
+  const double overhead_s = cal.kernel_overhead_us * 1e-6;
+  ForwardBackward fb;
+  for (NodeId id : c.graph.topo_order()) {
+    const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+    const Node& n = c.graph.node(id);
+    if (!cost.known) {
       ++e.unknown_ops;
       continue;
     }
-    if (c.cls == CostClass::kFree) continue;
+    if (cost.cls == CostClass::kFree) continue;
     const std::size_t ni = static_cast<std::size_t>(id);
-    if (cal.fused_attention && facts.attention[ni]) continue;  // inside the fused attention kernel
+    if (cal.fused_attention && c.facts.attention[ni]) continue;  // inside the fused attention kernel
     NodeTime nt;
     nt.node = id;
     nt.node_name = n.name;
     nt.op = n.QualifiedOp();
     double t = 0;
-    const double bytes = c.bytes_read + c.bytes_written;
-    if (c.cls == CostClass::kMatrix) {
-      const double padded = c.matmul ? PaddedFlops(*c.matmul, target) : c.flops;
-      nt.mxu_utilization = padded > 0 ? c.flops / padded : 1;
+    const double bytes = cost.bytes_read + cost.bytes_written;
+    if (cost.cls == CostClass::kMatrix) {
+      const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
+      nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
       const bool is_matmul = n.kind == OpKind::kMatMul || n.kind == OpKind::kRecurrent;
-      const bool depthwise = facts.depthwise[ni];
+      const bool depthwise = c.facts.depthwise[ni];
       const double eff = is_matmul   ? cal.matrix_efficiency
                          : depthwise ? cal.depthwise_efficiency
                                      : cal.conv_efficiency;
@@ -495,224 +501,306 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
       // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
       // does not follow the precision (calibrated per target family).
       const double rate = !is_matmul && cal.conv_rate_ignores_precision
-                              ? RatesFor(target, Precision::kBf16).matrix_flops
-                              : rates.matrix_flops;
+                              ? RatesFor(c.target, Precision::kBf16).matrix_flops
+                              : c.rates.matrix_flops;
       const double tc = padded / (rate * eff);
-      const double tm = bytes / (rates.bandwidth * cal.memory_efficiency);
+      const double tm = bytes / (c.rates.bandwidth * cal.memory_efficiency);
       nt.compute_bound = tc >= tm;
       t = std::max(tc, tm);
-      useful_flops += c.flops;
-      if (options.train && facts.implied_batchnorm[ni]) {
+      fb.useful_flops += cost.flops;
+      if (options.train && c.facts.implied_batchnorm[ni]) {
         // The folded BatchNorm: read and write the conv output once more, one more kernel.
-        const double bn = 2 * c.bytes_written;
-        t += bn / (rates.bandwidth * cal.memory_efficiency) + overhead_s;
+        const double bn = 2 * cost.bytes_written;
+        t += bn / (c.rates.bandwidth * cal.memory_efficiency) + overhead_s;
         e.components.vector_bytes += bn;
         e.components.forward_kernels += 1;
         e.components.backward_kernels += 1;
       }
     } else {
-      t = bytes * cal.vector_fusion / (rates.bandwidth * cal.memory_efficiency);
+      t = bytes * cal.vector_fusion / (c.rates.bandwidth * cal.memory_efficiency);
       e.components.vector_bytes += bytes * cal.vector_fusion;
     }
     const double kernels_fwd = 1;
-    const double kernels_bwd = c.cls == CostClass::kMatrix ? 2 : 1;
-    fwd += t + kernels_fwd * overhead_s;
+    const double kernels_bwd = cost.cls == CostClass::kMatrix ? 2 : 1;
+    fb.forward_s += t + kernels_fwd * overhead_s;
     e.components.forward_kernels += kernels_fwd;
     if (options.train) e.components.backward_kernels += kernels_bwd;
     double node_total = t + kernels_fwd * overhead_s;
     if (options.train) {
       const double tb =
           2 * t + kernels_bwd * overhead_s;  // dgrad + wgrad; grad-in/grad-out traffic
-      bwd += tb;
+      fb.backward_s += tb;
       node_total += tb;
     }
     nt.ms = node_total * 1e3;
-    times.push_back(nt);
+    fb.times.push_back(nt);
   }
+  return fb;
+}
 
-  // Parameters: the float initializers.
-  double params = 0, param_count_tensors = 0, adafactor_state = 0;
+struct Parameters {
+  double count = 0;    // elements of the float initializers
+  double tensors = 0;  // how many there are
+  double adafactor_state = 0;
+};
+
+// Phase 2: the parameters are the float initializers.
+Parameters CountParameters(const Graph& graph) {
+  Parameters p;
   for (const Value& v : graph.values()) {
     if (v.origin != ValueOrigin::kInitializer || !IsFloat(v.type.dtype) ||
         !v.type.shape.is_static())
       continue;
     double n = 1;
     for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
-    params += n;
-    param_count_tensors += 1;
+    p.count += n;
+    p.tensors += 1;
     const auto& dims = v.type.shape.dims();
-    adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
-                                                 n / static_cast<double>(dims.back().value()))
-                                        : 4.0 * n;
+    p.adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
+                                                   n / static_cast<double>(dims.back().value()))
+                                          : 4.0 * n;
   }
+  return p;
+}
+
+// Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce.
+void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
+                  Estimate& e) {
+  const EstimateOptions& options = c.options;
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   double opt = 0;
   if (options.train) {
-    opt = params * UpdateBytesPerParam(options.optimizer) /
-              (rates.bandwidth * cal.memory_efficiency) +
-          param_count_tensors * overhead_s;
+    opt = params.count * UpdateBytesPerParam(options.optimizer) /
+              (c.rates.bandwidth * c.cal.memory_efficiency) +
+          params.tensors * overhead_s;
   }
   // Data-parallel gradient all-reduce over ICI (ring: 2(n-1)/n of the gradient bytes each way).
   double allreduce = 0;
   if (options.train && options.chips > 1) {
-    const double grad_bytes = params * (options.precision == Precision::kMixed ? 2 : 4);
-    const double link = target.ici_gbps.value_or(0) * 1e9 / 2;
+    const double grad_bytes = params.count * (options.precision == Precision::kMixed ? 2 : 4);
+    const double link = c.target.ici_gbps.value_or(0) * 1e9 / 2;
     if (link > 0) allreduce = 2.0 * (options.chips - 1) / options.chips * grad_bytes / link;
   }
   if (options.train) {
-    e.components.optimizer_bytes = params * UpdateBytesPerParam(options.optimizer);
-    e.components.parameter_tensors = param_count_tensors;
+    e.components.optimizer_bytes = params.count * UpdateBytesPerParam(options.optimizer);
+    e.components.parameter_tensors = params.tensors;
   }
-  e.components.matrix_peak_flops = rates.matrix_flops;
-  e.components.bandwidth = rates.bandwidth;
-  e.forward_ms = fwd * 1e3;
-  e.backward_ms = bwd * 1e3;
+  e.components.matrix_peak_flops = c.rates.matrix_flops;
+  e.components.bandwidth = c.rates.bandwidth;
+  e.forward_ms = fb.forward_s * 1e3;
+  e.backward_ms = fb.backward_s * 1e3;
   e.optimizer_ms = opt * 1e3;
   e.allreduce_ms = allreduce * 1e3;
   e.step_ms = e.forward_ms + e.backward_ms + e.optimizer_ms + e.allreduce_ms;
-  e.model_flops = useful_flops * (options.train ? 3 : 1) * options.chips;
+  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * options.chips;
   const double step_s = e.step_ms / 1e3;
-  const double peak = target.bf16_tflops.value_or(target.fp32_tflops.value_or(0)) * 1e12;
+  const double peak = c.target.bf16_tflops.value_or(c.target.fp32_tflops.value_or(0)) * 1e12;
   if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips);
   if (step_s > 0) e.samples_per_s = static_cast<double>(options.batch * options.chips) / step_s;
+}
 
-  // Memory per chip.
+struct ActivationBytes {
+  double natural_total = 0;  // before tiling
+  double layout_total = 0;   // in the target's tiled layout
+};
+
+// Inference activations: liveness over the topological order (a value is live from its producer
+// to its last user); the peak of live bytes.
+ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& largest) {
+  const Graph& graph = c.graph;
+  ActivationBytes a;
+  std::map<ValueId, std::size_t> last_use;
+  const auto& order = graph.topo_order();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (ValueId in : graph.node(order[i]).inputs) {
+      if (in != kNoValue) last_use[in] = i;
+    }
+  }
+  for (ValueId out : graph.outputs()) last_use[out] = order.size();
+  double live = 0, peak_live = 0;
+  for (ValueId in : graph.inputs())
+    live += LayoutBytes(graph.value(in).type, c.target, c.element_bytes, c.facts.convnet)
+                .value_or(0);
+  std::multimap<std::size_t, double> frees;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Node& n = graph.node(order[i]);
+    const bool fused = c.cal.fused_attention && c.facts.attention[static_cast<std::size_t>(order[i])];
+    if (c.costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
+      for (ValueId out : n.outputs) {
+        auto b = LayoutBytes(graph.value(out).type, c.target, c.element_bytes, c.facts.convnet);
+        auto nb = TensorBytes(graph.value(out).type, c.element_bytes);
+        if (!b) continue;
+        live += *b;
+        a.natural_total += nb.value_or(0);
+        a.layout_total += *b;
+        largest = std::max(largest, *b);
+        frees.emplace(last_use.count(out) ? last_use[out] : i, *b);
+      }
+    }
+    peak_live = std::max(peak_live, live);
+    for (auto it = frees.begin(); it != frees.end() && it->first <= i;) {
+      live -= it->second;
+      it = frees.erase(it);
+    }
+  }
+  e.memory.activations = peak_live;
+  e.memory.transients = 0;
+  e.components.live_peak_bytes = peak_live;
+  return a;
+}
+
+// Phase 4: memory per chip: weights, gradients, optimizer state, activations, transients.
+void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) {
+  const EstimateOptions& options = c.options;
   MemoryBreakdown& m = e.memory;
   const bool mixed = options.precision == Precision::kMixed;
-  m.weights = params * (mixed ? 2 : 4);
+  m.weights = params.count * (mixed ? 2 : 4);
   if (options.train) {
-    m.gradients = params * (mixed ? 2 : 4);
-    m.master_weights = mixed ? params * 4 : 0;
+    m.gradients = params.count * (mixed ? 2 : 4);
+    m.master_weights = mixed ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
         m.optimizer_state = 0;
         break;
       case Optimizer::kMomentum:
-        m.optimizer_state = 4 * params;
+        m.optimizer_state = 4 * params.count;
         break;
       case Optimizer::kAdam:
-        m.optimizer_state = 8 * params;
+        m.optimizer_state = 8 * params.count;
         break;
       case Optimizer::kAdafactor:
-        m.optimizer_state = adafactor_state;
+        m.optimizer_state = params.adafactor_state;
         break;
     }
   }
-  double largest = 0, natural_total = 0, layout_total = 0;
+  double largest = 0;
+  ActivationBytes act;
   if (options.train) {
-    const SavedTensors st = ComputeSavedTensors(graph, costs, facts, cal, target, eb);
-    natural_total = st.natural;
-    layout_total = st.layout;
+    const SavedTensors st =
+        ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target, c.element_bytes);
+    act.natural_total = st.natural;
+    act.layout_total = st.layout;
     largest = st.largest;
-    m.activations = st.saved * cal.saved_activation_share;
-    m.transients = largest * cal.transient_factor;
+    m.activations = st.saved * c.cal.saved_activation_share;
+    m.transients = largest * c.cal.transient_factor;
     e.components.saved_bytes = st.saved;
   } else {
-    // Liveness over the topological order: a value is live from its producer to its last user.
-    std::map<ValueId, std::size_t> last_use;
-    const auto& order = graph.topo_order();
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      for (ValueId in : graph.node(order[i]).inputs) {
-        if (in != kNoValue) last_use[in] = i;
-      }
-    }
-    for (ValueId out : graph.outputs()) last_use[out] = order.size();
-    double live = 0, peak_live = 0;
-    for (ValueId in : graph.inputs())
-      live += LayoutBytes(graph.value(in).type, target, eb, facts.convnet).value_or(0);
-    std::multimap<std::size_t, double> frees;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const Node& n = graph.node(order[i]);
-      const bool fused = cal.fused_attention && facts.attention[static_cast<std::size_t>(order[i])];
-      if (costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
-        for (ValueId out : n.outputs) {
-          auto b = LayoutBytes(graph.value(out).type, target, eb, facts.convnet);
-          auto nb = TensorBytes(graph.value(out).type, eb);
-          if (!b) continue;
-          live += *b;
-          natural_total += nb.value_or(0);
-          layout_total += *b;
-          largest = std::max(largest, *b);
-          frees.emplace(last_use.count(out) ? last_use[out] : i, *b);
-        }
-      }
-      peak_live = std::max(peak_live, live);
-      for (auto it = frees.begin(); it != frees.end() && it->first <= i;) {
-        live -= it->second;
-        it = frees.erase(it);
-      }
-    }
-    m.activations = peak_live;
-    m.transients = 0;
-    e.components.live_peak_bytes = peak_live;
+    act = LiveActivations(c, e, largest);
   }
-  m.fixed = cal.fixed_memory_bytes;
+  m.fixed = c.cal.fixed_memory_bytes;
   e.components.largest_tensor_bytes = largest;
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
-  m.padding_waste = layout_total - natural_total;
-  e.hbm_bytes = *target.hbm_gib / std::max(1, target.devices_per_chip) * kGiB;
+  m.padding_waste = act.layout_total - act.natural_total;
+}
+
+// Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).
+void FitAndMaxBatch(const StepContext& c, Estimate& e) {
+  const MemoryBreakdown& m = e.memory;
+  e.hbm_bytes = *c.target.hbm_gib / std::max(1, c.target.devices_per_chip) * kGiB;
   const double usable = e.hbm_bytes * kUsableHbmShare;
   e.fits = m.total() <= usable;
-  const double per_sample = (m.activations + m.transients) / static_cast<double>(options.batch);
+  const double per_sample = (m.activations + m.transients) / static_cast<double>(c.options.batch);
   const double fixed_part = m.total() - m.activations - m.transients;
   e.max_batch = per_sample > 0 && usable > fixed_part
                     ? static_cast<std::int64_t>((usable - fixed_part) / per_sample)
                     : 0;
+}
 
-  if (target.price_usd_per_chip_hour) {
-    e.usd_per_hour = *target.price_usd_per_chip_hour * options.chips;
+// Phase 6: what the step costs.
+void Prices(const StepContext& c, Estimate& e) {
+  if (c.target.price_usd_per_chip_hour) {
+    e.usd_per_hour = *c.target.price_usd_per_chip_hour * c.options.chips;
     if (e.samples_per_s > 0)
       e.usd_per_million_samples = *e.usd_per_hour / (e.samples_per_s * 3600) * 1e6;
   }
-  if (options.dataset_size && e.samples_per_s > 0) {
-    e.epoch_s = *options.dataset_size / e.samples_per_s;
+  if (c.options.dataset_size && e.samples_per_s > 0) {
+    e.epoch_s = *c.options.dataset_size / e.samples_per_s;
     if (e.usd_per_hour) e.usd_per_epoch = *e.usd_per_hour * *e.epoch_s / 3600;
   }
-  std::sort(times.begin(), times.end(),
-            [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
-  if (times.size() > 10) times.resize(10);
-  e.top_nodes = std::move(times);
+}
 
-  e.assumptions = {
+// What the figures assume, in the words the report prints.
+std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
+  const EstimateOptions& options = c.options;
+  const Calibration& cal = c.cal;
+  std::vector<std::string> out = {
       std::string(options.train ? "training step" : "inference step") + ", " +
           std::string(NameOf(options.precision)) +
           (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
           (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
-      rates.matrix_note,
+      c.rates.matrix_note,
       "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +
           ", conv " + FormatFixed(cal.conv_efficiency, 2) + ", bandwidth " +
           FormatFixed(cal.memory_efficiency, 2) + ", per-kernel overhead " +
           FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
       "per op: max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + overhead" +
-          std::string(target.is_tpu()
-                          ? "; matmuls padded to " + std::to_string(target.mxu_dim.value_or(128)) +
-                                "x" + std::to_string(target.mxu_dim.value_or(128)) + " MXU tiles"
+          std::string(c.target.is_tpu()
+                          ? "; matmuls padded to " + std::to_string(c.target.mxu_dim.value_or(128)) +
+                                "x" + std::to_string(c.target.mxu_dim.value_or(128)) + " MXU tiles"
                           : ""),
   };
   if (options.train) {
-    e.assumptions.push_back(
+    out.push_back(
         "backward = 2x forward per op; optimizer update bandwidth-bound over the parameter state");
   }
-  if (facts.any_attention && cal.fused_attention) {
-    e.assumptions.push_back(
+  if (c.facts.any_attention && cal.fused_attention) {
+    out.push_back(
         "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
   }
-  if (options.train && facts.any_implied_batchnorm) {
-    e.assumptions.push_back(
+  if (options.train && c.facts.any_implied_batchnorm) {
+    out.push_back(
         "a conv network without normalization ops was exported with BatchNorm folded into the "
         "convs; "
         "training runs one BatchNorm per conv again");
   }
   if (options.chips > 1) {
-    e.assumptions.push_back("data parallel over " + std::to_string(options.chips) +
+    out.push_back("data parallel over " + std::to_string(options.chips) +
                             " chips: ring all-reduce of the gradients over ICI at half the "
                             "bidirectional bandwidth, not overlapped");
   }
-  e.assumptions.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
+  out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
                           FormatFixed(e.hbm_bytes / kGiB, 1) +
                           " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0)
-    e.assumptions.push_back(Plural(e.unknown_ops, "op has", "ops have") +
+    out.push_back(Plural(e.unknown_ops, "op has", "ops have") +
                             " no cost model and count as zero");
+  return out;
+}
+
+}  // namespace
+
+Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
+                              const EstimateOptions& options) {
+  if (options.batch < 1) return MakeError("the batch must be at least 1");
+  if (!target.hbm_gbps || !target.hbm_gib ||
+      (!target.bf16_tflops.has_value() && !target.fp32_tflops.has_value())) {
+    return MakeError("target `" + target.name +
+                     "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
+  }
+  const int eb = options.precision == Precision::kFp32 ? 4 : 2;
+  const StepContext c{graph,
+                      target,
+                      options,
+                      options.calibration ? *options.calibration : CalibrationFor(target),
+                      eb,
+                      RatesFor(target, options.precision),
+                      ComputeOpCosts(graph, eb),
+                      AnalyzeGraph(graph)};
+  Estimate e;
+  e.channels_minor = c.facts.convnet;
+  e.target = target.name;
+  e.chips = options.chips;
+  ForwardBackward fb = TimeNodes(c, e);
+  const Parameters params = CountParameters(graph);
+  AssembleStep(c, fb, params, e);
+  MemoryPerChip(c, params, e);
+  FitAndMaxBatch(c, e);
+  Prices(c, e);
+  std::sort(fb.times.begin(), fb.times.end(),
+            [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
+  if (fb.times.size() > 10) fb.times.resize(10);
+  e.top_nodes = std::move(fb.times);
+  e.assumptions = Assumptions(c, e);
   return e;
 }
 
