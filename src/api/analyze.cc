@@ -19,6 +19,9 @@ std::optional<std::string> NonStaticInput(const Graph& g) {
     for (const Dim& d : v.type.shape.dims()) {
       if (d.is_symbol())
         hint = "pass `--dim " + d.symbol() + "=N` (or `--batch N` for the batch dim)";
+      if (d.is_bounded() && hint.empty())
+        hint = "`" + d.ToString() + "` is a bounded dynamic dim (XLA pads it to " +
+               std::to_string(d.bound()) + "); export the program with static shapes";
     }
     if (hint.empty()) hint = "the model does not name the dim; re-export it with a fixed size";
     return "input `" + v.name + "` has shape " + v.type.shape.ToString() +

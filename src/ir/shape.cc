@@ -24,6 +24,8 @@ std::string Dim::ToString() const {
       return std::to_string(value_);
     case Kind::kSymbol:
       return symbol_;
+    case Kind::kBounded:
+      return "<=" + std::to_string(value_);
     case Kind::kUnknown:
       break;
   }

@@ -45,3 +45,20 @@ TEST(DTypeTest, ParsesShortAndLongNames) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+TEST(DimTest, BoundedDimsAreTheirOwnKind) {
+  const Dim d = Dim::Bounded(4096);
+  EXPECT_TRUE(d.is_bounded());
+  EXPECT_FALSE(d.is_static());
+  EXPECT_FALSE(d.is_symbol());
+  EXPECT_EQ(d.bound(), 4096);
+  EXPECT_EQ(d.ToString(), "<=4096");
+  EXPECT_FALSE(Shape({Dim::Static(2), d}).is_static());
+  EXPECT_FALSE(TensorType({ValueKind::kTensor, DType::kFloat32, Shape({d})}).SizeInBytes());
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -45,7 +45,7 @@ std::string FormatDouble(double d) {
 }
 
 std::string DimText(const Dim& d) {
-  if (d.is_symbol()) return Name(d.symbol());
+  if (d.is_symbol() || d.is_bounded()) return Name(d.ToString());
   return d.ToString();
 }
 
@@ -321,7 +321,16 @@ class Parser {
       return Dim::Static(v);
     }
     if (Accept(TokKind::kPunct, "?")) return Dim::Unknown();
-    if (auto name = NameTok()) return Dim::Symbol(*name);
+    if (auto name = NameTok()) {
+      std::string_view n = *name;
+      if (n.starts_with("<=") && n.size() > 2 &&
+          n.find_first_not_of("0123456789", 2) == std::string_view::npos) {
+        std::int64_t bound = 0;
+        auto [p, ec] = std::from_chars(n.data() + 2, n.data() + n.size(), bound);
+        if (ec == std::errc() && p == n.data() + n.size()) return Dim::Bounded(bound);
+      }
+      return Dim::Symbol(*name);
+    }
     return Fail("expected a dimension");
   }
 

@@ -18,6 +18,18 @@ constexpr const char* kMlp = R"(graph mlp {
 }
 )";
 
+TEST(IrTextTest, BoundedDimsRoundTrip) {
+  const std::string text =
+      "graph g {\n  input %x: f32[\"<=16\",4]\n  %y: f32[\"<=16\",4] = Abs[elementwise](%x)\n"
+      "  output %y\n}\n";
+  auto g = ParseGraphText(text);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  const Dim& d = g->value(g->inputs()[0]).type.shape.dim(0);
+  EXPECT_TRUE(d.is_bounded());
+  EXPECT_EQ(d.bound(), 16);
+  EXPECT_EQ(PrintGraphText(*g), text);
+}
+
 TEST(IrTextTest, ParsesAndPrintsBackTheSameText) {
   auto g = ParseGraphText(kMlp);
   ASSERT_TRUE(g.ok()) << g.error().message;

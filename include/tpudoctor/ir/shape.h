@@ -1,7 +1,8 @@
 // Dim, Shape and TensorType: what the IR knows about a tensor's extent without its data.
 //
-// A Dim is one of three things: a static size (`128`), a named symbol the exporter left open
-// (`batch`, `sequence`), or unknown (`?`: nobody could tell). A Shape has a known or unknown rank.
+// A Dim is one of four things: a static size (`128`), a named symbol the exporter left open
+// (`batch`, `sequence`), a bounded dynamic size (`<=4096`: XLA's dynamic dims, which the compiler
+// pads to the bound), or unknown (`?`: nobody could tell). A Shape has a known or unknown rank.
 // Sizes in bytes are std::optional — a shape with any non-static dim has no size — and every
 // product is overflow-checked, so a dim near 2^63 yields "no size", never a wrapped number.
 #pragma once
@@ -17,21 +18,24 @@ namespace tpudoctor {
 
 class Dim {
  public:
-  enum class Kind : std::uint8_t { kStatic, kSymbol, kUnknown };
+  enum class Kind : std::uint8_t { kStatic, kSymbol, kBounded, kUnknown };
 
   Dim() = default;  // unknown
   static Dim Static(std::int64_t size) { return Dim(Kind::kStatic, size, {}); }
   static Dim Symbol(std::string name) { return Dim(Kind::kSymbol, 0, std::move(name)); }
+  static Dim Bounded(std::int64_t bound) { return Dim(Kind::kBounded, bound, {}); }
   static Dim Unknown() { return Dim(); }
 
   Kind kind() const { return kind_; }
   bool is_static() const { return kind_ == Kind::kStatic; }
   bool is_symbol() const { return kind_ == Kind::kSymbol; }
+  bool is_bounded() const { return kind_ == Kind::kBounded; }
   bool is_unknown() const { return kind_ == Kind::kUnknown; }
-  std::int64_t value() const { return value_; }          // only for static dims
+  std::int64_t value() const { return value_; }          // static dims: the size
+  std::int64_t bound() const { return value_; }          // bounded dims: the largest size
   const std::string& symbol() const { return symbol_; }  // only for symbols
 
-  std::string ToString() const;  // "128", "batch" or "?"
+  std::string ToString() const;  // "128", "batch", "<=4096" or "?"
   friend bool operator==(const Dim&, const Dim&) = default;
 
  private:

@@ -34,7 +34,7 @@ class Shp002SymbolicDims final : public Check {
       for (std::size_t i = 0; i < v.type.shape.rank(); ++i) {
         const Dim& d = v.type.shape.dim(i);
         // `<=N` is a bounded dynamic dim of an XLA program: XLA003's, not a flag to set.
-        if (d.is_symbol() && d.symbol().rfind("<=", 0) != 0 && symbols.insert(d.symbol()).second) {
+        if (d.is_symbol() && symbols.insert(d.symbol()).second) {
           symbol_order.push_back(d.symbol());
         }
         if (d.is_unknown()) {

@@ -18,13 +18,11 @@ class Xla003DynamicDims final : public Check {
     const Value* bounded = nullptr;
     const Value* unbounded = nullptr;
     int bounded_count = 0, unbounded_count = 0;
-    bool xla = false;
-    for (const Node& n : ctx.graph.nodes()) xla |= n.domain == "hlo" || n.domain == "stablehlo";
-    if (!xla) return;
+    if (!ctx.graph.facts().xla_program) return;
     for (const Value& v : ctx.graph.values()) {
       bool b = false, u = false;
       for (const Dim& d : v.type.shape.dims()) {
-        b |= d.is_symbol() && d.symbol().rfind("<=", 0) == 0;
+        b |= d.is_bounded();
         u |= d.is_unknown();
       }
       if (b && bounded_count++ == 0) bounded = &v;

@@ -32,9 +32,9 @@ void Leaves(const HloShape& s, std::vector<TensorType>& out) {
   std::vector<Dim> dims;
   for (std::size_t i = 0; i < s.dims.size(); ++i) {
     const bool dynamic = i < s.dynamic.size() && s.dynamic[i];
-    // A bounded dynamic dim (`<=N`) is a symbol the XLA rule recognises; `?` is unknown.
+    // A bounded dynamic dim (`<=N`); `?` is unknown.
     if (dynamic && s.dims[i].is_static()) {
-      dims.push_back(Dim::Symbol("<=" + std::to_string(s.dims[i].value())));
+      dims.push_back(Dim::Bounded(s.dims[i].value()));
     } else {
       dims.push_back(s.dims[i]);
     }
@@ -337,6 +337,7 @@ Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
   if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   LoadedModel loaded{std::move(*graph), "hlo", "", {}, {}};
   loaded.graph.mutable_facts().framework = hlo::FrameworkOfModuleName(module->name);
+  loaded.graph.mutable_facts().xla_program = true;
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back("HLO programs have static shapes; --batch/--dim do not apply");
   }

@@ -581,6 +581,7 @@ Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& opti
   graph->set_partitions(parsed->partitions);
   LoadedModel loaded{std::move(*graph), "stablehlo", "", {}, {}};
   loaded.graph.mutable_facts().framework = hlo::FrameworkOfModuleName(parsed->name);
+  loaded.graph.mutable_facts().xla_program = true;
   if (!options.dims.empty() || options.batch) {
     loaded.shape_notes.push_back(
         "StableHLO programs have their shapes fixed at export; --batch/--dim do not apply");

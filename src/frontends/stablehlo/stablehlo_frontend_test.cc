@@ -136,7 +136,9 @@ TEST(StableHloFrontend, DynamicAndBoundedDimsReachTheRules) {
   const auto& inputs = m.graph.inputs();
   ASSERT_EQ(inputs.size(), 2u);
   EXPECT_FALSE(m.graph.value(inputs[0]).type.shape.dim(0).is_static());
-  EXPECT_EQ(m.graph.value(inputs[1]).type.shape.dim(0).symbol(), "<=16");
+  EXPECT_TRUE(m.graph.value(inputs[1]).type.shape.dim(0).is_bounded());
+  EXPECT_EQ(m.graph.value(inputs[1]).type.shape.dim(0).bound(), 16);
+  EXPECT_TRUE(m.graph.facts().xla_program);
   bool xla003 = false;
   for (const Diagnostic& d : RunChecks(m.graph, **FindTarget(kDefaultTarget)))
     xla003 |= d.code == "XLA003";
