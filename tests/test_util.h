@@ -11,6 +11,7 @@
 
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/ir/text.h"
+#include "tpudoctor/knowledge/op_support.h"
 
 namespace tpudoctor::testing {
 
@@ -52,10 +53,13 @@ inline LoadedModel LoadOrDie(const std::filesystem::path& p, const ShapeOptions&
 }
 
 // A graph from the IR text form; fails the test on a parse error.
+// Op support is annotated as a frontend would.
 inline Graph ParseOrDie(const std::string& text) {
   auto g = ParseGraphText(text);
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
-  return g.ok() ? std::move(*g) : Graph();
+  if (!g.ok()) return Graph();
+  AnnotateOpSupport(*g);
+  return std::move(*g);
 }
 
 }  // namespace tpudoctor::testing

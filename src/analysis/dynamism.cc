@@ -161,9 +161,8 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
     roots_.push_back({&graph, path, node.id, kind, std::move(detail), 0});
   };
   bool root = false;
-  const OpInfo info = LookupOp(node.domain, node.op_type);
   const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
-  if (info.support == OpSupport::kDynamic) {
+  if (node.support == OpSupport::kDynamic) {
     root = true;
     add_root(RootKind::kDataDependentOp, "");
   }

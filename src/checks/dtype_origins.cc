@@ -9,7 +9,7 @@
 namespace tpudoctor {
 namespace {
 
-bool HostSide(const Node& n) { return RunsOnHost(n.domain, n.op_type, n.framework_op); }
+bool HostSide(const Node& n) { return RunsOnHost(n); }
 
 // Nodes that hand a string on unchanged (TF's Identity around asset paths and messages).
 bool PassThrough(const Node& n) {

@@ -1,5 +1,7 @@
 #include "tpudoctor/knowledge/op_support.h"
 
+#include <unordered_set>
+
 #include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
@@ -31,12 +33,33 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   return LookupOnnxOp(domain, op_type);
 }
 
-bool RunsOnHost(std::string_view domain, std::string_view op_type, std::string_view framework_op) {
-  if (LookupOp(domain, op_type).support == OpSupport::kHostFallback) return true;
-  if (framework_op.empty()) return false;
-  if (framework_op == "Assert") return true;
-  const TfOpInfo& tf = LookupTfOp(framework_op);
-  return tf.known && tf.pipeline && (domain == "tf" || domain.empty());
+namespace {
+
+// Subgraphs are shared (an XLA computation called from many places): each is annotated once.
+void Annotate(Graph& graph, std::unordered_set<const Graph*>& done) {
+  if (!done.insert(&graph).second) return;
+  for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
+    Node& node = graph.mutable_node(static_cast<NodeId>(i));
+    node.support = LookupOp(node.domain, node.op_type).support;
+    for (Subgraph& sub : node.subgraphs) {
+      if (sub.graph) Annotate(*sub.graph, done);
+    }
+  }
+}
+
+}  // namespace
+
+void AnnotateOpSupport(Graph& graph) {
+  std::unordered_set<const Graph*> done;
+  Annotate(graph, done);
+}
+
+bool RunsOnHost(const Node& node) {
+  if (node.support == OpSupport::kHostFallback) return true;
+  if (node.framework_op.empty()) return false;
+  if (node.framework_op == "Assert") return true;
+  const TfOpInfo& tf = LookupTfOp(node.framework_op);
+  return tf.known && tf.pipeline && (node.domain == "tf" || node.domain.empty());
 }
 
 }  // namespace tpudoctor

@@ -89,6 +89,9 @@ struct Node {
   // empty when domain::op_type is already the model's own op. Messages show it.
   std::string framework_op;
   OpKind kind = OpKind::kUnknown;
+  // Whether the op runs on the device, decided by the frontend from its op tables
+  // (AnnotateOpSupport); kUnknownOp until then.
+  OpSupport support = OpSupport::kUnknownOp;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   std::vector<Attribute> attrs;  // in the order the model lists them

@@ -41,4 +41,18 @@ enum class OpKind : std::uint8_t {
 std::string_view NameOf(OpKind kind);
 std::optional<OpKind> ParseOpKind(std::string_view name);
 
+// Whether an op lowers to a static-shape XLA program on a TPU (the op tables in
+// knowledge/op_support.h decide it; frontends record it on each node).
+enum class OpSupport : std::uint8_t {
+  kOk,            // lowers to static-shape XLA HLO
+  kDynamic,       // output shape depends on tensor values (rule SHP001)
+  kControl,       // data-dependent control flow: If / Loop / Scan / cond (rule CF001)
+  kContainer,     // sequence / map / optional values (rule TPU003)
+  kString,        // string processing (rule TPU003)
+  kHostFallback,  // runs, but on the host CPU: a framework fallback or a Python op (rule TPU003)
+  kOpaque,        // code the file does not contain (a custom Keras layer): unchecked (rule TPU003)
+  kUnsupported,   // no XLA lowering (rule TPU003)
+  kUnknownOp,     // not an operator of its vocabulary at all (rule TPU003)
+};
+
 }  // namespace tpudoctor

@@ -1,7 +1,7 @@
 // Whether an op lowers to a static-shape XLA program on a TPU, for every op vocabulary tpu-doctor
 // reads: ONNX domains, HLO opcodes, ATen operators of torch.export programs, TensorFlow ops and
-// Keras layers. Checks ask LookupOp(node.domain, node.op_type) and never care which table
-// answered. The facts live in data/ (embedded); each table's header names its sources.
+// Keras layers. Frontends record the answer on each node (Node::support, AnnotateOpSupport);
+// LookupOp also gives the reason for messages, and never cares which table answered. The facts live in data/ (embedded); each table's header names its sources.
 #pragma once
 
 #include <cstdint>
@@ -9,21 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "tpudoctor/ir/graph.h"
 #include "tpudoctor/ir/op_kind.h"
 
 namespace tpudoctor {
 
-enum class OpSupport : std::uint8_t {
-  kOk,            // lowers to static-shape XLA HLO
-  kDynamic,       // output shape depends on tensor values (rule SHP001)
-  kControl,       // data-dependent control flow: If / Loop / Scan / cond (rule CF001)
-  kContainer,     // sequence / map / optional values (rule TPU003)
-  kString,        // string processing (rule TPU003)
-  kHostFallback,  // runs, but on the host CPU: a framework fallback or a Python op (rule TPU003)
-  kOpaque,        // code the file does not contain (a custom Keras layer): unchecked (rule TPU003)
-  kUnsupported,   // no XLA lowering (rule TPU003)
-  kUnknownOp,     // not an operator of its vocabulary at all (rule TPU003)
-};
 
 struct OpInfo {
   OpKind kind = OpKind::kUnknown;
@@ -38,9 +28,12 @@ std::optional<OpSupport> ParseOpSupport(std::string_view word);
 // Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras", "tf".
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);
 
+// Sets Node::support of every node of `graph` and its subgraphs from the tables above. Frontends
+// call it once, as their last step; graphs built by hand (tests) call it after building.
+void AnnotateOpSupport(Graph& graph);
+
 // True for ops that run on the host, never inside the compiled device step: host fallbacks,
-// tf.data ops, and TensorFlow's Assert (which the TF-XLA bridge drops). `framework_op` is the
-// node's own op name where the frontend kept one.
-bool RunsOnHost(std::string_view domain, std::string_view op_type, std::string_view framework_op);
+// tf.data ops, and TensorFlow's Assert (which the TF-XLA bridge drops).
+bool RunsOnHost(const Node& node);
 
 }  // namespace tpudoctor

@@ -81,8 +81,8 @@ class Tpu003UnsupportedOp final : public Check {
     std::vector<std::string> order;
     ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
                         [&](const Graph&, const std::string& path, const Node& n) {
-                          OpInfo info = LookupOp(n.domain, n.op_type);
-                          if (!Unsupported(info.support)) return;
+                          if (!Unsupported(n.support)) return;
+                          OpInfo info = LookupOp(n.domain, n.op_type);  // for its reason
                           const std::string key = n.QualifiedOp();
                           auto [it, inserted] = groups.try_emplace(key);
                           if (inserted) {

@@ -3,6 +3,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "src/frontends/with_op_support.h"
 #include "src/frontends/hlo/hlo_ast.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/knowledge/hlo_ops.h"
@@ -327,7 +328,9 @@ int SniffHlo(const Source& source) {
   return 0;
 }
 
-Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
+namespace {
+
+Result<LoadedModel> LoadHloUnannotated(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
   if (source.bytes.find('\0') != std::string::npos)
     return MakeError(name + ": binary data, expected HLO text");
@@ -346,6 +349,12 @@ Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
         "the file holds more modules after `// -----`; only the first was read");
   }
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadHloUnannotated(source, options));
 }
 
 }  // namespace tpudoctor

@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/with_op_support.h"
 #include "src/frontends/archives.h"
 #include "src/frontends/keras/keras_h5.h"
 #include "src/frontends/keras/keras_layers.h"
@@ -504,7 +505,9 @@ int SniffKeras(const Source& source) {
   return zip && IsKerasArchive(**zip) ? 95 : 0;
 }
 
-Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::string& display_name,
+namespace {
+
+Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text, const std::string& display_name,
                                     const ShapeOptions& options) {
   auto config = ParseJsonInput(json_text, display_name);
   if (!config) return config.error();
@@ -515,7 +518,16 @@ Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::strin
   return loaded;
 }
 
-Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options) {
+}  // namespace
+
+Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::string& display_name,
+                                    const ShapeOptions& options) {
+  return WithOpSupport(LoadKerasConfigUnannotated(json_text, display_name, options));
+}
+
+namespace {
+
+Result<LoadedModel> LoadKerasUnannotated(const Source& source, const ShapeOptions& options) {
   const std::string& file = source.display_name;
   if (keras::LooksLikeHdf5(source.bytes)) {
     auto h5 = keras::ReadH5Config(source.bytes, file);
@@ -531,7 +543,15 @@ Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options)
   return LoadKerasArchive(**zip, file, options);
 }
 
-Result<LoadedModel> LoadKerasArchive(const ZipArchive& zip, const std::string& display_name,
+}  // namespace
+
+Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadKerasUnannotated(source, options));
+}
+
+namespace {
+
+Result<LoadedModel> LoadKerasArchiveUnannotated(const ZipArchive& zip, const std::string& display_name,
                                      const ShapeOptions& options) {
   const ZipEntry* entry = zip.Find("config.json");
   if (entry == nullptr) {
@@ -550,6 +570,13 @@ Result<LoadedModel> LoadKerasArchive(const ZipArchive& zip, const std::string& d
     }
   }
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadKerasArchive(const ZipArchive& zip, const std::string& display_name,
+                                     const ShapeOptions& options) {
+  return WithOpSupport(LoadKerasArchiveUnannotated(zip, display_name, options));
 }
 
 }  // namespace tpudoctor

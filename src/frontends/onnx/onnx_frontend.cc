@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "src/frontends/with_op_support.h"
 #include "src/frontends/onnx/shape_infer.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/ir/verify.h"
@@ -621,7 +622,9 @@ int SniffOnnx(const Source& source) {
   return 0;
 }
 
-Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) {
+namespace {
+
+Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
   if (source.bytes.empty()) return MakeError(name + ": file is empty, expected an ONNX model");
   if (source.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
@@ -661,6 +664,12 @@ Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) 
     return MakeError(name + ": " + sizes.error().message);
   loaded.graph = std::move(*graph);
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadOnnx(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadOnnxUnannotated(source, options));
 }
 
 }  // namespace tpudoctor

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "src/frontends/with_op_support.h"
 #include "src/frontends/hlo/hlo_ast.h"
 #include "src/frontends/stablehlo/mlir_parser.h"
 #include "tpudoctor/frontend/stablehlo.h"
@@ -561,7 +562,9 @@ int SniffStableHlo(const Source& source) {
   return 0;
 }
 
-Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& options) {
+namespace {
+
+Result<LoadedModel> LoadStableHloUnannotated(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
   if (std::string_view(source.bytes).starts_with(kBytecodeMagic)) {
     return MakeError(name +
@@ -591,6 +594,12 @@ Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& opti
         "the file holds more modules after `// -----`; only the first was read");
   }
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadStableHlo(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadStableHloUnannotated(source, options));
 }
 
 }  // namespace tpudoctor

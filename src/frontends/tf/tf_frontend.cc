@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "src/frontends/with_op_support.h"
 #include "proto/tf/saved_model.pb.h"
 #include "src/frontends/tf/tf_graph_builder.h"
 #include "tpudoctor/frontend/keras.h"
@@ -209,7 +210,9 @@ int SniffTensorFlow(const Source& source) {
   return SniffBinary(source);
 }
 
-Result<LoadedModel> LoadTensorFlow(const Source& source, const ShapeOptions& options) {
+namespace {
+
+Result<LoadedModel> LoadTensorFlowUnannotated(const Source& source, const ShapeOptions& options) {
   auto program = ReadProgram(source);
   if (!program) return program.error();
   LoadedModel loaded{Graph("main"), program->format, program->producer, {}, program->notes};
@@ -219,6 +222,12 @@ Result<LoadedModel> LoadTensorFlow(const Source& source, const ShapeOptions& opt
   if (auto r = tf_frontend::BuildTfGraph(program->graph, program->signature, options, loaded); !r)
     return MakeError(source.display_name + ": " + r.error().message);
   return loaded;
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadTensorFlow(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadTensorFlowUnannotated(source, options));
 }
 
 }  // namespace tpudoctor

@@ -1,6 +1,7 @@
 #include <map>
 #include <set>
 
+#include "src/frontends/with_op_support.h"
 #include "src/frontends/archives.h"
 #include "src/frontends/torch_export/sym_expr.h"
 #include "src/support/json_input.h"
@@ -620,7 +621,9 @@ static Result<LoadedModel> LoadProgramText(std::string_view text, const std::str
 
 bool IsTorchExportArchive(const ZipArchive& zip) { return ProgramEntry(zip) != nullptr; }
 
-Result<LoadedModel> LoadTorchExportArchive(const ZipArchive& zip, const std::string& display_name,
+namespace {
+
+Result<LoadedModel> LoadTorchExportArchiveUnannotated(const ZipArchive& zip, const std::string& display_name,
                                            const ShapeOptions& options) {
   const ZipEntry* entry = ProgramEntry(zip);
   if (entry == nullptr) {
@@ -633,6 +636,13 @@ Result<LoadedModel> LoadTorchExportArchive(const ZipArchive& zip, const std::str
   return LoadProgramText(*bytes, display_name + ": " + entry->name, options);
 }
 
+}  // namespace
+
+Result<LoadedModel> LoadTorchExportArchive(const ZipArchive& zip, const std::string& display_name,
+                                           const ShapeOptions& options) {
+  return WithOpSupport(LoadTorchExportArchiveUnannotated(zip, display_name, options));
+}
+
 int SniffTorchExport(const Source& source) {
   if (LooksLikeProgramJson(source.bytes)) return 85;
   if (!LooksLikeZip(source.bytes)) return 0;
@@ -640,13 +650,21 @@ int SniffTorchExport(const Source& source) {
   return zip && IsTorchExportArchive(**zip) ? 95 : 0;
 }
 
-Result<LoadedModel> LoadTorchExport(const Source& source, const ShapeOptions& options) {
+namespace {
+
+Result<LoadedModel> LoadTorchExportUnannotated(const Source& source, const ShapeOptions& options) {
   if (!LooksLikeZip(source.bytes)) {
     return LoadProgramText(source.bytes, source.display_name, options);
   }
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
   if (!zip) return zip.error();
   return LoadTorchExportArchive(**zip, source.display_name, options);
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadTorchExport(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadTorchExportUnannotated(source, options));
 }
 
 }  // namespace tpudoctor
