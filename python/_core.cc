@@ -144,8 +144,7 @@ PYBIND11_MODULE(_core, m) {
       .def("estimate_json", &RenderEstimateJson)
       .def("check_estimate_json", &CheckEstimateJson)
       .def_readonly("estimate_unavailable", &Report::estimate_unavailable)
-      .def_property_readonly("estimate_count",
-                             [](const Report& r) { return r.estimates.size(); });
+      .def_property_readonly("estimate_count", [](const Report& r) { return r.estimates.size(); });
 
   m.def("analyze_path", &AnalyzePath, py::arg("path"), py::arg("args"));
   m.def("analyze_bytes", &AnalyzeBytes, py::arg("data"), py::arg("name"), py::arg("args"));

@@ -1,11 +1,12 @@
 // One fixed report through every renderer, compared whole with goldens (UPDATE_GOLDENS=1
 // rewrites them): a blocked model with findings, notes and fixes, and a ready one with estimates
 // on several targets, so every section of every format is exercised.
+#include "tpudoctor/report/render.h"
+
 #include <gtest/gtest.h>
 
 #include "tests/test_util.h"
 #include "tpudoctor/analyze.h"
-#include "tpudoctor/report/render.h"
 
 namespace tpudoctor {
 namespace {

@@ -95,8 +95,7 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   CheckRun run = RunChecksWithEstimate(model->graph, **target, options.check);
   std::erase_if(model->diagnostics,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
-  Report report =
-      BuildReport(source.display_name, *model, **target, std::move(run.findings));
+  Report report = BuildReport(source.display_name, *model, **target, std::move(run.findings));
   report.facts = model->graph.facts();
   report.train = options.check.train;
   report.optimizer = options.check.optimizer;

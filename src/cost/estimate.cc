@@ -480,7 +480,8 @@ ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
     }
     if (cost.cls == CostClass::kFree) continue;
     const std::size_t ni = static_cast<std::size_t>(id);
-    if (cal.fused_attention && c.facts.attention[ni]) continue;  // inside the fused attention kernel
+    if (cal.fused_attention && c.facts.attention[ni])
+      continue;  // inside the fused attention kernel
     NodeTime nt;
     nt.node = id;
     nt.node_name = n.name;
@@ -619,12 +620,13 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   for (ValueId out : graph.outputs()) last_use[out] = order.size();
   double live = 0, peak_live = 0;
   for (ValueId in : graph.inputs())
-    live += LayoutBytes(graph.value(in).type, c.target, c.element_bytes, c.facts.convnet)
-                .value_or(0);
+    live +=
+        LayoutBytes(graph.value(in).type, c.target, c.element_bytes, c.facts.convnet).value_or(0);
   std::multimap<std::size_t, double> frees;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Node& n = graph.node(order[i]);
-    const bool fused = c.cal.fused_attention && c.facts.attention[static_cast<std::size_t>(order[i])];
+    const bool fused =
+        c.cal.fused_attention && c.facts.attention[static_cast<std::size_t>(order[i])];
     if (c.costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
       for (ValueId out : n.outputs) {
         auto b = LayoutBytes(graph.value(out).type, c.target, c.element_bytes, c.facts.convnet);
@@ -735,8 +737,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
       "per op: max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + overhead" +
           std::string(c.target.is_tpu()
-                          ? "; matmuls padded to " + std::to_string(c.target.mxu_dim.value_or(128)) +
-                                "x" + std::to_string(c.target.mxu_dim.value_or(128)) + " MXU tiles"
+                          ? "; matmuls padded to " +
+                                std::to_string(c.target.mxu_dim.value_or(128)) + "x" +
+                                std::to_string(c.target.mxu_dim.value_or(128)) + " MXU tiles"
                           : ""),
   };
   if (options.train) {
@@ -755,15 +758,14 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (options.chips > 1) {
     out.push_back("data parallel over " + std::to_string(options.chips) +
-                            " chips: ring all-reduce of the gradients over ICI at half the "
-                            "bidirectional bandwidth, not overlapped");
+                  " chips: ring all-reduce of the gradients over ICI at half the "
+                  "bidirectional bandwidth, not overlapped");
   }
   out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
-                          FormatFixed(e.hbm_bytes / kGiB, 1) +
-                          " GiB per device; max batch extrapolates activation memory linearly");
+                FormatFixed(e.hbm_bytes / kGiB, 1) +
+                " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0)
-    out.push_back(Plural(e.unknown_ops, "op has", "ops have") +
-                            " no cost model and count as zero");
+    out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
   return out;
 }
 

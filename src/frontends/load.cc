@@ -55,8 +55,8 @@ void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& fa
   } else {
     return;
   }
-  facts.batch_source = options.batch && *options.batch == *facts.batch ? BatchSource::kFlag
-                                                                        : BatchSource::kModel;
+  facts.batch_source =
+      options.batch && *options.batch == *facts.batch ? BatchSource::kFlag : BatchSource::kModel;
 }
 
 // Fills the graph's ModelFacts from what the frontend reported; done once, here, for every format.
@@ -67,7 +67,8 @@ Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& op
   facts.producer = loaded->producer;
   facts.xla_program = facts.xla_program || loaded->format == "hlo" || loaded->format == "stablehlo";
   std::string version;
-  if (const Framework f = FrameworkOfProducer(loaded->producer, version); f != Framework::kUnknown) {
+  if (const Framework f = FrameworkOfProducer(loaded->producer, version);
+      f != Framework::kUnknown) {
     facts.framework = f;
     facts.framework_version = version;
   } else if (facts.framework == Framework::kUnknown) {

@@ -124,7 +124,6 @@ std::string RenderEstimateText(const Report& r) {
   return out;
 }
 
-
 std::string RenderEstimateJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = 1;

@@ -132,7 +132,8 @@ void Findings(std::string& out, const Report& r) {
     out += "<div class=\"f f-" + sev + "\"><span class=\"tag t-" + sev + "\">" + sev + " " +
            Esc(d.code) + "</span>" + Prose(d.message) + "\n";
     out += "<div class=\"where\">" + Where(d.location) + "</div>\n";
-    for (const std::string& note : d.notes) out += "<div class=\"note\">" + Prose(note) + "</div>\n";
+    for (const std::string& note : d.notes)
+      out += "<div class=\"note\">" + Prose(note) + "</div>\n";
     if (d.fix) {
       out += "<div class=\"fix\"><b>fix</b> (" + std::string(NameOf(d.fix->applicability)) +
              "): " + Prose(d.fix->description) + "</div>\n";
@@ -158,10 +159,10 @@ void MemoryChart(std::string& out, const Estimate& e) {
   const double width = 760;
   out += "<h2>Memory per device</h2>\n<div class=\"muted\">" + Bytes(m.total()) + " of " +
          Bytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
-         (m.padding_waste > 0 ? "; TPU tile padding " + Bytes(m.padding_waste) : "") +
-         "</div>\n";
-  out += "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
-         "xmlns=\"http://www.w3.org/2000/svg\">\n";
+         (m.padding_waste > 0 ? "; TPU tile padding " + Bytes(m.padding_waste) : "") + "</div>\n";
+  out +=
+      "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
+      "xmlns=\"http://www.w3.org/2000/svg\">\n";
   double x = 10;
   std::string legend;
   double lx = 10;
@@ -188,9 +189,9 @@ void MemoryChart(std::string& out, const Estimate& e) {
 
 void TimeChart(std::string& out, const Estimate& e) {
   if (e.top_nodes.empty() || e.step_ms <= 0) return;
-  out += "<h2>Where the time goes</h2>\n<div class=\"muted\">step " + Ms(e.step_ms) +
-         " ms on " + Esc(e.target) + ", " + FormatFixed(e.samples_per_s, 1) +
-         " samples/s, MFU " + FormatFixed(e.mfu * 100, 0) + "%</div>\n";
+  out += "<h2>Where the time goes</h2>\n<div class=\"muted\">step " + Ms(e.step_ms) + " ms on " +
+         Esc(e.target) + ", " + FormatFixed(e.samples_per_s, 1) + " samples/s, MFU " +
+         FormatFixed(e.mfu * 100, 0) + "%</div>\n";
   const double max_ms = e.top_nodes.front().ms;
   const int row = 20;
   out += "<svg role=\"img\" aria-label=\"slowest ops\" width=\"780\" height=\"" +
@@ -203,9 +204,8 @@ void TimeChart(std::string& out, const Estimate& e) {
     if (label.size() > 52) label = label.substr(0, 49) + "...";
     out += "<text x=\"0\" y=\"" + std::to_string(y + 13) + "\">" + Esc(label) + "</text>";
     out += "<rect x=\"330\" y=\"" + std::to_string(y + 3) + "\" width=\"" + FormatFixed(w, 1) +
-           "\" height=\"13\" fill=\"" + (t.compute_bound ? "#0969da" : "#bc4c00") +
-           "\"><title>" + (t.compute_bound ? "compute-bound" : "memory-bound") +
-           "</title></rect>";
+           "\" height=\"13\" fill=\"" + (t.compute_bound ? "#0969da" : "#bc4c00") + "\"><title>" +
+           (t.compute_bound ? "compute-bound" : "memory-bound") + "</title></rect>";
     out += "<text x=\"" + FormatFixed(336 + w, 1) + "\" y=\"" + std::to_string(y + 13) + "\">" +
            Ms(t.ms) + " ms</text>\n";
     y += row;
@@ -215,9 +215,10 @@ void TimeChart(std::string& out, const Estimate& e) {
 
 void Comparison(std::string& out, const Report& r) {
   if (r.estimates.empty()) return;
-  out += "<h2>Per-target comparison</h2>\n<table><tr><th>target</th><th>chips</th><th>fits</th>"
-         "<th>max batch</th><th>step ms</th><th>samples/s</th><th>MFU</th><th>memory/device</th>"
-         "<th>$/1M samples</th></tr>\n";
+  out +=
+      "<h2>Per-target comparison</h2>\n<table><tr><th>target</th><th>chips</th><th>fits</th>"
+      "<th>max batch</th><th>step ms</th><th>samples/s</th><th>MFU</th><th>memory/device</th>"
+      "<th>$/1M samples</th></tr>\n";
   for (const Estimate& e : r.estimates) {
     out += "<tr><td><code>" + Esc(e.target) + "</code></td><td class=\"n\">" +
            std::to_string(e.chips) + "</td><td>" + (e.fits ? "yes" : "<b>no</b>") +
@@ -236,11 +237,10 @@ void Comparison(std::string& out, const Report& r) {
 void OpSummary(std::string& out, const Report& r) {
   out += "<h2>Ops</h2>\n<table><tr><th>op</th><th>count</th><th>status</th></tr>\n";
   for (const OpSummaryRow& row : r.op_summary) {
-    const std::string status =
-        row.worst ? "<span class=\"t-" + std::string(NameOf(*row.worst)) + "\">" +
-                        std::string(NameOf(*row.worst)) + " " + Esc(Join(row.codes, ",")) +
-                        "</span>"
-                  : "<span class=\"ok\">ok</span>";
+    const std::string status = row.worst ? "<span class=\"t-" + std::string(NameOf(*row.worst)) +
+                                               "\">" + std::string(NameOf(*row.worst)) + " " +
+                                               Esc(Join(row.codes, ",")) + "</span>"
+                                         : "<span class=\"ok\">ok</span>";
     out += "<tr><td><code>" + Esc(row.op) + "</code></td><td class=\"n\">" +
            std::to_string(row.count) + "</td><td>" + status + "</td></tr>\n";
   }
@@ -250,11 +250,11 @@ void OpSummary(std::string& out, const Report& r) {
 void Shapes(std::string& out, const Report& r) {
   out += "<h2>Inputs and outputs</h2>\n<table>";
   for (const ValueSummary& v : r.inputs)
-    out += "<tr><td>input</td><td><code>" + Esc(v.name) + "</code></td><td><code>" +
-           Esc(v.type) + "</code></td></tr>";
+    out += "<tr><td>input</td><td><code>" + Esc(v.name) + "</code></td><td><code>" + Esc(v.type) +
+           "</code></td></tr>";
   for (const ValueSummary& v : r.outputs)
-    out += "<tr><td>output</td><td><code>" + Esc(v.name) + "</code></td><td><code>" +
-           Esc(v.type) + "</code></td></tr>";
+    out += "<tr><td>output</td><td><code>" + Esc(v.name) + "</code></td><td><code>" + Esc(v.type) +
+           "</code></td></tr>";
   out += "</table>\n";
   for (const std::string& note : r.shape_notes)
     out += "<div class=\"note\">" + Prose(note) + "</div>\n";
@@ -269,8 +269,9 @@ std::string Body(const Report& r) {
     TimeChart(body, *r.estimate);
     Comparison(body, r);
   } else {
-    body += "<h2>Memory and time</h2>\n<p class=\"muted\">Not estimated: the inputs are not "
-            "static (give a batch and the symbolic dims) or shapes depend on data.</p>\n";
+    body +=
+        "<h2>Memory and time</h2>\n<p class=\"muted\">Not estimated: the inputs are not "
+        "static (give a batch and the symbolic dims) or shapes depend on data.</p>\n";
   }
   Shapes(body, r);
   OpSummary(body, r);

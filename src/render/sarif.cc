@@ -81,12 +81,15 @@ ordered_json Rules(const Report& r, std::map<std::string, int>& index) {
 
 std::string LogicalName(const Location& loc) {
   std::string name = loc.graph;
-  if (!loc.node.empty()) name += (name.empty() ? "" : "/") + loc.node;
-  else if (!loc.value.empty()) name += (name.empty() ? "" : "/") + loc.value;
+  if (!loc.node.empty())
+    name += (name.empty() ? "" : "/") + loc.node;
+  else if (!loc.value.empty())
+    name += (name.empty() ? "" : "/") + loc.value;
   return name;
 }
 
-ordered_json ResultOf(const Diagnostic& d, const Report& r, const std::map<std::string, int>& index) {
+ordered_json ResultOf(const Diagnostic& d, const Report& r,
+                      const std::map<std::string, int>& index) {
   ordered_json res;
   res["ruleId"] = d.code;
   if (auto it = index.find(d.code); it != index.end()) res["ruleIndex"] = it->second;
@@ -140,9 +143,8 @@ ordered_json RunOf(const Report& r) {
   ordered_json results = ordered_json::array();
   for (const Diagnostic& d : r.findings) results.push_back(ResultOf(d, r, index));
   run["results"] = results;
-  run["properties"] = {{"verdict", std::string(NameOf(r.verdict))},
-                       {"target", r.target},
-                       {"format", r.format}};
+  run["properties"] = {
+      {"verdict", std::string(NameOf(r.verdict))}, {"target", r.target}, {"format", r.format}};
   return run;
 }
 

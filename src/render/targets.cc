@@ -39,9 +39,9 @@ std::string RenderTargetsJson() {
 }
 
 std::string RenderTargetsText() {
-  std::string out = Cell("target", 13, false) + Cell("kind", 5, false) +
-                    Cell("bf16 TFLOP/s", 13) + Cell("HBM GiB", 9) + Cell("HBM GB/s", 10) +
-                    Cell("MXU", 9) + Cell("$/chip-h", 10) + "  name\n";
+  std::string out = Cell("target", 13, false) + Cell("kind", 5, false) + Cell("bf16 TFLOP/s", 13) +
+                    Cell("HBM GiB", 9) + Cell("HBM GB/s", 10) + Cell("MXU", 9) +
+                    Cell("$/chip-h", 10) + "  name\n";
   for (const TargetSpec& t : AllTargets()) {
     std::string mxu =
         t.mxu_dim ? std::to_string(*t.mxu_dim) + "x" + std::to_string(*t.mxu_dim) : "-";

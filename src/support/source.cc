@@ -1,13 +1,11 @@
 #include "tpudoctor/frontend/source.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <vector>
-
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -88,8 +86,8 @@ namespace {
 constexpr int kMaxFolderDepth = 8;
 
 bool HasModelExtension(const std::string& name) {
-  static constexpr std::string_view kExtensions[] = {".onnx", ".pt2", ".keras", ".h5",
-                                                     ".hdf5", ".pb",  ".pbtxt", ".meta",
+  static constexpr std::string_view kExtensions[] = {".onnx", ".pt2", ".keras",  ".h5",
+                                                     ".hdf5", ".pb",  ".pbtxt",  ".meta",
                                                      ".mlir", ".hlo", ".hlo.txt"};
   for (std::string_view ext : kExtensions) {
     if (name.ends_with(ext)) return true;
@@ -128,8 +126,9 @@ Result<std::vector<std::string>> FindModels(const std::string& path) {
   std::vector<std::string> out;
   CollectModels(path, 0, out);
   if (out.empty()) {
-    return MakeError(path + ": a directory with no model files (.onnx, .pt2, .keras, .h5, .pb, "
-                            ".pbtxt, .meta, .mlir, .hlo.txt) and no SavedModel");
+    return MakeError(path +
+                     ": a directory with no model files (.onnx, .pt2, .keras, .h5, .pb, "
+                     ".pbtxt, .meta, .mlir, .hlo.txt) and no SavedModel");
   }
   return out;
 }

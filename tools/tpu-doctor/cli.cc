@@ -100,17 +100,22 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   check_cmd->add_option("models", check_models,
                         "model files or folders (default: the bundled example)");
   AddShapeFlags(check_cmd, check.model, check_dims, check_batch);
-  check_cmd->add_option("--select", check.select,
-                        "run only these rules (codes or prefixes: TPU001, PERF; repeatable)")
+  check_cmd
+      ->add_option("--select", check.select,
+                   "run only these rules (codes or prefixes: TPU001, PERF; repeatable)")
       ->delimiter(',');
   check_cmd->add_option("--ignore", check.ignore, "skip these rules (codes or prefixes)")
       ->delimiter(',');
   std::string color = "auto";
-  check_cmd->add_option("--color", color, "colour the text report: auto (a terminal without NO_COLOR), always, never")
+  check_cmd
+      ->add_option("--color", color,
+                   "colour the text report: auto (a terminal without NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
-  check_cmd->add_flag("--train", check.train, "memory rules count a training step (gradients, optimizer, activations)");
-  check_cmd->add_option("--optimizer", check.optimizer, "with --train: sgd, momentum, adam/adamw, adafactor");
+  check_cmd->add_flag("--train", check.train,
+                      "memory rules count a training step (gradients, optimizer, activations)");
+  check_cmd->add_option("--optimizer", check.optimizer,
+                        "with --train: sgd, momentum, adam/adamw, adafactor");
   check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), mixed");
   check_cmd->add_option("--format", check.format, "text, json, sarif or html")
       ->check(CLI::IsMember({"text", "json", "sarif", "html"}));
@@ -193,8 +198,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     }
     for (std::string& code : check.select) code = Upper(code);
     for (std::string& code : check.ignore) code = Upper(code);
-    check.color = color == "always" ||
-                  (color == "auto" && terminal.stdout_is_tty && !terminal.no_color);
+    check.color =
+        color == "always" || (color == "auto" && terminal.stdout_is_tty && !terminal.no_color);
     return CheckCommand(check, out, err);
   }
   if (dump_cmd->parsed()) {

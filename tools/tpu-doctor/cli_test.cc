@@ -80,9 +80,9 @@ TEST(CliTest, ExitCodesFollowFailOn) {
 TEST(CliTest, EstimateJsonContract) {
   fs::current_path(testing::SourceDir());
   std::ostringstream out, err;
-  ASSERT_EQ(cli::Run({"estimate", "testdata/models/bert_base_mlm.onnx", "--targets", "nvidia-h100,tpu-v5e-8", "--batch",
-                      "64", "--dim", "sequence=128", "--train", "--optimizer", "adamw", "--precision", "bf16", "--format",
-                      "json"},
+  ASSERT_EQ(cli::Run({"estimate", "testdata/models/bert_base_mlm.onnx", "--targets",
+                      "nvidia-h100,tpu-v5e-8", "--batch", "64", "--dim", "sequence=128", "--train",
+                      "--optimizer", "adamw", "--precision", "bf16", "--format", "json"},
                      out, err),
             cli::kExitOk)
       << err.str();
@@ -90,8 +90,8 @@ TEST(CliTest, EstimateJsonContract) {
   EXPECT_EQ(j["schema_version"], 1);
   ASSERT_EQ(j["estimates"].size(), 2u);
   for (const auto& e : j["estimates"]) {
-    for (const char* key : {"target", "step_time_ms", "samples_per_s", "peak_memory_bytes", "fits", "max_batch",
-                            "usd_per_million_samples", "assumptions"}) {
+    for (const char* key : {"target", "step_time_ms", "samples_per_s", "peak_memory_bytes", "fits",
+                            "max_batch", "usd_per_million_samples", "assumptions"}) {
       EXPECT_TRUE(e.contains(key)) << key;
     }
     EXPECT_GT(e["step_time_ms"].get<double>(), 0);
@@ -126,8 +126,9 @@ TEST(CliTest, PyprojectConfig) {
     std::ofstream(dir.parent_path() / "pyproject.toml") << text;
   };
   fs::current_path(dir);  // the file is found in a parent folder
-  write("[project]\nname = \"x\"\n\n[tool.tpu-doctor]\nignore = [\"TPU001\", \"TPU002\"]\n"
-        "target = \"tpu-v6e\"\nfail-on = \"never\"\n");
+  write(
+      "[project]\nname = \"x\"\n\n[tool.tpu-doctor]\nignore = [\"TPU001\", \"TPU002\"]\n"
+      "target = \"tpu-v6e\"\nfail-on = \"never\"\n");
   std::ostringstream out, err;
   EXPECT_EQ(cli::Run({"check", model}, out, err), cli::kExitOk) << err.str();
   EXPECT_EQ(out.str().find("TPU001"), std::string::npos);
@@ -137,10 +138,10 @@ TEST(CliTest, PyprojectConfig) {
             cli::kExitFindings);
   EXPECT_NE(out2.str().find("(tpu-v5p)"), std::string::npos);
 
-  for (const char* bad : {"[tool.tpu-doctor]\ncolour = \"red\"\n",
-                          "[tool.tpu-doctor]\nselect = \"TPU\"\n",
-                          "[tool.tpu-doctor]\nbatch = -3\n", "[tool.tpu-doctor\nx=1",
-                          "[tool.tpu-doctor]\nfail-on = \"sometimes\"\n"}) {
+  for (const char* bad :
+       {"[tool.tpu-doctor]\ncolour = \"red\"\n", "[tool.tpu-doctor]\nselect = \"TPU\"\n",
+        "[tool.tpu-doctor]\nbatch = -3\n", "[tool.tpu-doctor\nx=1",
+        "[tool.tpu-doctor]\nfail-on = \"sometimes\"\n"}) {
     write(bad);
     std::ostringstream o, e;
     EXPECT_EQ(cli::Run({"check", model}, o, e), cli::kExitUsage) << bad;

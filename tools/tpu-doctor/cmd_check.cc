@@ -51,7 +51,8 @@ std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err
   auto optimizer = ParseOptimizer(args.optimizer);
   auto precision = ParsePrecision(args.precision);
   if (!optimizer || !precision) {
-    err << "tpu-doctor: --optimizer must be sgd, momentum, adam, adamw or adafactor; --precision fp32, bf16 or mixed\n";
+    err << "tpu-doctor: --optimizer must be sgd, momentum, adam, adamw or adafactor; --precision "
+           "fp32, bf16 or mixed\n";
     return std::nullopt;
   }
   AnalyzeOptions options = ModelOptions(args.model);

@@ -20,7 +20,7 @@ struct ModelArgs {
 
 // `check`'s settings: flags win over the project's pyproject.toml, which wins over these defaults.
 struct CheckArgs {
-  ModelArgs model;               // model.model is the first path; `more_models` the rest
+  ModelArgs model;  // model.model is the first path; `more_models` the rest
   std::vector<std::string> more_models;
   bool train = false;  // the memory rules count training memory
   std::string optimizer = "adam";

@@ -1,8 +1,9 @@
 #include "config.h"
 
+#include <toml++/toml.h>
+
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace tpudoctor::cli {
 namespace {
@@ -55,12 +56,14 @@ Result<Ok> Apply(const std::string& key, const toml::node& node, const std::stri
   }
   if (key == "batch") {
     auto v = node.value<std::int64_t>();
-    if (!v || !node.is_integer() || *v < 1) return MakeError(where + ": expected a positive integer");
+    if (!v || !node.is_integer() || *v < 1)
+      return MakeError(where + ": expected a positive integer");
     c.batch = *v;
     return Ok{};
   }
-  return MakeError(where + ": unknown setting (known: target, select, ignore, fail-on, format, "
-                           "train, optimizer, precision, batch)");
+  return MakeError(where +
+                   ": unknown setting (known: target, select, ignore, fail-on, format, "
+                   "train, optimizer, precision, batch)");
 }
 
 }  // namespace
@@ -72,8 +75,8 @@ Result<ProjectConfig> ParseProjectConfig(const std::string& text, const std::str
   try {
     doc = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    return MakeError(file + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
-                     std::string(e.description()));
+    return MakeError(file + ":" + std::to_string(e.source().begin.line) +
+                     ": not valid TOML: " + std::string(e.description()));
   }
   const toml::node* section = doc.at_path("tool.tpu-doctor").node();
   if (section == nullptr) return config;

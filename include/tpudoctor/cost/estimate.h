@@ -72,7 +72,7 @@ struct NodeTime {
   NodeId node = kNoNode;
   std::string node_name;  // so reports need not keep the graph
   std::string op;         // qualified op
-  double ms = 0;  // forward (and, when training, backward) time of this node
+  double ms = 0;          // forward (and, when training, backward) time of this node
   bool compute_bound = false;
   double mxu_utilization = 1;  // useful / padded FLOPs (matrix ops on TPUs)
 };

@@ -28,7 +28,7 @@ enum class BatchSource : std::uint8_t {
 std::string_view NameOf(BatchSource source);  // "none", "flag", "model"
 
 struct ModelFacts {
-  std::string format;    // "onnx", "hlo", "stablehlo", "torch.export", "keras", "tf-savedmodel", ...
+  std::string format;  // "onnx", "hlo", "stablehlo", "torch.export", "keras", "tf-savedmodel", ...
   std::string producer;  // "pytorch 2.11.0", "keras 3.6.0", when the file says
   Framework framework = Framework::kUnknown;
   std::string framework_version;  // "2.11.0", when the file says

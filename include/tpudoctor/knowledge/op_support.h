@@ -1,7 +1,8 @@
 // Whether an op lowers to a static-shape XLA program on a TPU, for every op vocabulary tpu-doctor
 // reads: ONNX domains, HLO opcodes, ATen operators of torch.export programs, TensorFlow ops and
 // Keras layers. Frontends record the answer on each node (Node::support, AnnotateOpSupport);
-// LookupOp also gives the reason for messages, and never cares which table answered. The facts live in data/ (embedded); each table's header names its sources.
+// LookupOp also gives the reason for messages, and never cares which table answered. The facts live
+// in data/ (embedded); each table's header names its sources.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,6 @@
 #include "tpudoctor/ir/op_kind.h"
 
 namespace tpudoctor {
-
 
 struct OpInfo {
   OpKind kind = OpKind::kUnknown;

@@ -3,8 +3,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "src/frontends/with_op_support.h"
 #include "src/frontends/hlo/hlo_ast.h"
+#include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/support/strings.h"

@@ -1,10 +1,10 @@
 #include <map>
 #include <set>
 
-#include "src/frontends/with_op_support.h"
 #include "src/frontends/archives.h"
 #include "src/frontends/keras/keras_h5.h"
 #include "src/frontends/keras/keras_layers.h"
+#include "src/frontends/with_op_support.h"
 #include "src/support/json_input.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/keras.h"
@@ -507,8 +507,9 @@ int SniffKeras(const Source& source) {
 
 namespace {
 
-Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text, const std::string& display_name,
-                                    const ShapeOptions& options) {
+Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text,
+                                               const std::string& display_name,
+                                               const ShapeOptions& options) {
   auto config = ParseJsonInput(json_text, display_name);
   if (!config) return config.error();
   LoadedModel loaded{Graph("main"), "keras", "", {}, {}};
@@ -551,8 +552,9 @@ Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options)
 
 namespace {
 
-Result<LoadedModel> LoadKerasArchiveUnannotated(const ZipArchive& zip, const std::string& display_name,
-                                     const ShapeOptions& options) {
+Result<LoadedModel> LoadKerasArchiveUnannotated(const ZipArchive& zip,
+                                                const std::string& display_name,
+                                                const ShapeOptions& options) {
   const ZipEntry* entry = zip.Find("config.json");
   if (entry == nullptr) {
     return MakeError(display_name + ": a zip archive without `config.json`, so not a .keras model");

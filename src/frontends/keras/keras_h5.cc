@@ -1,7 +1,5 @@
 #include "src/frontends/keras/keras_h5.h"
 
-#include "tpudoctor/frontend/frontend.h"
-
 #include <fcntl.h>
 #include <hdf5.h>
 #include <poll.h>
@@ -15,6 +13,8 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+
+#include "tpudoctor/frontend/frontend.h"
 
 namespace tpudoctor::keras {
 namespace {

@@ -9,8 +9,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "src/frontends/with_op_support.h"
 #include "src/frontends/onnx/shape_infer.h"
+#include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/onnx_ops.h"

@@ -6,9 +6,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "src/frontends/with_op_support.h"
 #include "src/frontends/hlo/hlo_ast.h"
 #include "src/frontends/stablehlo/mlir_parser.h"
+#include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/support/strings.h"

@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "src/frontends/with_op_support.h"
 #include "proto/tf/saved_model.pb.h"
 #include "src/frontends/tf/tf_graph_builder.h"
+#include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/keras.h"
 #include "tpudoctor/frontend/tf.h"
 #include "tpudoctor/support/strings.h"

@@ -1,9 +1,9 @@
 #include <map>
 #include <set>
 
-#include "src/frontends/with_op_support.h"
 #include "src/frontends/archives.h"
 #include "src/frontends/torch_export/sym_expr.h"
+#include "src/frontends/with_op_support.h"
 #include "src/support/json_input.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/torch_export.h"
@@ -623,8 +623,9 @@ bool IsTorchExportArchive(const ZipArchive& zip) { return ProgramEntry(zip) != n
 
 namespace {
 
-Result<LoadedModel> LoadTorchExportArchiveUnannotated(const ZipArchive& zip, const std::string& display_name,
-                                           const ShapeOptions& options) {
+Result<LoadedModel> LoadTorchExportArchiveUnannotated(const ZipArchive& zip,
+                                                      const std::string& display_name,
+                                                      const ShapeOptions& options) {
   const ZipEntry* entry = ProgramEntry(zip);
   if (entry == nullptr) {
     return MakeError(display_name +
