@@ -102,6 +102,10 @@ class Estimate:
         )
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _estimates(text: Optional[str]) -> List[Estimate]:
     if not text:
         return []
@@ -169,7 +173,7 @@ class Report:
     def __repr__(self) -> str:
         return (
             f"<tpudoctor.Report {self.model!r} on {self.target}: {self.verdict} "
-            f"({self.errors} errors, {self.warnings} warnings, {self.notes} notes)>"
+            f"({_n(self.errors, 'error')}, {_n(self.warnings, 'warning')}, {_n(self.notes, 'note')})>"
         )
 
 
