@@ -6,6 +6,7 @@
 #include <set>
 
 #include "src/support/json_input.h"
+#include "tpudoctor/ir/shape_math.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 
 namespace tpudoctor::keras {
@@ -79,11 +80,6 @@ Dim MulDim(const Dim& a, std::int64_t b) {
   return Static(r);
 }
 
-Dim MulDims(const Dim& a, const Dim& b) {
-  if (!b.is_static()) return a.is_static() && a.value() == 1 ? b : Dim::Unknown();
-  return MulDim(a, b.value());
-}
-
 Dim AddDim(const Dim& a, std::int64_t b) {
   std::int64_t r;
   if (!a.is_static() || __builtin_add_overflow(a.value(), b, &r)) return Dim::Unknown();
@@ -93,11 +89,8 @@ Dim AddDim(const Dim& a, std::int64_t b) {
 // Output size of a window sliding over `in` (Keras `valid`/`same`/`causal` padding).
 Dim Slide(const Dim& in, std::int64_t k, std::int64_t stride, std::int64_t dilation,
           const std::string& padding) {
-  if (!in.is_static() || stride <= 0 || k <= 0 || dilation <= 0) return Dim::Unknown();
-  const std::int64_t n = in.value();
-  if (padding == "same" || padding == "causal") return Static((n + stride - 1) / stride);
-  const std::int64_t span = dilation * (k - 1) + 1;
-  return Static(n < span ? 0 : (n - span) / stride + 1);
+  const bool same = padding == "same" || padding == "causal";
+  return WindowOutput(in, k, stride, dilation, same ? WindowPadding::kSame : WindowPadding::kValid);
 }
 
 Dim SlideTransposed(const Dim& in, std::int64_t k, std::int64_t stride, std::int64_t dilation,

@@ -7,58 +7,15 @@
 #include <set>
 #include <string_view>
 
+#include "tpudoctor/ir/shape_math.h"
+
 namespace tpudoctor::onnx_frontend {
 namespace {
 
 using Dims = std::vector<Dim>;
 constexpr std::size_t kMaxKnownInts = 4096;
 
-// ---- Dim arithmetic: static where both sides are static, symbols survive multiplying by 1. ----
-
-Dim Mul(const Dim& a, const Dim& b) {
-  if (a.is_static() && b.is_static()) {
-    std::int64_t v = 0;  // signed: shape arithmetic multiplies by -1
-    if (__builtin_mul_overflow(a.value(), b.value(), &v)) return Dim::Unknown();
-    return Dim::Static(v);
-  }
-  if (a.is_static() && a.value() == 1) return b;
-  if (b.is_static() && b.value() == 1) return a;
-  return Dim::Unknown();
-}
-
-Dim Add(const Dim& a, const Dim& b) {
-  if (a.is_static() && b.is_static()) {
-    std::int64_t v = 0;
-    if (__builtin_add_overflow(a.value(), b.value(), &v)) return Dim::Unknown();
-    return Dim::Static(v);
-  }
-  if (a.is_static() && a.value() == 0) return b;
-  if (b.is_static() && b.value() == 0) return a;
-  return Dim::Unknown();
-}
-
-Dim Neg(const Dim& a) {
-  if (a.is_static() && a.value() != std::numeric_limits<std::int64_t>::min()) {
-    return Dim::Static(-a.value());
-  }
-  return Dim::Unknown();
-}
-
-std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-Dim Div(const Dim& a, const Dim& b) {
-  if (b.is_static() && b.value() == 1) return a;
-  if (a.is_static() && b.is_static() && b.value() != 0 &&
-      !(a.value() == std::numeric_limits<std::int64_t>::min() && b.value() == -1)) {
-    return Dim::Static(FloorDiv(a.value(), b.value()));
-  }
-  if (a == b && !a.is_unknown()) return Dim::Static(1);
-  return Dim::Unknown();
-}
+// ---- Products of dims (the Dim arithmetic itself is tpudoctor/ir/shape_math.h) ----
 
 // Product of dims as (static factor, symbols); nullopt when a dim is unknown or it overflows.
 struct Product {
@@ -94,38 +51,6 @@ Dim Quotient(const Product& total, const Product& part) {
   if (left.empty()) return Dim::Static(factor);
   if (left.size() == 1 && factor == 1) return Dim::Symbol(*left.begin());
   return Dim::Unknown();
-}
-
-// Numpy broadcasting of two dims.
-Dim BroadcastDim(const Dim& a, const Dim& b) {
-  if (a == b) return a;
-  if (a.is_static() && a.value() == 1) return b;
-  if (b.is_static() && b.value() == 1) return a;
-  if (a.is_static()) return a;
-  if (b.is_static()) return b;
-  return Dim::Unknown();
-}
-
-std::optional<Shape> Broadcast(const std::vector<const Shape*>& shapes) {
-  std::size_t rank = 0;
-  for (const Shape* s : shapes) {
-    if (!s->rank_known()) return std::nullopt;
-    rank = std::max(rank, s->rank());
-  }
-  Dims out(rank, Dim::Static(1));
-  for (const Shape* s : shapes) {
-    const std::size_t offset = rank - s->rank();
-    for (std::size_t i = 0; i < s->rank(); ++i)
-      out[offset + i] = BroadcastDim(out[offset + i], s->dim(i));
-  }
-  return Shape(std::move(out));
-}
-
-// Normalises a possibly negative axis; nullopt when out of range.
-std::optional<std::size_t> Axis(std::int64_t axis, std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r) return std::nullopt;
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
 }
 
 // ---- The propagator ----
@@ -234,7 +159,7 @@ void ElementwiseBroadcast(Propagator& p, const Node& n, DType out_dtype) {
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     if (n.input(i) != kNoValue) shapes.push_back(&p.S(n, i));
   }
-  p.Set(n, 0, out_dtype, Broadcast(shapes));
+  p.Set(n, 0, out_dtype, BroadcastShapes(shapes));
 }
 
 // Folds integer arithmetic on known ints (element-wise with broadcasting of scalars).
@@ -254,10 +179,11 @@ void FoldBinary(Propagator& p, const Node& n, const std::function<Dim(const Dim&
 void Arithmetic(Propagator& p, const Node& n) {
   ElementwiseBroadcast(p, n, p.T(n, 0).dtype);
   const std::string_view op = n.op_type;
-  if (op == "Add") FoldBinary(p, n, Add);
-  if (op == "Sub") FoldBinary(p, n, [](const Dim& a, const Dim& b) { return Add(a, Neg(b)); });
-  if (op == "Mul") FoldBinary(p, n, Mul);
-  if (op == "Div") FoldBinary(p, n, Div);
+  if (op == "Add") FoldBinary(p, n, AddDims);
+  if (op == "Sub")
+    FoldBinary(p, n, [](const Dim& a, const Dim& b) { return AddDims(a, NegDim(b)); });
+  if (op == "Mul") FoldBinary(p, n, MulDims);
+  if (op == "Div") FoldBinary(p, n, FloorDivDims);
   if (op == "Mod") {
     FoldBinary(p, n, [](const Dim& a, const Dim& b) {
       if (!a.is_static() || !b.is_static() || b.value() == 0 ||
@@ -293,7 +219,7 @@ void Compare(Propagator& p, const Node& n) {
 
 void WhereOp(Propagator& p, const Node& n) {
   std::vector<const Shape*> shapes = {&p.S(n, 0), &p.S(n, 1), &p.S(n, 2)};
-  p.Set(n, 0, p.T(n, 1).dtype, Broadcast(shapes));
+  p.Set(n, 0, p.T(n, 1).dtype, BroadcastShapes(shapes));
   const auto& c = p.K(n, 0);
   const auto& x = p.K(n, 1);
   const auto& y = p.K(n, 2);
@@ -329,7 +255,7 @@ void MatMulOp(Propagator& p, const Node& n) {
   if (b_vec) bd.push_back(Dim::Static(1));
   Shape a_batch(Dims(ad.begin(), ad.end() - 2));
   Shape b_batch(Dims(bd.begin(), bd.end() - 2));
-  auto batch = Broadcast({&a_batch, &b_batch});
+  auto batch = BroadcastShapes(std::vector<const Shape*>{&a_batch, &b_batch});
   Dims out = batch ? batch->dims() : Dims{};
   if (!a_vec) out.push_back(ad[ad.size() - 2]);
   if (!b_vec) out.push_back(bd.back());
@@ -346,21 +272,6 @@ void GemmOp(Propagator& p, const Node& n) {
   p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims{a.dim(ta ? 1 : 0), b.dim(tb ? 0 : 1)}));
 }
 
-// Output size of a sliding window along one spatial dim.
-Dim WindowOut(const Dim& in, std::int64_t kernel, std::int64_t stride, std::int64_t dilation,
-              std::int64_t pad_total, const std::string& auto_pad, bool ceil_mode) {
-  if (!in.is_static() || stride <= 0) return Dim::Unknown();
-  const std::int64_t effective = dilation * (kernel - 1) + 1;
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    return Dim::Static((in.value() + stride - 1) / stride);
-  }
-  if (auto_pad == "VALID") return Dim::Static((in.value() - effective + stride) / stride);
-  const std::int64_t span = in.value() + pad_total - effective;
-  if (span < 0) return Dim::Unknown();
-  const std::int64_t out = ceil_mode ? (span + stride - 1) / stride + 1 : span / stride + 1;
-  return Dim::Static(out);
-}
-
 std::optional<Dims> SpatialOut(const Node& n, const Shape& x,
                                const std::vector<std::int64_t>& kernel) {
   if (!x.rank_known() || x.rank() < 2 + kernel.size()) return std::nullopt;
@@ -369,12 +280,16 @@ std::optional<Dims> SpatialOut(const Node& n, const Shape& x,
   auto dilations = n.IntsAttr("dilations").value_or(std::vector<std::int64_t>(sp, 1));
   auto pads = n.IntsAttr("pads").value_or(std::vector<std::int64_t>(2 * sp, 0));
   const std::string auto_pad = n.StringAttr("auto_pad").value_or("NOTSET");
+  const WindowPadding padding = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"
+                                    ? WindowPadding::kSame
+                                : auto_pad == "VALID" ? WindowPadding::kValid
+                                                      : WindowPadding::kExplicit;
   const bool ceil_mode = n.IntAttr("ceil_mode").value_or(0) != 0;
   if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp) return std::nullopt;
   Dims out;
   for (std::size_t i = 0; i < sp; ++i) {
-    out.push_back(WindowOut(x.dim(2 + i), kernel[i], strides[i], dilations[i],
-                            pads[i] + pads[i + sp], auto_pad, ceil_mode));
+    out.push_back(WindowOutput(x.dim(2 + i), kernel[i], strides[i], dilations[i], padding,
+                               pads[i] + pads[i + sp], ceil_mode));
   }
   return out;
 }
@@ -405,7 +320,7 @@ void ConvTransposeOp(Propagator& p, const Node& n) {
   if (!x.rank_known() || !w.rank_known() || w.rank() < 3 || x.rank() != w.rank()) return;
   const std::size_t sp = w.rank() - 2;
   const std::int64_t group = n.IntAttr("group").value_or(1);
-  Dims out = {x.dim(0), Mul(w.dim(1), Dim::Static(group))};
+  Dims out = {x.dim(0), MulDims(w.dim(1), Dim::Static(group))};
   if (auto os = n.IntsAttr("output_shape"); os && os->size() == sp) {
     for (std::int64_t v : *os) out.push_back(Dim::Static(v));
     p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
@@ -454,12 +369,12 @@ void GlobalPoolOp(Propagator& p, const Node& n) {
 void FlattenOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   if (!x.rank_known()) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(1), x.rank() + 1);
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(1), x.rank() + 1);
   if (!axis) return;
   Dim left = Dim::Static(1);
   Dim right = Dim::Static(1);
   for (std::size_t i = 0; i < x.rank(); ++i)
-    (i < *axis ? left : right) = Mul(i < *axis ? left : right, x.dim(i));
+    (i < *axis ? left : right) = MulDims(i < *axis ? left : right, x.dim(i));
   p.Set(n, 0, p.T(n, 0).dtype, Shape(Dims{left, right}));
 }
 
@@ -530,7 +445,7 @@ void TransposeOp(Propagator& p, const Node& n) {
   if (perm.size() != x.rank()) return;
   Dims out;
   for (std::int64_t a : perm) {
-    auto ax = Axis(a, x.rank());
+    auto ax = NormalizeAxis(a, x.rank());
     if (!ax) return;
     out.push_back(x.dim(*ax));
   }
@@ -546,7 +461,7 @@ void SqueezeOp(Propagator& p, const Node& n) {
   std::vector<bool> drop(x.rank(), false);
   if (axes) {
     for (std::int64_t a : *axes) {
-      auto ax = Axis(a, x.rank());
+      auto ax = NormalizeAxis(a, x.rank());
       if (!ax) return;
       drop[*ax] = true;
     }
@@ -571,7 +486,7 @@ void UnsqueezeOp(Propagator& p, const Node& n) {
   const std::size_t rank = x.rank() + axes->size();
   std::vector<bool> inserted(rank, false);
   for (std::int64_t a : *axes) {
-    auto ax = Axis(a, rank);
+    auto ax = NormalizeAxis(a, rank);
     if (!ax) return;
     inserted[*ax] = true;
   }
@@ -591,7 +506,7 @@ void UnsqueezeOp(Propagator& p, const Node& n) {
 void ConcatOp(Propagator& p, const Node& n) {
   const Shape& first = p.S(n, 0);
   if (!first.rank_known()) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(0), first.rank());
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(0), first.rank());
   if (!axis) return;
   Dims out = first.dims();
   Dims known;
@@ -599,7 +514,7 @@ void ConcatOp(Propagator& p, const Node& n) {
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     const Shape& s = p.S(n, i);
     if (!s.rank_known() || s.rank() != first.rank()) return;
-    if (i > 0) out[*axis] = Add(out[*axis], s.dim(*axis));
+    if (i > 0) out[*axis] = AddDims(out[*axis], s.dim(*axis));
     for (std::size_t d = 0; d < s.rank(); ++d) {
       if (d != *axis) out[d] = BroadcastDim(out[d], s.dim(d));
     }
@@ -616,7 +531,7 @@ void ConcatOp(Propagator& p, const Node& n) {
 void SplitOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   if (!x.rank_known()) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(0), x.rank());
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(0), x.rank());
   if (!axis) return;
   auto split = p.AttrOrInput(n, "split", 1);
   const std::size_t parts = n.outputs.size();
@@ -661,7 +576,7 @@ void SliceOp(Propagator& p, const Node& n) {
           ax.push_back(static_cast<std::int64_t>(i));
       }
       for (std::int64_t a : ax) {
-        if (auto i = Axis(a, x.rank())) out[*i] = Dim::Unknown();
+        if (auto i = NormalizeAxis(a, x.rank())) out[*i] = Dim::Unknown();
       }
       p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
     }
@@ -675,7 +590,7 @@ void SliceOp(Propagator& p, const Node& n) {
   if (axes->size() != starts->size() || steps->size() != starts->size()) return;
   Dims out = x.dims();
   for (std::size_t i = 0; i < axes->size(); ++i) {
-    auto ax = Axis((*axes)[i], x.rank());
+    auto ax = NormalizeAxis((*axes)[i], x.rank());
     const std::int64_t step = (*steps)[i];
     if (!ax || step == 0) return;
     const Dim& d = x.dim(*ax);
@@ -713,7 +628,7 @@ void GatherOp(Propagator& p, const Node& n) {
   const Shape& data = p.S(n, 0);
   const Shape& idx = p.S(n, 1);
   if (!data.rank_known() || !idx.rank_known() || data.rank() == 0) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(0), data.rank());
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(0), data.rank());
   if (!axis) return;
   Dims out(data.dims().begin(), data.dims().begin() + static_cast<std::ptrdiff_t>(*axis));
   out.insert(out.end(), idx.dims().begin(), idx.dims().end());
@@ -725,7 +640,7 @@ void GatherOp(Propagator& p, const Node& n) {
   if (k && indices && data.rank() == 1 && *axis == 0) {
     Dims folded;
     for (std::int64_t i : *indices) {
-      auto pos = Axis(i, k->size());
+      auto pos = NormalizeAxis(i, k->size());
       if (!pos) return;
       folded.push_back((*k)[*pos]);
     }
@@ -770,7 +685,7 @@ void SizeOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   if (!x.rank_known()) return;
   Dim total = Dim::Static(1);
-  for (const Dim& d : x.dims()) total = Mul(total, d);
+  for (const Dim& d : x.dims()) total = MulDims(total, d);
   p.SetKnown(n, 0, Dims{total});
 }
 
@@ -778,7 +693,7 @@ void ExpandOp(Propagator& p, const Node& n) {
   const auto& target = p.K(n, 1);
   if (!target) return;
   Shape t(*target);
-  p.Set(n, 0, p.T(n, 0).dtype, Broadcast({&p.S(n, 0), &t}));
+  p.Set(n, 0, p.T(n, 0).dtype, BroadcastShapes(std::vector<const Shape*>{&p.S(n, 0), &t}));
 }
 
 void ConstantOfShapeOp(Propagator& p, const Node& n) {
@@ -826,7 +741,7 @@ void TileOp(Propagator& p, const Node& n) {
   const auto& reps = p.K(n, 1);
   if (!x.rank_known() || !reps || reps->size() != x.rank()) return;
   Dims out;
-  for (std::size_t i = 0; i < x.rank(); ++i) out.push_back(Mul(x.dim(i), (*reps)[i]));
+  for (std::size_t i = 0; i < x.rank(); ++i) out.push_back(MulDims(x.dim(i), (*reps)[i]));
   p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
 }
 
@@ -841,7 +756,7 @@ void PadOp(Propagator& p, const Node& n) {
   std::vector<std::size_t> axes;
   if (auto a = n.input(3) != kNoValue ? p.StaticInts(n, 3) : std::nullopt) {
     for (std::int64_t v : *a) {
-      auto ax = Axis(v, x.rank());
+      auto ax = NormalizeAxis(v, x.rank());
       if (!ax) return;
       axes.push_back(*ax);
     }
@@ -851,7 +766,7 @@ void PadOp(Propagator& p, const Node& n) {
   if (pads->size() != 2 * axes.size()) return;
   Dims out = x.dims();
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    out[axes[i]] = Add(out[axes[i]], Dim::Static((*pads)[i] + (*pads)[i + axes.size()]));
+    out[axes[i]] = AddDims(out[axes[i]], Dim::Static((*pads)[i] + (*pads)[i + axes.size()]));
   }
   p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
 }
@@ -885,7 +800,7 @@ void ReduceOp(Propagator& p, const Node& n) {
   }
   if (axes) {
     for (std::int64_t a : *axes) {
-      auto ax = Axis(a, x.rank());
+      auto ax = NormalizeAxis(a, x.rank());
       if (!ax) return;
       reduced[*ax] = true;
     }
@@ -905,7 +820,7 @@ void ReduceOp(Propagator& p, const Node& n) {
 void TopKOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   if (!x.rank_known()) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(-1), x.rank());
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(-1), x.rank());
   if (!axis) return;
   Dims out = x.dims();
   auto k = p.StaticInts(n, 1);
@@ -927,7 +842,7 @@ void LayerNormOp(Propagator& p, const Node& n) {
   p.SetLike(n, 0, 0);
   const Shape& x = p.S(n, 0);
   if (!x.rank_known() || n.outputs.size() < 2) return;
-  auto axis = Axis(n.IntAttr("axis").value_or(-1), x.rank());
+  auto axis = NormalizeAxis(n.IntAttr("axis").value_or(-1), x.rank());
   if (!axis) return;
   Dims stat = x.dims();
   for (std::size_t i = *axis; i < stat.size(); ++i) stat[i] = Dim::Static(1);
@@ -942,10 +857,12 @@ void DepthSpaceOp(Propagator& p, const Node& n) {
   const Dim b2 = Dim::Static(*bs * *bs);
   if (n.op_type == "DepthToSpace") {
     p.Set(n, 0, p.T(n, 0).dtype,
-          Shape(Dims{x.dim(0), Div(x.dim(1), b2), Mul(x.dim(2), b), Mul(x.dim(3), b)}));
+          Shape(Dims{x.dim(0), FloorDivDims(x.dim(1), b2), MulDims(x.dim(2), b),
+                     MulDims(x.dim(3), b)}));
   } else {
     p.Set(n, 0, p.T(n, 0).dtype,
-          Shape(Dims{x.dim(0), Mul(x.dim(1), b2), Div(x.dim(2), b), Div(x.dim(3), b)}));
+          Shape(Dims{x.dim(0), MulDims(x.dim(1), b2), FloorDivDims(x.dim(2), b),
+                     FloorDivDims(x.dim(3), b)}));
   }
 }
 

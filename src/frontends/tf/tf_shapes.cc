@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/frontends/tf/tf_attrs.h"
+#include "tpudoctor/ir/shape_math.h"
 
 namespace tpudoctor::tf_frontend {
 namespace {
@@ -20,11 +21,8 @@ std::optional<std::vector<std::int64_t>> Values(const Value* v) {
 
 Dim Window(const Dim& in, std::int64_t k, std::int64_t stride, std::int64_t dilation,
            const std::string& padding) {
-  if (!in.is_static() || stride <= 0 || k <= 0 || dilation <= 0) return Dim::Unknown();
-  const std::int64_t n = in.value();
-  if (padding == "SAME") return Dim::Static((n + stride - 1) / stride);
-  const std::int64_t span = dilation * (k - 1) + 1;
-  return Dim::Static(n < span ? 0 : (n - span) / stride + 1);
+  return WindowOutput(in, k, stride, dilation,
+                      padding == "SAME" ? WindowPadding::kSame : WindowPadding::kValid);
 }
 
 std::optional<Shape> Conv(const tfp::NodeDef& n, const Shape& x, const Shape& w, bool depthwise) {
@@ -65,21 +63,9 @@ std::optional<Shape> Pool(const tfp::NodeDef& n, const Shape& x) {
   return Shape(out);
 }
 
-// Numpy broadcasting of two shapes.
 std::optional<Shape> Broadcast(const Shape& a, const Shape& b) {
-  if (!a.rank_known() || !b.rank_known()) return std::nullopt;
-  const std::size_t r = std::max(a.rank(), b.rank());
-  Dims out(r);
-  for (std::size_t i = 0; i < r; ++i) {
-    const Dim* da = i + a.rank() >= r ? &a.dim(i + a.rank() - r) : nullptr;
-    const Dim* db = i + b.rank() >= r ? &b.dim(i + b.rank() - r) : nullptr;
-    if (da == nullptr || (da->is_static() && da->value() == 1 && db != nullptr)) {
-      out[i] = *db;
-    } else {
-      out[i] = *da;
-    }
-  }
-  return Shape(out);
+  const Shape* both[] = {&a, &b};
+  return BroadcastShapes(both);
 }
 
 std::optional<Shape> Reduce(const tfp::NodeDef& n, const Shape& x, const Value* axes_in) {
