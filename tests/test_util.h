@@ -59,6 +59,7 @@ inline Graph ParseOrDie(const std::string& text) {
   EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
   if (!g.ok()) return Graph();
   AnnotateOpSupport(*g);
+  FillGeometry(*g);
   return std::move(*g);
 }
 

@@ -210,14 +210,11 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   for (const Node& n : g.nodes()) {
     if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
     const std::size_t i = static_cast<std::size_t>(n.id);
-    if (const auto labels = n.StringAttr("dim_labels")) {
-      // XLA-style: one input feature per group in the kernel's `i` dim.
+    if (n.conv) {
+      // XLA-style: one input feature per group in the kernel's input-feature dim.
       const Shape& w = g.value(n.input(1)).type.shape;
-      const std::size_t under = labels->find('_');
-      const std::size_t at =
-          under == std::string::npos ? std::string::npos : labels->find('i', under);
-      const std::size_t in_dim = at == std::string::npos ? 0 : at - under - 1;
-      f.depthwise[i] = n.IntAttr("feature_group_count").value_or(1) > 1 && in_dim < w.rank() &&
+      const auto in_dim = static_cast<std::size_t>(n.conv->kernel_input_feature);
+      f.depthwise[i] = n.conv->feature_groups > 1 && in_dim < w.rank() &&
                        w.dim(in_dim).is_static() && w.dim(in_dim).value() == 1;
       continue;
     }
@@ -397,14 +394,8 @@ bool ChannelsSecondConvNet(const Graph& graph) {
   bool found = false;
   ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
     if (n.kind != OpKind::kConv) return;
-    const auto labels = n.StringAttr("dim_labels");
-    if (!labels) {  // ONNX and torch convolutions are NCHW
-      found = true;
-      return;
-    }
-    const std::size_t arrow = labels ? labels->find("->") : std::string::npos;
-    found |=
-        arrow != std::string::npos && labels->size() > arrow + 3 && (*labels)[arrow + 3] == 'f';
+    // ONNX-shaped convolutions (no XLA dim_labels) are NCHW.
+    found |= !n.conv || n.conv->channels_second();
   });
   return found;
 }

@@ -51,8 +51,8 @@ class Coster {
     }
     // Frontends of frameworks whose matmuls and convolutions are not ONNX-shaped (torch's
     // linear, Keras and TensorFlow NHWC convolutions) describe them with XLA's dimension numbers.
-    if (n.kind == OpKind::kMatMul && n.FindAttr("rhs_contracting_dims")) return HloDot(n);
-    if (n.kind == OpKind::kConv && n.FindAttr("dim_labels")) return HloConv(n);
+    if (n.kind == OpKind::kMatMul && n.dot) return HloDot(n);
+    if (n.kind == OpKind::kConv && n.conv) return HloConv(n);
     switch (n.kind) {
       case OpKind::kConstant:
       case OpKind::kShapeOf:
@@ -167,11 +167,9 @@ class Coster {
     const Shape& a = ShapeOf(n.input(0));
     const Shape& b = ShapeOf(n.input(1));
     if (!a.is_static() || !b.is_static()) return Unknown();
-    auto dims = [&](const char* key) {
-      return n.IntsAttr(key).value_or(std::vector<std::int64_t>{});
-    };
-    const auto lb = dims("lhs_batch_dims"), lc = dims("lhs_contracting_dims");
-    const auto rb = dims("rhs_batch_dims"), rc = dims("rhs_contracting_dims");
+    const DotDims dims = n.dot.value_or(DotDims{});
+    const auto &lb = dims.lhs_batch, &lc = dims.lhs_contracting;
+    const auto &rb = dims.rhs_batch, &rc = dims.rhs_contracting;
     auto in = [](const std::vector<std::int64_t>& v, std::size_t i) {
       return std::find(v.begin(), v.end(), static_cast<std::int64_t>(i)) != v.end();
     };
@@ -203,31 +201,23 @@ class Coster {
     if (n.inputs.size() < 2 || n.outputs.empty()) return Unknown();
     const Shape& w = ShapeOf(n.input(1));
     const Shape& y = ShapeOf(n.outputs[0]);
-    auto labels = n.StringAttr("dim_labels");
-    if (!w.is_static() || !y.is_static() || !labels) return Unknown();
-    const auto parts = Split(*labels, '_');
-    if (parts.size() != 2) return Unknown();
-    const std::string_view kernel_labels = parts[1].substr(0, parts[1].find("->"));
-    const std::string_view out_labels = parts[1].find("->") == std::string_view::npos
-                                            ? std::string_view()
-                                            : parts[1].substr(parts[1].find("->") + 2);
-    if (kernel_labels.size() != w.rank() || out_labels.size() != y.rank()) return Unknown();
-    double window_k = 1, out_features = 1, out_elems = 1;
-    for (std::size_t i = 0; i < w.rank(); ++i) {
-      const char l = kernel_labels[i];
-      if (l == 'i' || std::isdigit(static_cast<unsigned char>(l)))
-        window_k *= static_cast<double>(w.dim(i).value());
-    }
-    for (std::size_t i = 0; i < y.rank(); ++i) {
-      out_elems *= static_cast<double>(y.dim(i).value());
-      if (out_labels[i] == 'f') out_features = static_cast<double>(y.dim(i).value());
-    }
+    if (!w.is_static() || !y.is_static() || !n.conv) return Unknown();
+    const ConvDims& g = *n.conv;
+    if (g.kernel_rank() != w.rank() || g.output_rank() != y.rank()) return Unknown();
+    // The kernel window: its input-feature dim and its spatial dims.
+    double window_k =
+        static_cast<double>(w.dim(static_cast<std::size_t>(g.kernel_input_feature)).value());
+    for (std::int64_t i : g.kernel_spatial)
+      window_k *= static_cast<double>(w.dim(static_cast<std::size_t>(i)).value());
+    double out_elems = 1;
+    for (std::size_t i = 0; i < y.rank(); ++i) out_elems *= static_cast<double>(y.dim(i).value());
+    const double out_features =
+        static_cast<double>(y.dim(static_cast<std::size_t>(g.output_feature)).value());
     OpCost c;
     c.cls = CostClass::kMatrix;
     if (!Traffic(n, c)) return Unknown();
     MatmulDims d;
-    const double groups = static_cast<double>(
-        std::max<std::int64_t>(1, n.IntAttr("feature_group_count").value_or(1)));
+    const double groups = static_cast<double>(g.feature_groups);
     d.batch = groups;
     d.m = out_elems / out_features;
     d.n = out_features / groups;

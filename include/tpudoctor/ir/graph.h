@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "tpudoctor/ir/geometry.h"
 #include "tpudoctor/ir/model_facts.h"
 #include "tpudoctor/ir/op_kind.h"
 #include "tpudoctor/ir/shape.h"
@@ -92,6 +93,10 @@ struct Node {
   // Whether the op runs on the device, decided by the frontend from its op tables
   // (AnnotateOpSupport); kUnknownOp until then.
   OpSupport support = OpSupport::kUnknownOp;
+  // XLA dimension numbers of a dot / dim_labels of a convolution, when the op carries them
+  // (FillGeometry); ONNX-shaped MatMul/Gemm/Conv have neither.
+  std::optional<DotDims> dot;
+  std::optional<ConvDims> conv;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   std::vector<Attribute> attrs;  // in the order the model lists them
