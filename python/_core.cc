@@ -144,6 +144,17 @@ PYBIND11_MODULE(_core, m) {
       .def("estimate_json", &RenderEstimateJson)
       .def("check_estimate_json", &CheckEstimateJson)
       .def_readonly("estimate_unavailable", &Report::estimate_unavailable)
+      .def_property_readonly("facts",
+                             [](const Report& r) {
+                               py::dict d;
+                               d["format"] = r.facts.format;
+                               d["framework"] = std::string(NameOf(r.facts.framework));
+                               d["framework_version"] = r.facts.framework_version;
+                               d["xla_program"] = r.facts.xla_program;
+                               d["batch"] = r.facts.batch ? py::cast(*r.facts.batch) : py::none();
+                               d["batch_source"] = std::string(NameOf(r.facts.batch_source));
+                               return d;
+                             })
       .def_property_readonly("estimate_count", [](const Report& r) { return r.estimates.size(); });
 
   m.def("analyze_path", &AnalyzePath, py::arg("path"), py::arg("args"));

@@ -99,6 +99,15 @@ def test_to_dict_to_json_and_text_match_the_cli(testdata, binary):
     assert str(report) == cli_text
 
 
+def test_model_facts(testdata):
+    static = tpudoctor.check(testdata / "models" / "resnet50_b64_static.onnx", batch=8)
+    assert (static.batch, static.batch_source, static.framework) == (64, "model", "pytorch")
+    flagged = tpudoctor.check(testdata / "models" / "resnet50.onnx", batch=16)
+    assert (flagged.batch, flagged.batch_source) == (16, "flag")
+    hlo = tpudoctor.check(testdata / "jax" / "f64_mlp.hlo.txt")
+    assert hlo.xla_program and hlo.framework == "jax" and hlo.batch is None
+
+
 def test_estimate_several_targets(testdata, binary):
     model = str(testdata / "models" / "resnet50.onnx")
     report = tpudoctor.estimate(model, batch=32, train=True, targets=["tpu-v5e-8", "nvidia-h100"])

@@ -119,7 +119,8 @@ class Report:
     Attributes: `verdict` ("ready", "runs with warnings", "blocked"), `findings` (list of Finding,
     errors first), `estimate` (the Estimate on the check's target at the model's batch, or None when
     the shapes are not static), `estimates` (one per target asked of `tpudoctor.estimate`), `model`,
-    `format`, `producer`, `target`, `errors`, `warnings`, `notes`.
+    `format`, `producer`, `framework`, `framework_version`, `batch` and `batch_source` (where the
+    batch came from: "flag", "model" or "none"), `target`, `errors`, `warnings`, `notes`.
     """
 
     def __init__(self, native: Any):
@@ -141,6 +142,12 @@ class Report:
             _estimates(native.estimate_json()) if native.estimate_count else []
         )
         self.estimate_unavailable: str = native.estimate_unavailable
+        facts = native.facts
+        self.framework: str = facts["framework"]  # "pytorch", "keras", "tensorflow", "jax", "unknown"
+        self.framework_version: str = facts["framework_version"]
+        self.xla_program: bool = facts["xla_program"]
+        self.batch: Optional[int] = facts["batch"]  # the per-device batch the shapes use
+        self.batch_source: str = facts["batch_source"]  # "flag", "model" or "none"
 
     @property
     def blocked(self) -> bool:
