@@ -13,6 +13,9 @@ namespace tpudoctor {
 
 namespace {
 
+// Files above this size are checked for holes before they are read.
+constexpr std::int64_t kSparseCheckBytes = std::int64_t{64} << 20;
+
 Result<std::string> ReadRegularFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -23,6 +26,15 @@ Result<std::string> ReadRegularFile(const std::string& path) {
   if (st.st_size > kMaxSourceBytes) {
     return MakeError(path +
                      ": file is larger than 2 GiB; expected a model description without weights");
+  }
+  // A large file that is mostly holes (never written) is not a model; refuse it before reading
+  // gigabytes of zeros into memory.
+  const double on_disk = static_cast<double>(st.st_blocks) * 512;
+  if (st.st_size > kSparseCheckBytes && on_disk < static_cast<double>(st.st_size) / 2) {
+    return MakeError(path + ": a sparse file (" +
+                     std::to_string(st.st_size / (1024 * 1024)) + " MiB long, " +
+                     std::to_string(static_cast<std::int64_t>(on_disk) / (1024 * 1024)) +
+                     " MiB on disk): its contents were never written, so it is not a model");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(path + ": cannot open for reading");

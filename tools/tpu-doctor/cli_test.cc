@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -98,6 +99,29 @@ TEST(CliTest, EstimateJsonContract) {
     EXPECT_FALSE(e["assumptions"].empty());
   }
   EXPECT_EQ(j["estimates"][1]["chips"], 8);
+}
+
+// A 2 GiB file of holes is refused from its metadata, before anything is read into memory.
+TEST(CliTest, SparseFileIsRefusedWithoutReadingIt) {
+  const fs::path dir = fs::temp_directory_path() / "tpud_sparse_test";
+  fs::create_directories(dir);
+  const fs::path file = dir / "model.onnx";
+  {
+    std::ofstream(file, std::ios::binary) << "x";
+  }
+  fs::resize_file(file, (std::uintmax_t{2} << 30) - 4096);  // sparse on every Linux filesystem
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::Run({"check", file.string()}, out, err), cli::kExitUsage);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_EQ(out.str(), "");
+  const std::string message = err.str();
+  EXPECT_NE(message.find("a sparse file"), std::string::npos) << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024);  // KiB: nothing near 2 GiB was read
+  fs::remove_all(dir);
 }
 
 TEST(CliTest, ColourOnlyOnATerminalWithoutNoColor) {
