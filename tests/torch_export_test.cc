@@ -14,6 +14,7 @@
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/ir/verify.h"
+#include "tpudoctor/knowledge/torch_ops.h"
 #include "tpudoctor/report/report.h"
 
 namespace tpudoctor {
@@ -91,6 +92,20 @@ TEST(TorchExportTest, OpsTorchXlaCannotRunOnTheDeviceWarn) {
     if (d.code == "TPU003") ops.insert(d.location.op);
   }
   EXPECT_EQ(ops, (std::set<std::string>{"aten.histc.default", "aten.item.default"}));
+}
+
+// In-place variants (`relu_`, `add_`, `hardswish_`: a trailing underscore) are functionalized by
+// PyTorch/XLA into the out-of-place op, so they lower as it does (seen in a MobileNetV3 export).
+TEST(TorchExportTest, InPlaceOpsLowerLikeTheirFunctionalOp) {
+  for (const char* op : {"relu_.default", "add_.Tensor", "hardswish_.default", "mul_.Tensor"}) {
+    const AtenOpInfo info = LookupAtenOp(op);
+    EXPECT_EQ(info.info.support, OpSupport::kOk) << op;
+    EXPECT_FALSE(info.canonical.empty()) << op;
+  }
+  EXPECT_EQ(LookupAtenOp("relu_.default").canonical, LookupAtenOp("relu.default").canonical);
+  // Not in-place variants: dunder names, and ops with no lowering stay what they are.
+  EXPECT_NE(LookupAtenOp("__and__.Tensor").canonical, "__and_");
+  EXPECT_EQ(LookupAtenOp("no_such_op_.default").info.support, OpSupport::kHostFallback);
 }
 
 TEST(TorchExportTest, BatchGivesTheSymbolAValue) {

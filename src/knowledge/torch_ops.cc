@@ -45,6 +45,14 @@ AtenOpInfo LookupAtenOp(std::string_view op) {
   const std::string_view packet = AtenPacket(op);
   auto it = Table().find(packet);
   if (it != Table().end()) return it->second;
+  // ATen names the in-place variant of an op with a trailing underscore (`relu_`, `add_`);
+  // PyTorch/XLA functionalizes it into the out-of-place op, so it lowers as that op does. Dunder
+  // names (`__and__`) are not in-place variants.
+  if (packet.size() > 1 && packet.back() == '_' && !packet.ends_with("__")) {
+    const std::string_view functional = packet.substr(0, packet.size() - 1);
+    if (auto f = Table().find(functional); f != Table().end()) return f->second;
+    if (Lowered().count(functional) > 0) return AtenOpInfo{{OpKind::kUnknown, OpSupport::kOk, ""}};
+  }
   // Not one tpu-doctor models: PyTorch/XLA either lowers it or runs it on the CPU.
   const std::string_view overload =
       op.size() > packet.size() ? op.substr(packet.size() + 1) : std::string_view();

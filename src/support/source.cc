@@ -31,8 +31,8 @@ Result<std::string> ReadRegularFile(const std::string& path) {
   // gigabytes of zeros into memory.
   const double on_disk = static_cast<double>(st.st_blocks) * 512;
   if (st.st_size > kSparseCheckBytes && on_disk < static_cast<double>(st.st_size) / 2) {
-    return MakeError(path + ": a sparse file (" +
-                     std::to_string(st.st_size / (1024 * 1024)) + " MiB long, " +
+    return MakeError(path + ": a sparse file (" + std::to_string(st.st_size / (1024 * 1024)) +
+                     " MiB long, " +
                      std::to_string(static_cast<std::int64_t>(on_disk) / (1024 * 1024)) +
                      " MiB on disk): its contents were never written, so it is not a model");
   }

@@ -106,9 +106,7 @@ TEST(CliTest, SparseFileIsRefusedWithoutReadingIt) {
   const fs::path dir = fs::temp_directory_path() / "tpud_sparse_test";
   fs::create_directories(dir);
   const fs::path file = dir / "model.onnx";
-  {
-    std::ofstream(file, std::ios::binary) << "x";
-  }
+  { std::ofstream(file, std::ios::binary) << "x"; }
   fs::resize_file(file, (std::uintmax_t{2} << 30) - 4096);  // sparse on every Linux filesystem
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
