@@ -279,6 +279,28 @@ class Parser {
   }
 
   // ---- computations and instructions ----
+
+  // `(p0: f32[8]{0}, ...) -> f32[<=16]{0:T(1024)S(1)}` after a computation's name, or nothing
+  // (`add_comb {`). The result type may be a tuple and may carry a layout, whose `{` is not the
+  // body's: the body's `{` is the first one after the whole type.
+  Result<Ok> Signature() {
+    if (Peek() != '(') return Ok{};
+    if (auto params = Group(); !params) return params.error();
+    Skip();
+    if (!(Peek() == '-' && Peek(1) == '>')) return Ok{};
+    Advance();
+    Advance();
+    SkipInline();
+    if (Peek() == '(') return Group();  // a tuple result, layouts inside
+    while (!AtEnd() && (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_'))
+      Advance();  // element type
+    if (Peek() == '[') {
+      if (auto dims = Group(); !dims) return dims.error();
+    }
+    if (Peek() == '{') return Group();  // the result's layout
+    return Ok{};
+  }
+
   Result<HloComputation> Computation() {
     HloComputation c;
     c.line = line_;
@@ -289,12 +311,8 @@ class Parser {
     c.name = Name();
     if (c.name.empty()) return Fail("expected a computation name");
     Skip();
-    if (Peek() == '(') {  // (params) -> shape
-      while (!AtEnd() && Peek() != '{') {
-        if (Peek() == '\n' && false) break;
-        Advance();
-      }
-    }
+    if (auto r = Signature(); !r) return r.error();
+    Skip();
     if (!Eat('{')) return Fail("expected `{` to open computation `" + std::string(c.name) + "`");
     // One instruction per line, mostly: reserve so a large computation is not moved as it grows.
     const std::size_t close = s_.find("\n}", pos_);

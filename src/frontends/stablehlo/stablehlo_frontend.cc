@@ -564,6 +564,20 @@ int SniffStableHlo(const Source& source) {
 
 namespace {
 
+// The line of the first unstructured control-flow op (`cf.br`, `cf.cond_br`, `cf.switch`): MLIR
+// after a compiler such as IREE lowered `stablehlo.if`/`while` into branches between blocks.
+std::optional<std::size_t> UnstructuredControlFlowLine(std::string_view text) {
+  if (text.find("cf.") == std::string_view::npos) return std::nullopt;
+  std::size_t line = 1;
+  for (std::string_view l : SplitLines(text)) {
+    const std::string_view t = Trim(l);
+    if (t.starts_with("cf.br ") || t.starts_with("cf.cond_br ") || t.starts_with("cf.switch "))
+      return line;
+    ++line;
+  }
+  return std::nullopt;
+}
+
 Result<LoadedModel> LoadStableHloUnannotated(const Source& source, const ShapeOptions& options) {
   const std::string& name = source.display_name;
   if (std::string_view(source.bytes).starts_with(kBytecodeMagic)) {
@@ -575,6 +589,14 @@ Result<LoadedModel> LoadStableHloUnannotated(const Source& source, const ShapeOp
   if (source.bytes.find('\0') != std::string::npos)
     return MakeError(name +
                      ": binary data, expected StableHLO/MHLO text (MLIR bytecode is not read)");
+  if (auto line = UnstructuredControlFlowLine(source.bytes)) {
+    return MakeError(name + ":" + std::to_string(*line) +
+                     ": MLIR with `cf.br`/`cf.cond_br` branches between blocks (control flow a "
+                     "compiler such as IREE already lowered), not StableHLO as JAX, TensorFlow "
+                     "or PyTorch/XLA export it; check the program before that lowering "
+                     "(`jax.jit(f).lower(x).as_text()`), where control flow is `stablehlo.if`/"
+                     "`stablehlo.while`");
+  }
   auto parsed = mlir::ParseMlirText(source.bytes);
   if (!parsed) return MakeError(name + ":" + parsed.error().message);
   auto module = Converter(*parsed).Run();
