@@ -83,6 +83,34 @@ TEST(AnalyzeTest, SelectAndIgnoreFilterRules) {
   for (const Diagnostic& d : r.findings) EXPECT_TRUE(d.code.starts_with("TPU")) << d.code;
 }
 
+// The same finding at many nodes is one finding with a count and the first few places.
+TEST(AnalyzeTest, RepeatedFindingsAreGrouped) {
+  std::vector<Diagnostic> ds;
+  for (int i = 0; i < 5; ++i) {
+    Diagnostic d;
+    d.code = "SHP001";
+    d.severity = Severity::kError;
+    d.message = "output shape of `NonZero` depends on data";
+    d.location.node = "nz" + std::to_string(i);
+    ds.push_back(d);
+  }
+  Diagnostic other = ds[0];
+  other.message = "something else";
+  ds.insert(ds.begin() + 2, other);
+  GroupRepeatedFindings(ds);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].occurrences, 5);
+  EXPECT_EQ(ds[0].location.node, "nz0");
+  ASSERT_FALSE(ds[0].notes.empty());
+  EXPECT_EQ(ds[0].notes.back(),
+            "the same at 4 more places: node `nz1`, node `nz2`, node `nz3`, ...");
+  EXPECT_EQ(ds[1].occurrences, 1);
+  EXPECT_TRUE(ds[1].notes.empty());
+  const Report r = AnalyzeOrDie("models/nonzero_mask.onnx", {});
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].occurrences, 2);
+}
+
 TEST(AnalyzeTest, BadInputIsAnErrorNotACrash) {
   Source s{"random.bin", std::string("\x01\x02garbage", 9)};
   auto r = Analyze(s, {});

@@ -53,6 +53,7 @@ ordered_json ReportJson(const Report& r) {
     f["message"] = d.message;
     f["location"] = LocationJson(d.location);
     f["notes"] = d.notes;
+    if (d.occurrences > 1) f["occurrences"] = d.occurrences;
     if (d.fix) {
       f["fix"] = {{"description", d.fix->description},
                   {"applicability", std::string(NameOf(d.fix->applicability))}};

@@ -73,6 +73,7 @@ Report BuildReport(const std::string& model_name, const LoadedModel& model,
                       [&](const Graph&, const std::string&, const Node&) { ++r.node_count; });
   for (const Diagnostic& d : model.diagnostics) findings.push_back(d);
   SortDiagnostics(findings);
+  GroupRepeatedFindings(findings);
   for (const Diagnostic& d : findings) {
     if (d.severity == Severity::kError) ++r.errors;
     if (d.severity == Severity::kWarning) ++r.warnings;

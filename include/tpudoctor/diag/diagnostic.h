@@ -43,7 +43,14 @@ struct Diagnostic {
   Location location;
   std::vector<std::string> notes;
   std::optional<Fix> fix;
+  // How many places the same finding (same rule, severity, message and fix) was found at; the
+  // first is `location`, the next few are named in a note (GroupRepeatedFindings).
+  int occurrences = 1;
 };
+
+// Merges findings that say the same thing (rule, severity, message and fix) at different places
+// into the first of them, counting the others and naming the first few in a note; keeps order.
+void GroupRepeatedFindings(std::vector<Diagnostic>& diagnostics);
 
 // Collects diagnostics from frontends and checks.
 class DiagnosticSink {
