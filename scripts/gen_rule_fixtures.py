@@ -241,3 +241,9 @@ save("PERF003", "fires_batch_12",
      [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [12, 256])], [vi("y", F32, [12, 256])])
 save("PERF003", "silent_batch_16",
      [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [16, 256])], [vi("y", F32, [16, 256])])
+# A static batch under 8 in the file is the export's example input, not the batch the model trains
+# or serves with; a rank-1 input has no batch dim at all.
+save("PERF003", "silent_example_batch_2",
+     [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [2, 256])], [vi("y", F32, [2, 256])])
+save("PERF003", "silent_vector_input",
+     [helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", F32, [12])], [vi("y", F32, [12])])

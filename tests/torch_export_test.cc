@@ -63,10 +63,11 @@ TEST(TorchExportTest, RealArchivesGetTheRightVerdicts) {
     }
     EXPECT_EQ(roots, (std::set<std::string>{"aten.nonzero.default", "aten.index.Tensor"})) << f;
   }
-  // Static batch 7, 100→300→10: MXU and batch warnings, nothing blocking.
+  // Static batch 7, 100→300→10: an MXU warning, nothing blocking. The batch of 7 is the export's
+  // example input, not the training batch, so PERF003 stays silent (it fires with --batch 7).
   Report odd = CheckFile("pt2/mlp_static.pt2");
   EXPECT_EQ(odd.verdict, Verdict::kRunsWithWarnings);
-  EXPECT_EQ(Codes(odd, Severity::kWarning), (std::set<std::string>{"PERF002", "PERF003"}));
+  EXPECT_EQ(Codes(odd, Severity::kWarning), (std::set<std::string>{"PERF002"}));
 }
 
 TEST(TorchExportTest, FindingsNameTheUsersCode) {

@@ -43,7 +43,8 @@ Framework FrameworkOfProducer(std::string_view producer, std::string& version) {
 }
 
 // The batch: the static leading dim of the first input. An XLA program's first parameter is often
-// a weight, so its batch is not read off its inputs.
+// a weight, so its batch is not read off its inputs; a rank-1 input (a vector of features) has a
+// batch dim only when --batch made it one.
 void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& facts) {
   if (facts.xla_program || graph.inputs().empty()) return;
   const Shape& first = graph.value(graph.inputs()[0]).type.shape;
@@ -55,8 +56,12 @@ void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& fa
   } else {
     return;
   }
-  facts.batch_source =
-      options.batch && *options.batch == *facts.batch ? BatchSource::kFlag : BatchSource::kModel;
+  const bool from_flag = options.batch && *options.batch == *facts.batch;
+  if (first.rank() == 1 && !from_flag) {
+    facts.batch.reset();
+    return;
+  }
+  facts.batch_source = from_flag ? BatchSource::kFlag : BatchSource::kModel;
 }
 
 // Fills the graph's ModelFacts from what the frontend reported; done once, here, for every format.

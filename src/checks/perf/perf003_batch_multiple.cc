@@ -13,9 +13,13 @@ class Perf003BatchMultiple final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    // Batch 1 is a deliberate latency choice for serving, not a sizing mistake.
+    // Batch 1 is a deliberate latency choice for serving, not a sizing mistake. A static batch
+    // under 8 written in the file is the example input the model was exported with (torch.export
+    // and tf.function traces keep it), not the batch it trains or serves with: a judgement, as
+    // the file cannot say which. The batch given with --batch is the user's own.
     if (!ctx.target.is_tpu() || ctx.estimate == nullptr || ctx.batch <= 1 || ctx.batch % 8 == 0)
       return;
+    if (ctx.graph.facts().batch_source == BatchSource::kModel && ctx.batch < 8) return;
     const std::int64_t up = (ctx.batch / 8 + 1) * 8;
     Diagnostic d;
     d.code = std::string(code());
