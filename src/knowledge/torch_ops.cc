@@ -51,7 +51,11 @@ AtenOpInfo LookupAtenOp(std::string_view op) {
   if (packet.size() > 1 && packet.back() == '_' && !packet.ends_with("__")) {
     const std::string_view functional = packet.substr(0, packet.size() - 1);
     if (auto f = Table().find(functional); f != Table().end()) return f->second;
-    if (Lowered().count(functional) > 0) return AtenOpInfo{{OpKind::kUnknown, OpSupport::kOk, ""}};
+    if (Lowered().count(functional) > 0) {
+      AtenOpInfo lowered;
+      lowered.info.support = OpSupport::kOk;
+      return lowered;
+    }
   }
   // Not one tpu-doctor models: PyTorch/XLA either lowers it or runs it on the CPU.
   const std::string_view overload =

@@ -156,7 +156,7 @@ TEST(CliTest, PyprojectConfig) {
   EXPECT_EQ(out.str().find("TPU001"), std::string::npos);
   EXPECT_NE(out.str().find("(tpu-v6e)"), std::string::npos);
   std::ostringstream out2, err2;
-  EXPECT_EQ(cli::Run({"check", model, "--target", "tpu-v5p", "--fail-on", "warning"}, out2, err2),
+  EXPECT_EQ(cli::Run({"check", model, "--target", "tpu-v5p", "--fail-on", "note"}, out2, err2),
             cli::kExitFindings);
   EXPECT_NE(out2.str().find("(tpu-v5p)"), std::string::npos);
 

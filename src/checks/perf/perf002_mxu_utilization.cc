@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "src/checks/factories.h"
 #include "tpudoctor/support/strings.h"
@@ -13,13 +14,78 @@ namespace {
 constexpr double kMaxUtilization = 0.5;  // useful / padded MXU work below this is worth a warning
 constexpr double kMinShare = 0.10;       // of the model's padded matrix work: where it matters
 
-std::string Better(double v, int tile) {
+std::int64_t RoundUp(double v, int tile) {
   const auto n = static_cast<std::int64_t>(v);
-  if (n % tile == 0) return std::to_string(n);
-  const std::int64_t up = (n / tile + 1) * tile;
-  const std::int64_t down = n / tile * tile;
-  return std::to_string(n) + " -> " + (down > 0 ? std::to_string(down) + " or " : "") +
-         std::to_string(up);
+  return (n + tile - 1) / tile * tile;
+}
+
+// Whether `node` is the model's output layer: its result reaches a graph output through at most a
+// few bias adds, reshapes, casts and a softmax (a classifier head whose N is the class count).
+bool IsOutputLayer(const Graph& g, const Node& node) {
+  static const std::set<OpKind> kPassThrough = {OpKind::kElementwise, OpKind::kSoftmax,
+                                                OpKind::kLayout, OpKind::kCast};
+  std::vector<ValueId> frontier(node.outputs.begin(), node.outputs.end());
+  for (int hop = 0; hop < 4 && !frontier.empty(); ++hop) {
+    std::vector<ValueId> next;
+    for (ValueId v : frontier) {
+      if (std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end()) return true;
+      for (NodeId user : g.value(v).users) {
+        const Node& u = g.node(user);
+        if (!kPassThrough.count(u.kind)) continue;
+        next.insert(next.end(), u.outputs.begin(), u.outputs.end());
+      }
+    }
+    frontier = std::move(next);
+  }
+  return false;
+}
+
+// The dims a designer chose freely: not the output count of an output layer, and not a multiple of
+// 64 (64-channel convolutions and head dim 64 are an architecture's standard widths). Only these
+// are worth changing; the MXU pads every dim anyway, so padding a layer by hand gains nothing.
+struct OddWidths {
+  bool output_layer = false;
+  std::vector<std::string> widths;  // "K 300 runs like 384"
+};
+
+OddWidths FindOddWidths(const Graph& g, const Node& n, const MatmulDims& d, int tile) {
+  OddWidths o;
+  const auto N = static_cast<std::int64_t>(d.n), K = static_cast<std::int64_t>(d.k);
+  o.output_layer = N < tile && IsOutputLayer(g, n);
+  auto odd = [&](std::int64_t v) { return v % tile != 0 && v % 64 != 0; };
+  auto width = [&](const char* name, std::int64_t v) {
+    const std::int64_t up = RoundUp(static_cast<double>(v), tile);
+    const std::int64_t down = up - tile;
+    return std::string(name) + " " + std::to_string(v) + " costs as much as " + std::to_string(up) +
+           " (widen it to " + std::to_string(up) + " for capacity at the same time" +
+           (down > 0 ? ", or narrow it to " + std::to_string(down) + " for speed" : "") + ")";
+  };
+  if (!o.output_layer && odd(N)) o.widths.push_back(width("N", N));
+  if (odd(K)) o.widths.push_back(width("K", K));
+  return o;
+}
+
+// What a user can do about it, and only that.
+std::string FixFor(const OddWidths& o, const MatmulDims& d, int tile) {
+  const std::string t = std::to_string(tile);
+  std::vector<std::string> parts;
+  if (!o.widths.empty()) {
+    parts.push_back("the MXU pads every dim to a multiple of " + t + ": " + Join(o.widths, "; "));
+  }
+  if (o.output_layer) {
+    parts.push_back("N = " + std::to_string(static_cast<std::int64_t>(d.n)) +
+                    " is the task's output count: nothing to change there (padding the layer by "
+                    "hand would not make it faster)");
+  }
+  if (parts.empty()) {
+    parts.push_back("N=" + std::to_string(static_cast<std::int64_t>(d.n)) +
+                    " and K=" + std::to_string(static_cast<std::int64_t>(d.k)) +
+                    " are the architecture's widths (multiples of 64): nothing to change in an "
+                    "existing model; a model designed for TPU uses multiples of " +
+                    t);
+  }
+  if (d.m < 8) parts.push_back("a larger batch fills the rows");
+  return Join(parts, "; ");
 }
 
 class Perf002MxuUtilization final : public Check {
@@ -83,7 +149,9 @@ class Perf002MxuUtilization final : public Check {
       const MatmulDims& d = g.dims;
       Diagnostic diag;
       diag.code = std::string(code());
-      diag.severity = Severity::kWarning;
+      const OddWidths odd = FindOddWidths(ctx.graph, n, d, tile);
+      // Only a width the designer can change makes it a warning; the rest is worth knowing.
+      diag.severity = odd.widths.empty() ? Severity::kNote : Severity::kWarning;
       diag.message = "`" + n.QualifiedOp() + "` uses " + FormatFixed(g.utilization * 100, 0) +
                      "% of the " + std::to_string(tile) + "x" + std::to_string(tile) +
                      " MXU: M=" + FormatFixed(d.m, 0) + ", N=" + FormatFixed(d.n, 0) +
@@ -93,10 +161,7 @@ class Perf002MxuUtilization final : public Check {
       diag.notes.push_back(
           (g.count > 1 ? Plural(g.count, "op", "ops") + " of this shape are " : "this op is ") +
           FormatFixed(g.share * 100, 1) + "% of the model's padded matrix work");
-      diag.fix = Fix{"use sizes that are multiples of " + std::to_string(tile) + ": N " +
-                         Better(d.n, tile) + ", K " + Better(d.k, tile) +
-                         (d.m < 8 ? "; a larger batch fills the rows" : ""),
-                     FixApplicability::kDisplayOnly};
+      diag.fix = Fix{FixFor(odd, d, tile), FixApplicability::kDisplayOnly};
       sink.Add(std::move(diag));
     }
     if (ordered.size() > kMaxFindings) {
