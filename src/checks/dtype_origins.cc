@@ -81,6 +81,12 @@ std::string Float64Cause(DTypeOrigin::Kind kind, Framework framework) {
                    "float64 data with `keras.config.set_floatx(\"float64\")`)"
                  : "the layers' dtype policy is float64 (`dtype=\"float64\"` on a layer, or "
                    "`keras.config.set_floatx(\"float64\")`)";
+    case Framework::kJax:
+      return kind == DTypeOrigin::Kind::kInput
+                 ? "the program was traced with JAX's x64 mode on (`jax_enable_x64`), so float64 "
+                   "NumPy arrays stay float64"
+                 : "the program was traced with JAX's x64 mode on (`jax_enable_x64`): parameters "
+                   "made from NumPy float64 arrays stay float64";
     case Framework::kTensorFlow:
       return kind == DTypeOrigin::Kind::kInput
                  ? "the signature takes float64 (a `tf.TensorSpec` or NumPy array in float64, "

@@ -20,6 +20,21 @@ class Tpu001UnsupportedDtype final : public Check {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
       if (rule.support != DTypeSupport::kUnsupported) continue;
       const DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
+      if (use.origins.empty()) continue;
+      // A JAX program traced with x64 on has one cause for every float64 value: one finding.
+      if (traits.dtype == DType::kFloat64 && ctx.graph.facts().framework == Framework::kJax) {
+        Diagnostic d = Report(ctx, traits.dtype, rule, use, use.origins.front());
+        if (use.origins.size() > 1) {
+          std::vector<std::string> others;
+          for (std::size_t i = 1; i < use.origins.size() && i <= 4; ++i)
+            others.push_back("`" + OriginName(use.origins[i]) + "`");
+          d.notes.push_back("float64 also enters at " + Join(others, ", ") +
+                            (use.origins.size() > 5 ? ", ..." : "") + " (" +
+                            std::to_string(use.origins.size()) + " places, one cause)");
+        }
+        sink.Add(std::move(d));
+        continue;
+      }
       for (const DTypeOrigin& origin : use.origins)
         sink.Add(Report(ctx, traits.dtype, rule, use, origin));
     }
@@ -35,7 +50,16 @@ class Tpu001UnsupportedDtype final : public Check {
     return d;
   }
 
+  static std::string OriginName(const DTypeOrigin& o) {
+    if (o.value != nullptr) return o.value->name;
+    return o.node != nullptr ? o.node->name : o.graph_path;
+  }
+
   static std::string FixSuggestion(DType dtype, Framework framework) {
+    if (dtype == DType::kFloat64 && framework == Framework::kJax) {
+      return "trace with x64 off (`jax.config.update(\"jax_enable_x64\", False)`, the default), "
+             "or cast inputs and parameters to float32 (`x.astype(jnp.float32)`) before `jax.jit`";
+    }
     if (dtype == DType::kFloat64 && framework == Framework::kKeras) {
       return "use float32 layers, or `keras.mixed_precision.set_global_policy(\"mixed_bfloat16\")` "
              "for TPU speed, and feed float32 data (`x.astype(\"float32\")`)";
