@@ -54,6 +54,25 @@ TEST(HloTest, EveryJaxDumpLoads) {
 
 // The same program gives the same verdict as StableHLO, as HLO, and after XLA's (GPU)
 // optimizations.
+// A JAX program traced with x64 on: one TPU001 finding naming the x64 mode, in both forms.
+TEST(HloTest, JaxX64IsOneFindingWithItsCause) {
+  for (const char* f : {"jax/f64_mlp.hlo.txt", "jax/f64_mlp.stablehlo.mlir"}) {
+    Report r = CheckFile(f);
+    int tpu001 = 0;
+    for (const Diagnostic& d : r.findings) {
+      if (d.code != "TPU001") continue;
+      ++tpu001;
+      ASSERT_TRUE(d.fix.has_value());
+      EXPECT_NE(d.fix->description.find("jax_enable_x64"), std::string::npos);
+      EXPECT_EQ(d.fix->description.find("model.float()"), std::string::npos);
+      bool cause = false;
+      for (const std::string& n : d.notes) cause |= n.find("x64 mode") != std::string::npos;
+      EXPECT_TRUE(cause) << f;
+    }
+    EXPECT_EQ(tpu001, 1) << f;
+  }
+}
+
 TEST(HloTest, VerdictsInEveryForm) {
   for (const char* form : {".stablehlo.mlir", ".hlo.txt", ".opt_hlo.txt"}) {
     SCOPED_TRACE(form);
