@@ -247,14 +247,24 @@ void OpSummary(std::string& out, const Report& r) {
   out += "</table>\n";
 }
 
+// At most this many rows per kind; an XLA training step can take a thousand parameters.
+constexpr std::size_t kMaxValueRows = 25;
+
+void ValueRows(std::string& out, const char* kind, const std::vector<ValueSummary>& values) {
+  for (std::size_t i = 0; i < values.size() && i < kMaxValueRows; ++i) {
+    out += "<tr><td>" + std::string(kind) + "</td><td><code>" + Esc(values[i].name) +
+           "</code></td><td><code>" + Esc(values[i].type) + "</code></td></tr>";
+  }
+  if (values.size() > kMaxValueRows) {
+    out += "<tr><td>" + std::string(kind) + "</td><td colspan=\"2\" class=\"muted\">... and " +
+           std::to_string(values.size() - kMaxValueRows) + " more</td></tr>";
+  }
+}
+
 void Shapes(std::string& out, const Report& r) {
   out += "<h2>Inputs and outputs</h2>\n<table>";
-  for (const ValueSummary& v : r.inputs)
-    out += "<tr><td>input</td><td><code>" + Esc(v.name) + "</code></td><td><code>" + Esc(v.type) +
-           "</code></td></tr>";
-  for (const ValueSummary& v : r.outputs)
-    out += "<tr><td>output</td><td><code>" + Esc(v.name) + "</code></td><td><code>" + Esc(v.type) +
-           "</code></td></tr>";
+  ValueRows(out, "input", r.inputs);
+  ValueRows(out, "output", r.outputs);
   out += "</table>\n";
   for (const std::string& note : r.shape_notes)
     out += "<div class=\"note\">" + Prose(note) + "</div>\n";

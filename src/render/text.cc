@@ -63,14 +63,24 @@ std::string Counts(const Report& r) {
          ", " + Plural(r.notes, "note", "notes");
 }
 
+// Inputs or outputs, one per line; beyond a screenful (an XLA training step takes every parameter
+// and optimizer slot as an input) the first few and a count. JSON keeps them all.
+constexpr std::size_t kMaxListedValues = 16;
+constexpr std::size_t kListedWhenCut = 10;
+
 void Values(std::string& out, const char* label, const std::vector<ValueSummary>& values) {
   if (values.empty()) return;
+  const std::size_t shown = values.size() > kMaxListedValues ? kListedWhenCut : values.size();
   std::size_t width = 0;
-  for (const auto& v : values) width = std::max(width, v.name.size());
+  for (std::size_t i = 0; i < shown; ++i) width = std::max(width, values[i].name.size());
+  const std::string indent(std::string(label).size() + 1, ' ');
   out += label;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out += (i == 0 ? " " : std::string(std::string(label).size() + 1, ' ')) +
-           Pad(values[i].name, width) + "  " + values[i].type + "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    out += (i == 0 ? " " : indent) + Pad(values[i].name, width) + "  " + values[i].type + "\n";
+  }
+  if (shown < values.size()) {
+    out += indent + "... and " + std::to_string(values.size() - shown) +
+           " more (--format json lists all " + std::to_string(values.size()) + ")\n";
   }
 }
 
