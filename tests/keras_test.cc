@@ -12,6 +12,7 @@
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/ir/verify.h"
+#include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/report/report.h"
 
 namespace tpudoctor {
@@ -63,6 +64,32 @@ TEST(KerasTest, RealKotlinDlLstmConfig) {
   EXPECT_EQ(TypeOf(m, "activation_1"), "f32[8,41]");
   // LSTM: 4 gates x (input + recurrent) per step: 2 * 40 steps * 8 * 256 * (41 + 64).
   EXPECT_DOUBLE_EQ(FlopsOf(m, "lstm_3"), 2.0 * 40 * 8 * 256 * (41 + 64));
+}
+
+// Built-in layer classes depend on the Keras version that wrote the file: `RMSNormalization` is
+// Keras 3's, so in a Keras 2.4 file it is the user's own code (TPU003), and in a Keras 3 file not.
+TEST(KerasTest, BuiltinsFollowTheFilesKerasVersion) {
+  const std::string k2 =
+      testing::ReadFile(testing::Testdata("keras/keras2_custom_named_like_keras3_builtin.json"));
+  auto warned = [](const std::string& text) {
+    auto model = LoadKeras(Source{"m.json", text}, {});
+    EXPECT_TRUE(model.ok());
+    for (const Diagnostic& d : RunChecks(model->graph, **FindTarget("tpu-v5e"))) {
+      if (d.code == "TPU003" && d.location.node == "my_rms_norm") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(warned(k2));
+  std::string k3 = k2;
+  const std::size_t at = k3.find("\"2.4.0\"");
+  ASSERT_NE(at, std::string::npos);
+  k3.replace(at, 7, "\"3.6.0\"");
+  EXPECT_FALSE(warned(k3));
+  EXPECT_TRUE(KerasVersionDefines("RMSNormalization", "3.6.0"));
+  EXPECT_FALSE(KerasVersionDefines("RMSNormalization", "2.15.0"));
+  EXPECT_TRUE(KerasVersionDefines("TFOpLambda", "2.15.0"));
+  EXPECT_FALSE(KerasVersionDefines("TFOpLambda", "3.1.0"));
+  EXPECT_TRUE(KerasVersionDefines("Dense", ""));
 }
 
 TEST(KerasTest, SeedsFloat64DenseAndCustomLayer) {

@@ -1,6 +1,7 @@
 #include "tpudoctor/knowledge/keras_layers.h"
 
 #include <map>
+#include <set>
 
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
@@ -42,6 +43,38 @@ const KerasLayerInfo& LookupKerasLayer(std::string_view class_name) {
   }();
   auto it = Table().find(class_name);
   return it != Table().end() ? it->second : *custom;
+}
+
+namespace {
+
+using ClassSet = std::set<std::string, std::less<>>;
+
+const ClassSet* LoadClasses(std::string_view file) {
+  auto* set = new ClassSet();
+  for (const auto& cols : EmbeddedTsvRows(file)) {
+    if (!cols.empty()) set->emplace(cols[0]);
+  }
+  return set;
+}
+
+// Function-local statics: initialized once, safely, even with several analyses in threads.
+const ClassSet& Keras2Classes() {
+  static const ClassSet* set = LoadClasses("data/keras/keras2_layers.txt");
+  return *set;
+}
+
+const ClassSet& Keras3Classes() {
+  static const ClassSet* set = LoadClasses("data/keras/keras3_layers.txt");
+  return *set;
+}
+
+}  // namespace
+
+bool KerasVersionDefines(std::string_view class_name, std::string_view keras_version) {
+  if (!LookupKerasLayer(class_name).builtin) return false;
+  if (keras_version.starts_with("2.")) return Keras2Classes().contains(class_name);
+  if (keras_version.starts_with("3.")) return Keras3Classes().contains(class_name);
+  return true;
 }
 
 }  // namespace tpudoctor

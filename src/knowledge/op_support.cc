@@ -29,6 +29,7 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   }
   if (domain == "aten") return LookupAtenOp(op_type).info;
   if (domain == "keras") return LookupKerasLayer(op_type).info;
+  if (domain == kKerasCustomDomain) return LookupKerasLayer({}).info;  // the custom-layer entry
   if (domain == "tf") return LookupTfOp(op_type).info;
   return LookupOnnxOp(domain, op_type);
 }

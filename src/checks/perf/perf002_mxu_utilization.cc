@@ -40,19 +40,36 @@ bool IsOutputLayer(const Graph& g, const Node& node) {
   return false;
 }
 
-// The dims a designer chose freely: not the output count of an output layer, and not a multiple of
-// 64 (64-channel convolutions and head dim 64 are an architecture's standard widths). Only these
-// are worth changing; the MXU pads every dim anyway, so padding a layer by hand gains nothing.
-struct OddWidths {
-  bool output_layer = false;
-  std::vector<std::string> widths;  // "K 300 runs like 384"
+// Whether `node`'s first operand is a model input, through at most a few reshapes, casts and
+// elementwise ops: its K is then the data's width (784 pixels), not a hidden size.
+bool IsInputLayer(const Graph& g, const Node& node) {
+  static const std::set<OpKind> kPassThrough = {OpKind::kElementwise, OpKind::kLayout,
+                                                OpKind::kCast};
+  ValueId v = node.input(0);
+  for (int hop = 0; hop < 4 && v != kNoValue; ++hop) {
+    const Value& value = g.value(v);
+    if (value.origin == ValueOrigin::kGraphInput) return true;
+    if (value.producer == kNoNode) return false;
+    const Node& p = g.node(value.producer);
+    if (!kPassThrough.count(p.kind)) return false;
+    v = p.input(0);
+  }
+  return false;
+}
+
+// Each wasted dim, read for what it is: a width the designer chose freely (a hidden size that is
+// not a multiple of 64), or one the model cannot change: the task's output count, the input
+// data's width, a standard architecture width (a multiple of 64: 64-channel convolutions, head
+// dim 64). Only the first kind is worth changing; the MXU pads every dim anyway, so padding a
+// layer by hand gains nothing.
+struct DimReading {
+  std::vector<std::string> changeable;  // "K 300 costs as much as 384 (...)"
+  std::vector<std::string> fixed;       // "N = 10 is the task's output count"
 };
 
-OddWidths FindOddWidths(const Graph& g, const Node& n, const MatmulDims& d, int tile) {
-  OddWidths o;
+DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile) {
+  DimReading r;
   const auto N = static_cast<std::int64_t>(d.n), K = static_cast<std::int64_t>(d.k);
-  o.output_layer = N < tile && IsOutputLayer(g, n);
-  auto odd = [&](std::int64_t v) { return v % tile != 0 && v % 64 != 0; };
   auto width = [&](const char* name, std::int64_t v) {
     const std::int64_t up = RoundUp(static_cast<double>(v), tile);
     const std::int64_t down = up - tile;
@@ -60,29 +77,39 @@ OddWidths FindOddWidths(const Graph& g, const Node& n, const MatmulDims& d, int 
            " (widen it to " + std::to_string(up) + " for capacity at the same time" +
            (down > 0 ? ", or narrow it to " + std::to_string(down) + " for speed" : "") + ")";
   };
-  if (!o.output_layer && odd(N)) o.widths.push_back(width("N", N));
-  if (odd(K)) o.widths.push_back(width("K", K));
-  return o;
+  if (N % tile != 0) {
+    if (N < tile && IsOutputLayer(g, n)) {
+      r.fixed.push_back("N = " + std::to_string(N) + " is the task's output count");
+    } else if (N < 32) {
+      r.fixed.push_back("N = " + std::to_string(N) + " is a count the task sets");
+    } else if (N % 64 == 0) {
+      r.fixed.push_back("N = " + std::to_string(N) + " is a standard architecture width");
+    } else {
+      r.changeable.push_back(width("N", N));
+    }
+  }
+  if (K % tile != 0) {
+    if (IsInputLayer(g, n)) {
+      r.fixed.push_back("K = " + std::to_string(K) + " is the input data's width");
+    } else if (K % 64 == 0) {
+      r.fixed.push_back("K = " + std::to_string(K) + " is a standard architecture width");
+    } else {
+      r.changeable.push_back(width("K", K));
+    }
+  }
+  return r;
 }
 
 // What a user can do about it, and only that.
-std::string FixFor(const OddWidths& o, const MatmulDims& d, int tile) {
-  const std::string t = std::to_string(tile);
+std::string FixFor(const DimReading& r, const MatmulDims& d, int tile) {
   std::vector<std::string> parts;
-  if (!o.widths.empty()) {
-    parts.push_back("the MXU pads every dim to a multiple of " + t + ": " + Join(o.widths, "; "));
+  if (!r.changeable.empty()) {
+    parts.push_back("the MXU pads every dim to a multiple of " + std::to_string(tile) + ": " +
+                    Join(r.changeable, "; "));
   }
-  if (o.output_layer) {
-    parts.push_back("N = " + std::to_string(static_cast<std::int64_t>(d.n)) +
-                    " is the task's output count: nothing to change there (padding the layer by "
-                    "hand would not make it faster)");
-  }
-  if (parts.empty()) {
-    parts.push_back("N=" + std::to_string(static_cast<std::int64_t>(d.n)) +
-                    " and K=" + std::to_string(static_cast<std::int64_t>(d.k)) +
-                    " are the architecture's widths (multiples of 64): nothing to change in an "
-                    "existing model; a model designed for TPU uses multiples of " +
-                    t);
+  if (!r.fixed.empty()) {
+    parts.push_back(Join(r.fixed, ", ") +
+                    ": nothing to change there (padding a layer by hand would not make it faster)");
   }
   if (d.m < 8) parts.push_back("a larger batch fills the rows");
   return Join(parts, "; ");
@@ -149,9 +176,9 @@ class Perf002MxuUtilization final : public Check {
       const MatmulDims& d = g.dims;
       Diagnostic diag;
       diag.code = std::string(code());
-      const OddWidths odd = FindOddWidths(ctx.graph, n, d, tile);
+      const DimReading reading = ReadDims(ctx.graph, n, d, tile);
       // Only a width the designer can change makes it a warning; the rest is worth knowing.
-      diag.severity = odd.widths.empty() ? Severity::kNote : Severity::kWarning;
+      diag.severity = reading.changeable.empty() ? Severity::kNote : Severity::kWarning;
       diag.message = "`" + n.QualifiedOp() + "` uses " + FormatFixed(g.utilization * 100, 0) +
                      "% of the " + std::to_string(tile) + "x" + std::to_string(tile) +
                      " MXU: M=" + FormatFixed(d.m, 0) + ", N=" + FormatFixed(d.n, 0) +
@@ -161,7 +188,7 @@ class Perf002MxuUtilization final : public Check {
       diag.notes.push_back(
           (g.count > 1 ? Plural(g.count, "op", "ops") + " of this shape are " : "this op is ") +
           FormatFixed(g.share * 100, 1) + "% of the model's padded matrix work");
-      diag.fix = Fix{FixFor(odd, d, tile), FixApplicability::kDisplayOnly};
+      diag.fix = Fix{FixFor(reading, d, tile), FixApplicability::kDisplayOnly};
       sink.Add(std::move(diag));
     }
     if (ordered.size() > kMaxFindings) {

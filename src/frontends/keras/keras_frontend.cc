@@ -392,11 +392,14 @@ class ModelBuilder {
     call.variable = policy.variable;
     for (ValueId v : inputs) call.inputs.push_back(g().value(v).type);
     RecoverInputShape(layer, call);
-    const KerasLayerInfo& info = LookupKerasLayer(cls);
+    // A class the file's Keras version does not define is a custom layer, even when another
+    // version has a built-in of that name.
+    const bool builtin = KerasVersionDefines(cls, KerasVersion());
+    const KerasLayerInfo& info = LookupKerasLayer(builtin ? std::string_view(cls) : "");
     const LayerResult r = InferLayer(info.shape_rule, info.canonical, info.info.kind, call);
     if (!r.problem.empty())
       problems_.push_back("`" + prefix + name + "` (" + cls + "): " + r.problem);
-    return Emit(r, prefix + name, cls, inputs);
+    return Emit(r, prefix + name, cls, inputs, builtin);
   }
 
   // Keras 3 records each layer's input shape in `build_config`: use it when ours is unknown (after
@@ -411,8 +414,14 @@ class ModelBuilder {
     call.inputs[0].shape = Shape(std::move(dims));
   }
 
+  // The Keras version that wrote the file ("2.15.0", "3.6.0"), empty when it does not say.
+  std::string_view KerasVersion() const {
+    std::string_view p = out_.producer;
+    return p.starts_with("keras ") ? p.substr(6) : std::string_view();
+  }
+
   Result<Values> Emit(const LayerResult& r, const std::string& name, const std::string& cls,
-                      const Values& inputs) {
+                      const Values& inputs, bool builtin) {
     // Weights once per layer, shared by its calls.
     auto [it, fresh] = weights_.try_emplace(name);
     if (fresh) {
@@ -429,7 +438,7 @@ class ModelBuilder {
       Node n;
       n.name = r.stages.size() == 1 ? base : base + "/" + std::to_string(s);
       n.framework_op = cls;
-      n.domain = st.op.empty() ? "keras" : "";
+      n.domain = !st.op.empty() ? "" : builtin ? "keras" : std::string(kKerasCustomDomain);
       n.op_type = st.op.empty() ? cls : st.op;
       n.kind = st.kind;
       n.attrs = st.attrs;
@@ -507,12 +516,16 @@ int SniffKeras(const Source& source) {
 
 namespace {
 
+// `keras_version`: what the container says (HDF5 attribute, .keras metadata.json); a
+// `keras_version` in the config itself wins.
 Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text,
                                                const std::string& display_name,
-                                               const ShapeOptions& options) {
+                                               const ShapeOptions& options,
+                                               std::string_view keras_version = {}) {
   auto config = ParseJsonInput(json_text, display_name);
   if (!config) return config.error();
   LoadedModel loaded{Graph("main"), "keras", "", {}, {}};
+  if (!keras_version.empty()) loaded.producer = "keras " + std::string(keras_version);
   ModelBuilder builder(options, loaded);
   if (auto r = builder.Build(*config); !r)
     return MakeError(display_name + ": " + r.error().message);
@@ -533,8 +546,8 @@ Result<LoadedModel> LoadKerasUnannotated(const Source& source, const ShapeOption
   if (keras::LooksLikeHdf5(source.bytes)) {
     auto h5 = keras::ReadH5Config(source.bytes, file);
     if (!h5) return h5.error();
-    auto loaded = LoadKerasConfig(h5->model_config, file + ": model_config", options);
-    if (loaded && !h5->keras_version.empty()) loaded->producer = "keras " + h5->keras_version;
+    auto loaded = LoadKerasConfigUnannotated(h5->model_config, file + ": model_config", options,
+                                             h5->keras_version);
     if (loaded) loaded->format = "keras-h5";
     return loaded;
   }
@@ -561,17 +574,13 @@ Result<LoadedModel> LoadKerasArchiveUnannotated(const ZipArchive& zip,
   }
   auto text = zip.Read(*entry, kMaxConfigBytes);
   if (!text) return text.error();
-  auto loaded = LoadKerasConfig(*text, display_name + ": config.json", options);
-  if (!loaded) return loaded;
+  std::string version;  // metadata.json: {"keras_version": "3.6.0", ...}
   if (const ZipEntry* meta = zip.Find("metadata.json")) {
     if (auto m = zip.Read(*meta, 1 << 20)) {
-      if (auto j = ParseJsonInput(*m, "metadata.json")) {
-        const std::string v = StringMember(*j, "keras_version");
-        if (!v.empty()) loaded->producer = "keras " + v;
-      }
+      if (auto j = ParseJsonInput(*m, "metadata.json")) version = StringMember(*j, "keras_version");
     }
   }
-  return loaded;
+  return LoadKerasConfigUnannotated(*text, display_name + ": config.json", options, version);
 }
 
 }  // namespace
