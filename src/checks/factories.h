@@ -9,6 +9,7 @@ namespace tpudoctor {
 
 std::unique_ptr<Check> MakeCf001DataDependentControlFlow();
 std::unique_ptr<Check> MakeMem001OverHbm();
+std::unique_ptr<Check> MakeMem002LargeConstant();
 std::unique_ptr<Check> MakePerf001TilePadding();
 std::unique_ptr<Check> MakePerf002MxuUtilization();
 std::unique_ptr<Check> MakePerf003BatchMultiple();

@@ -11,6 +11,7 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
     auto* v = new std::vector<std::unique_ptr<Check>>();
     v->push_back(MakeCf001DataDependentControlFlow());
     v->push_back(MakeMem001OverHbm());
+    v->push_back(MakeMem002LargeConstant());
     v->push_back(MakePerf001TilePadding());
     v->push_back(MakePerf002MxuUtilization());
     v->push_back(MakePerf003BatchMultiple());
