@@ -264,7 +264,8 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     if (v == kNoValue || !kept.insert({v, width}).second) return;
     const TensorType& t = g.value(v).type;
     auto natural = TensorBytes(t, std::abs(width));
-    auto layout = LayoutBytes(t, target, std::abs(width), facts.convnet);
+    auto layout =
+        LayoutBytes(t, target, std::abs(width), LaidOutChannelsMinor(g.value(v), facts.convnet));
     if (!natural || !layout) return;
     st.saved += *layout;
     st.natural += *natural;
@@ -388,6 +389,10 @@ const Calibration& CalibrationFor(const TargetSpec& target) {
       target.calibration.empty() ? (target.is_tpu() ? "tpu-xla" : "gpu-eager") : target.calibration;
   auto it = all->find(name);
   return it == all->end() ? kDefault : it->second;
+}
+
+bool LaidOutChannelsMinor(const Value& value, bool convnet) {
+  return convnet && value.origin != ValueOrigin::kGraphInput;
 }
 
 bool ChannelsSecondConvNet(const Graph& graph) {
@@ -611,8 +616,9 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   for (ValueId out : graph.outputs()) last_use[out] = order.size();
   double live = 0, peak_live = 0;
   for (ValueId in : graph.inputs())
-    live +=
-        LayoutBytes(graph.value(in).type, c.target, c.element_bytes, c.facts.convnet).value_or(0);
+    live += LayoutBytes(graph.value(in).type, c.target, c.element_bytes,
+                        LaidOutChannelsMinor(graph.value(in), c.facts.convnet))
+                .value_or(0);
   std::multimap<std::size_t, double> frees;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Node& n = graph.node(order[i]);

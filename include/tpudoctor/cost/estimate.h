@@ -149,6 +149,12 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
                                   int element_bytes, bool channels_minor = false);
 
+// Whether `value` is laid out channels-minor in a network where ChannelsSecondConvNet holds: its
+// activations are, but its inputs keep the layout they are fed in (an NCHW image batch stays
+// NCHW in HBM; the first convolution transposes it on the device), so a 3-channel input is not
+// a 3-wide minor dim.
+bool LaidOutChannelsMinor(const Value& value, bool convnet);
+
 // Whether the graph's rank-4 activations are NCHW-like convolution tensors that XLA lays out
 // channels-minor: ONNX convolutions (always NCHW), and HLO convolutions whose output dim_labels put
 // the feature dim second (`bf01`). HLO's `b01f` is channels-minor already.

@@ -22,6 +22,29 @@ bool ImageInput(const Value& v, bool channels_second) {
   return v.type.shape.dim(c).is_static() && v.type.shape.dim(c).value() <= 4;
 }
 
+// What a user can do, by what the padded tensor is.
+std::string FixFor(const Value& v, bool convnet, std::int64_t batch) {
+  if (ImageInput(v, convnet)) {
+    return "feed images batch-minor (HWCN) and transpose on the device, as the Cloud TPU ResNet "
+           "reference's `transpose_input` does, or fold 2x2 pixels into channels (space-to-depth) "
+           "so the first convolution sees 12 channels";
+  }
+  // A convolution activation laid out channels-minor: its channel count is the network's (64),
+  // not something to change; the guide's other padding-free layout wants the batch in 128s.
+  const Shape& s = v.type.shape;
+  if (LaidOutChannelsMinor(v, convnet) && s.rank() == 4 && s.dim(1).is_static() &&
+      s.dim(1).value() % 8 == 0) {
+    return "the channel count (" + std::to_string(s.dim(1).value()) +
+           ") is the minor dim and the network's own; the Cloud TPU performance guide's other "
+           "padding-free layout needs a per-core batch that is a multiple of 128" +
+           (batch > 0 ? " (here " + std::to_string(batch) + ")" : std::string()) +
+           ", if memory allows (`tpu-doctor estimate` names the largest batch that fits)";
+  }
+  return "make the minor (last) dim a multiple of 128 or move a large dim into the minor position "
+         "(e.g. points x features as [batch, features, points], or pad features to 128); fold "
+         "small dims together with reshapes";
+}
+
 class Perf001TilePadding final : public Check {
  public:
   std::string_view code() const override { return "PERF001"; }
@@ -48,7 +71,7 @@ class Perf001TilePadding final : public Check {
         continue;
       }
       auto natural = TensorBytes(v.type, eb);
-      auto padded = LayoutBytes(v.type, ctx.target, eb, convnet);
+      auto padded = LayoutBytes(v.type, ctx.target, eb, LaidOutChannelsMinor(v, convnet));
       if (!natural || !padded || *natural <= 0) continue;
       const double waste = *padded - *natural;
       if (*padded / *natural < kMinInflation || waste < kMinWasteBytes) continue;
@@ -60,7 +83,8 @@ class Perf001TilePadding final : public Check {
     double activations = 0;
     for (const Value& v : ctx.graph.values()) {
       if (v.origin == ValueOrigin::kInitializer || v.type.kind != ValueKind::kTensor) continue;
-      activations += LayoutBytes(v.type, ctx.target, eb, convnet).value_or(0);
+      activations +=
+          LayoutBytes(v.type, ctx.target, eb, LaidOutChannelsMinor(v, convnet)).value_or(0);
     }
     // ... or one tensor blows up: a minor dim of 16 or less padded to 128 (8x or more).
     const bool blow_up = std::any_of(hits.begin(), hits.end(),
@@ -97,14 +121,7 @@ class Perf001TilePadding final : public Check {
         "XLA stores arrays in (8,128) tiles of their two minor dims (openxla/xla "
         "docs/tiled_layout.md); "
         "the profiler's memory viewer shows the actual layout");
-    d.fix = Fix{ImageInput(*worst.value, convnet)
-                    ? "feed images batch-minor (HWCN) and transpose on the device, as the Cloud "
-                      "TPU ResNet reference's `transpose_input` does, or fold 2x2 pixels into "
-                      "channels (space-to-depth) so the first convolution sees 12 channels"
-                    : "make the minor (last) dim a multiple of 128 or move a large dim into the "
-                      "minor position (e.g. points x features as [batch, features, points], or pad "
-                      "features to 128); fold small dims together with reshapes",
-                FixApplicability::kDisplayOnly};
+    d.fix = Fix{FixFor(*worst.value, convnet, ctx.batch), FixApplicability::kDisplayOnly};
     sink.Add(std::move(d));
   }
 };
