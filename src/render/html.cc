@@ -159,7 +159,10 @@ void MemoryChart(std::string& out, const Estimate& e) {
   const double width = 760;
   out += "<h2>Memory per device</h2>\n<div class=\"muted\">" + Bytes(m.total()) + " of " +
          Bytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
-         (m.padding_waste > 0 ? "; TPU tile padding " + Bytes(m.padding_waste) : "") + "</div>\n";
+         (m.padding_waste > 0
+              ? "; TPU tile padding over all activations of the step: " + Bytes(m.padding_waste)
+              : "") +
+         "</div>\n";
   out +=
       "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
       "xmlns=\"http://www.w3.org/2000/svg\">\n";
