@@ -70,7 +70,6 @@ Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& op
   ModelFacts& facts = loaded->graph.mutable_facts();
   facts.format = loaded->format;
   facts.producer = loaded->producer;
-  facts.xla_program = facts.xla_program || loaded->format == "hlo" || loaded->format == "stablehlo";
   std::string version;
   if (const Framework f = FrameworkOfProducer(loaded->producer, version);
       f != Framework::kUnknown) {

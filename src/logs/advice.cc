@@ -16,8 +16,6 @@ std::optional<std::string> Field(const LogCause& c, std::string_view name) {
   return std::nullopt;
 }
 
-std::string GiB(double bytes) { return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB"; }
-
 // The TPU generations whose per-device HBM matches a capacity XLA reported (usable HBM is a bit
 // below the physical size).
 std::vector<std::string> GenerationsFor(double capacity_bytes) {
@@ -43,15 +41,15 @@ void HbmAdvice(LogCause& c) {
   auto gens = GenerationsFor(*cap);
   if (!gens.empty()) c.extracted.emplace_back("device", Join(gens, " or "));
   if (*u <= *cap) return;
-  c.extracted.emplace_back("over_by", GiB(*u - *cap));
+  c.extracted.emplace_back("over_by", FormatGiB(*u - *cap));
   // Activations scale with the batch, weights and optimizer state do not: cutting the batch by
   // this factor is the upper bound of what a batch cut alone can achieve.
   const double scale = std::floor(*cap * 0.9 / *u * 100.0);
   c.extracted.emplace_back("batch_scale", FormatFixed(scale, 0) + "%");
   c.fix =
-      "the program needs " + GiB(*u) + " of HBM per device but " + GiB(*cap) + " is available" +
-      (gens.empty() ? "" : " (" + gens.front() + ")") + ": cut the per-device batch to at most " +
-      FormatFixed(scale, 0) +
+      "the program needs " + FormatGiB(*u) + " of HBM per device but " + FormatGiB(*cap) +
+      " is available" + (gens.empty() ? "" : " (" + gens.front() + ")") +
+      ": cut the per-device batch to at most " + FormatFixed(scale, 0) +
       "% of its current value (less if weights and optimizer state dominate), or shard parameters "
       "and optimizer state across devices (FSDP / ZeRO), rematerialize activations "
       "(jax.checkpoint, gradient checkpointing), keep weights and activations in bfloat16, or use "

@@ -8,16 +8,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-std::string Ms(double v) {
-  return v >= 100 ? FormatFixed(v, 0) : v >= 10 ? FormatFixed(v, 1) : FormatFixed(v, 2);
-}
-
-std::string Human(double bytes) {
-  if (bytes >= 1024.0 * 1024 * 1024) return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";
-  if (bytes >= 1024.0 * 1024) return FormatFixed(bytes / (1024.0 * 1024), 1) + " MiB";
-  return FormatFixed(bytes / 1024.0, 1) + " KiB";
-}
-
 ordered_json Opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); }
 
 ordered_json EstimateJson(const Estimate& e) {
@@ -93,32 +83,34 @@ std::string RenderEstimateText(const Report& r) {
   for (const Estimate& e : es) {
     std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
     char line[256];
-    std::snprintf(
-        line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n", name.c_str(),
-        e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch), Ms(e.step_ms).c_str(),
-        FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100, Human(e.memory.total()).c_str(),
-        e.usd_per_million_samples ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
-                                  : "-");
+    std::snprintf(line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n",
+                  name.c_str(), e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch),
+                  FormatMs(e.step_ms).c_str(), FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100,
+                  FormatBytes(e.memory.total()).c_str(),
+                  e.usd_per_million_samples
+                      ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
+                      : "-");
     out += line;
   }
   for (const Estimate& e : es) {
     out += "\n" + e.target + ": where the time goes (top ops)\n";
     for (const NodeTime& t : e.top_nodes) {
       char line[512];
-      std::snprintf(line, sizeof line, "  %8s ms  %-7s  %-14s %s%s\n", Ms(t.ms).c_str(),
+      std::snprintf(line, sizeof line, "  %8s ms  %-7s  %-14s %s%s\n", FormatMs(t.ms).c_str(),
                     t.compute_bound ? "compute" : "memory", t.op.c_str(), t.node_name.c_str(),
                     t.mxu_utilization < 0.999
                         ? (" (MXU " + FormatFixed(t.mxu_utilization * 100, 0) + "% used)").c_str()
                         : "");
       out += line;
     }
-    out += "  memory: weights " + Human(e.memory.weights) + ", gradients " +
-           Human(e.memory.gradients) + ", optimizer " +
-           Human(e.memory.optimizer_state + e.memory.master_weights) + ", activations " +
-           Human(e.memory.activations) + ", transients " + Human(e.memory.transients) +
-           (e.memory.padding_waste > 0 ? " (tile padding " + Human(e.memory.padding_waste) + ")"
-                                       : "") +
-           " of " + Human(e.hbm_bytes) + " HBM\n";
+    out +=
+        "  memory: weights " + FormatBytes(e.memory.weights) + ", gradients " +
+        FormatBytes(e.memory.gradients) + ", optimizer " +
+        FormatBytes(e.memory.optimizer_state + e.memory.master_weights) + ", activations " +
+        FormatBytes(e.memory.activations) + ", transients " + FormatBytes(e.memory.transients) +
+        (e.memory.padding_waste > 0 ? " (tile padding " + FormatBytes(e.memory.padding_waste) + ")"
+                                    : "") +
+        " of " + FormatBytes(e.hbm_bytes) + " HBM\n";
     for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
   }
   return out;

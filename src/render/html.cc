@@ -53,16 +53,6 @@ std::string Prose(std::string_view s) {
   return out;
 }
 
-std::string Bytes(double b) {
-  if (b >= 1024.0 * 1024 * 1024) return FormatFixed(b / (1024.0 * 1024 * 1024), 2) + " GiB";
-  if (b >= 1024.0 * 1024) return FormatFixed(b / (1024.0 * 1024), 1) + " MiB";
-  return FormatFixed(b / 1024.0, 1) + " KiB";
-}
-
-std::string Ms(double v) {
-  return v >= 100 ? FormatFixed(v, 0) : v >= 10 ? FormatFixed(v, 1) : FormatFixed(v, 2);
-}
-
 constexpr const char* kStyle = R"(
 .tpud{font:14px/1.45 -apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#1f2328;max-width:1100px}
 .tpud h1{font-size:20px;margin:0 0 4px}.tpud h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
@@ -157,11 +147,11 @@ void MemoryChart(std::string& out, const Estimate& e) {
   const double scale_max = std::max(m.total(), e.hbm_bytes);
   if (scale_max <= 0) return;
   const double width = 760;
-  out += "<h2>Memory per device</h2>\n<div class=\"muted\">" + Bytes(m.total()) + " of " +
-         Bytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
-         (m.padding_waste > 0
-              ? "; TPU tile padding over all activations of the step: " + Bytes(m.padding_waste)
-              : "") +
+  out += "<h2>Memory per device</h2>\n<div class=\"muted\">" + FormatBytes(m.total()) + " of " +
+         FormatBytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
+         (m.padding_waste > 0 ? "; TPU tile padding over all activations of the step: " +
+                                    FormatBytes(m.padding_waste)
+                              : "") +
          "</div>\n";
   out +=
       "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
@@ -174,26 +164,27 @@ void MemoryChart(std::string& out, const Estimate& e) {
     if (parts[i].second <= 0) continue;
     out += "<rect x=\"" + FormatFixed(x, 1) + "\" y=\"8\" width=\"" + FormatFixed(w, 1) +
            "\" height=\"26\" fill=\"" + kColors[i] + "\"><title>" + parts[i].first + ": " +
-           Bytes(parts[i].second) + "</title></rect>\n";
+           FormatBytes(parts[i].second) + "</title></rect>\n";
     x += w;
     legend += "<rect x=\"" + FormatFixed(lx, 0) + "\" y=\"56\" width=\"10\" height=\"10\" fill=\"" +
               kColors[i] + "\"/><text x=\"" + FormatFixed(lx + 14, 0) +
-              "\" y=\"65\" font-size=\"11\">" + parts[i].first + " " + Bytes(parts[i].second) +
-              "</text>\n";
+              "\" y=\"65\" font-size=\"11\">" + parts[i].first + " " +
+              FormatBytes(parts[i].second) + "</text>\n";
     lx += 125;
   }
   const double hbm_x = 10 + e.hbm_bytes / scale_max * width;
   out += "<line x1=\"" + FormatFixed(hbm_x, 1) + "\" y1=\"2\" x2=\"" + FormatFixed(hbm_x, 1) +
-         "\" y2=\"40\" stroke=\"#cf222e\" stroke-width=\"2\"><title>HBM " + Bytes(e.hbm_bytes) +
-         "</title></line>\n<text x=\"" + FormatFixed(std::max(10.0, hbm_x - 4), 1) +
+         "\" y2=\"40\" stroke=\"#cf222e\" stroke-width=\"2\"><title>HBM " +
+         FormatBytes(e.hbm_bytes) + "</title></line>\n<text x=\"" +
+         FormatFixed(std::max(10.0, hbm_x - 4), 1) +
          "\" y=\"50\" font-size=\"11\" text-anchor=\"end\" fill=\"#cf222e\">HBM " +
-         Bytes(e.hbm_bytes) + "</text>\n" + legend + "</svg>\n";
+         FormatBytes(e.hbm_bytes) + "</text>\n" + legend + "</svg>\n";
 }
 
 void TimeChart(std::string& out, const Estimate& e) {
   if (e.top_nodes.empty() || e.step_ms <= 0) return;
-  out += "<h2>Where the time goes</h2>\n<div class=\"muted\">step " + Ms(e.step_ms) + " ms on " +
-         Esc(e.target) + ", " + FormatFixed(e.samples_per_s, 1) + " samples/s, MFU " +
+  out += "<h2>Where the time goes</h2>\n<div class=\"muted\">step " + FormatMs(e.step_ms) +
+         " ms on " + Esc(e.target) + ", " + FormatFixed(e.samples_per_s, 1) + " samples/s, MFU " +
          FormatFixed(e.mfu * 100, 0) + "%</div>\n";
   const double max_ms = e.top_nodes.front().ms;
   const int row = 20;
@@ -210,7 +201,7 @@ void TimeChart(std::string& out, const Estimate& e) {
            "\" height=\"13\" fill=\"" + (t.compute_bound ? "#0969da" : "#bc4c00") + "\"><title>" +
            (t.compute_bound ? "compute-bound" : "memory-bound") + "</title></rect>";
     out += "<text x=\"" + FormatFixed(336 + w, 1) + "\" y=\"" + std::to_string(y + 13) + "\">" +
-           Ms(t.ms) + " ms</text>\n";
+           FormatMs(t.ms) + " ms</text>\n";
     y += row;
   }
   out += "</svg>\n<div class=\"muted\">blue: compute-bound, orange: memory-bound</div>\n";
@@ -226,9 +217,9 @@ void Comparison(std::string& out, const Report& r) {
     out += "<tr><td><code>" + Esc(e.target) + "</code></td><td class=\"n\">" +
            std::to_string(e.chips) + "</td><td>" + (e.fits ? "yes" : "<b>no</b>") +
            "</td><td class=\"n\">" + std::to_string(e.max_batch) + "</td><td class=\"n\">" +
-           Ms(e.step_ms) + "</td><td class=\"n\">" + FormatFixed(e.samples_per_s, 1) +
+           FormatMs(e.step_ms) + "</td><td class=\"n\">" + FormatFixed(e.samples_per_s, 1) +
            "</td><td class=\"n\">" + FormatFixed(e.mfu * 100, 0) + "%</td><td class=\"n\">" +
-           Bytes(e.memory.total()) + "</td><td class=\"n\">" +
+           FormatBytes(e.memory.total()) + "</td><td class=\"n\">" +
            (e.usd_per_million_samples ? "$" + FormatFixed(*e.usd_per_million_samples, 2) : "-") +
            "</td></tr>\n";
   }

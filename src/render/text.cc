@@ -140,17 +140,6 @@ std::string RenderTextAll(std::span<const Report> reports, const TextStyle& styl
   return out;
 }
 
-RunSummary Summarize(std::span<const Report> reports) {
-  RunSummary s;
-  s.models = static_cast<int>(reports.size());
-  for (const Report& r : reports) {
-    s.blocked += r.verdict == Verdict::kBlocked;
-    s.with_warnings += r.verdict == Verdict::kRunsWithWarnings;
-    s.ready += r.verdict == Verdict::kReady;
-  }
-  return s;
-}
-
 std::string SummaryLine(const RunSummary& s) {
   return "checked " + Plural(s.models, "model", "models") + ": " + std::to_string(s.blocked) +
          " blocked, " + std::to_string(s.with_warnings) + " runs with warnings, " +

@@ -87,4 +87,15 @@ Report BuildReport(const std::string& model_name, const LoadedModel& model,
   return r;
 }
 
+RunSummary Summarize(std::span<const Report> reports) {
+  RunSummary s;
+  s.models = static_cast<int>(reports.size());
+  for (const Report& r : reports) {
+    s.blocked += r.verdict == Verdict::kBlocked;
+    s.with_warnings += r.verdict == Verdict::kRunsWithWarnings;
+    s.ready += r.verdict == Verdict::kReady;
+  }
+  return s;
+}
+
 }  // namespace tpudoctor

@@ -124,4 +124,18 @@ std::string FormatFixed(double v, int digits) {
   return buf;
 }
 
+std::string FormatGiB(double bytes) {
+  return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";
+}
+
+std::string FormatBytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return FormatGiB(bytes);
+  if (bytes >= 1024.0 * 1024) return FormatFixed(bytes / (1024.0 * 1024), 1) + " MiB";
+  return FormatFixed(bytes / 1024.0, 1) + " KiB";
+}
+
+std::string FormatMs(double ms) {
+  return ms >= 100 ? FormatFixed(ms, 0) : ms >= 10 ? FormatFixed(ms, 1) : FormatFixed(ms, 2);
+}
+
 }  // namespace tpudoctor

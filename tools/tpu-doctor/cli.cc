@@ -14,6 +14,10 @@ namespace {
 
 constexpr std::int64_t kMaxDimValue = std::int64_t{1} << 62;
 
+// `check`'s --format and --fail-on values, for the flags and for pyproject.toml alike.
+const std::vector<std::string> kFormats = {"text", "json", "sarif", "html"};
+const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
+
 // "name=value" → (name, value); value must be a positive integer.
 std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::string& flag) {
   auto eq = flag.find('=');
@@ -73,8 +77,6 @@ std::optional<std::string> ApplyConfig(CLI::App* cmd, CheckArgs& check, std::int
   if (c.optimizer && unset("--optimizer")) check.optimizer = *c.optimizer;
   if (c.precision && unset("--precision")) check.precision = *c.precision;
   if (c.batch && unset("--batch")) batch = *c.batch;
-  static const std::vector<std::string> kFormats = {"text", "json", "sarif", "html"};
-  static const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
   if (std::find(kFormats.begin(), kFormats.end(), check.format) == kFormats.end())
     return c.path + ": [tool.tpu-doctor] `format` must be text, json, sarif or html";
   if (std::find(kFailOn.begin(), kFailOn.end(), check.fail_on) == kFailOn.end())
@@ -118,10 +120,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                         "with --train: sgd, momentum, adam/adamw, adafactor");
   check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), mixed");
   check_cmd->add_option("--format", check.format, "text, json, sarif or html")
-      ->check(CLI::IsMember({"text", "json", "sarif", "html"}));
+      ->check(CLI::IsMember(kFormats));
   check_cmd
       ->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
-      ->check(CLI::IsMember({"error", "warning", "note", "never"}));
+      ->check(CLI::IsMember(kFailOn));
 
   ModelArgs dump;
   std::vector<std::string> dump_dims;

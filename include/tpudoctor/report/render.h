@@ -33,13 +33,6 @@ std::string RenderHtml(const Report& report, bool standalone = true);
 // Several models in one run (`tpu-doctor check a.onnx b.pt2 models/`): every report, then a
 // summary line (text), a `reports` array with a `summary` (JSON), one SARIF run per model, one HTML
 // page. With one report each gives exactly what the single-report function gives.
-struct RunSummary {
-  int models = 0;
-  int blocked = 0;
-  int with_warnings = 0;
-  int ready = 0;
-};
-RunSummary Summarize(std::span<const Report> reports);
 std::string SummaryLine(const RunSummary& summary);  // "checked 3 models: 1 blocked, ..."
 std::string RenderTextAll(std::span<const Report> reports, const TextStyle& style = {});
 std::string RenderJsonAll(std::span<const Report> reports);

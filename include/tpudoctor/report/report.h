@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,15 @@ struct Report {
   std::int64_t estimate_batch = 0;
   std::string estimate_unavailable;
 };
+
+// Verdicts of several reports (one `check` run over many models).
+struct RunSummary {
+  int models = 0;
+  int blocked = 0;
+  int with_warnings = 0;
+  int ready = 0;
+};
+RunSummary Summarize(std::span<const Report> reports);
 
 Report BuildReport(const std::string& model_name, const LoadedModel& model,
                    const TargetSpec& target, std::vector<Diagnostic> findings);

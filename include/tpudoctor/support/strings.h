@@ -23,5 +23,11 @@ std::string Plural(std::int64_t n, std::string_view singular, std::string_view p
 std::string SanitizeText(std::string_view s);
 // Fixed formatting with `digits` decimals, locale-independent.
 std::string FormatFixed(double v, int digits);
+// "12.00 GiB": always in GiB with two decimals (memory findings compare against HBM in GiB).
+std::string FormatGiB(double bytes);
+// "143.8 MiB", "2.00 GiB", "192.0 KiB": the largest unit that keeps the number at 1 or more.
+std::string FormatBytes(double bytes);
+// Milliseconds with 2, 1 or 0 decimals as the value grows ("0.13", "12.6", "512").
+std::string FormatMs(double ms);
 
 }  // namespace tpudoctor

@@ -5,8 +5,6 @@
 namespace tpudoctor {
 namespace {
 
-std::string GiB(double b) { return FormatFixed(b / (1024.0 * 1024 * 1024), 2) + " GiB"; }
-
 class Mem001OverHbm final : public Check {
  public:
   std::string_view code() const override { return "MEM001"; }
@@ -32,15 +30,16 @@ class Mem001OverHbm final : public Check {
     d.code = std::string(code());
     d.severity = Severity::kError;
     d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
-                std::to_string(ctx.batch) + " needs " + GiB(m.total()) + " per device but " +
-                ctx.target.name + " has " + GiB(e->hbm_bytes) +
+                std::to_string(ctx.batch) + " needs " + FormatGiB(m.total()) + " per device but " +
+                ctx.target.name + " has " + FormatGiB(e->hbm_bytes) +
                 " of HBM; the largest batch that fits is " + std::to_string(e->max_batch);
     d.location.graph = ctx.graph.name();
     d.notes.push_back(
-        "weights " + GiB(m.weights) + ", gradients " + GiB(m.gradients) + ", optimizer state " +
-        GiB(m.optimizer_state + m.master_weights) + ", activations " + GiB(m.activations) +
-        ", transients " + GiB(m.transients) +
-        (m.padding_waste > 0 ? "; TPU tile padding accounts for " + GiB(m.padding_waste) : ""));
+        "weights " + FormatGiB(m.weights) + ", gradients " + FormatGiB(m.gradients) +
+        ", optimizer state " + FormatGiB(m.optimizer_state + m.master_weights) + ", activations " +
+        FormatGiB(m.activations) + ", transients " + FormatGiB(m.transients) +
+        (m.padding_waste > 0 ? "; TPU tile padding accounts for " + FormatGiB(m.padding_waste)
+                             : ""));
     d.notes.push_back(
         "`tpu-doctor estimate` compares targets and states the assumptions behind these numbers");
     d.fix = Fix{
@@ -63,8 +62,8 @@ class Mem001OverHbm final : public Check {
     d.code = std::string(code());
     d.severity = Severity::kError;
     d.location.graph = ctx.graph.name();
-    d.message = "the program needs about " + GiB(e.memory.total()) + " per device but " +
-                ctx.target.name + " has " + GiB(e.hbm_bytes) + " of HBM";
+    d.message = "the program needs about " + FormatGiB(e.memory.total()) + " per device but " +
+                ctx.target.name + " has " + FormatGiB(e.hbm_bytes) + " of HBM";
     d.notes.push_back(
         "counted as the program's inputs plus the largest set of values live at once, in the "
         "target's tiled layout; XLA's buffer assignment can reuse more, so treat it as an "
@@ -87,18 +86,20 @@ class Mem001OverHbm final : public Check {
     d.code = std::string(code());
     d.location.graph = ctx.graph.name();
     const std::string global = "the program's global (unsharded) tensors need " +
-                               GiB(e.memory.total()) + "; it is partitioned over " +
+                               FormatGiB(e.memory.total()) + "; it is partitioned over " +
                                std::to_string(n) + " devices";
     if (per_device > e.hbm_bytes) {
       d.severity = Severity::kError;
-      d.message = global + ", and even an even split (" + GiB(per_device) +
-                  " per device) is over " + ctx.target.name + "'s " + GiB(e.hbm_bytes) + " of HBM";
+      d.message = global + ", and even an even split (" + FormatGiB(per_device) +
+                  " per device) is over " + ctx.target.name + "'s " + FormatGiB(e.hbm_bytes) +
+                  " of HBM";
       d.fix = Fix{"partition over more devices or pick a target with more HBM",
                   FixApplicability::kDisplayOnly};
     } else {
       d.severity = Severity::kNote;
-      d.message = global + ": about " + GiB(per_device) + " per device if evenly sharded, within " +
-                  ctx.target.name + "'s " + GiB(e.hbm_bytes) + " of HBM";
+      d.message = global + ": about " + FormatGiB(per_device) +
+                  " per device if evenly sharded, within " + ctx.target.name + "'s " +
+                  FormatGiB(e.hbm_bytes) + " of HBM";
       d.notes.push_back(
           "tpu-doctor does not read per-tensor shardings: replicated tensors make the real figure "
           "higher; XLA's memory report after SPMD partitioning is the exact number");

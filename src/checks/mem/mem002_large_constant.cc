@@ -14,8 +14,6 @@ constexpr double kMinBytes = kGiB;                        // always worth saying
 constexpr double kMinShareOfHbm = 0.10;                   // or from this share of one device's HBM
 constexpr double kSmallestReported = 64.0 * 1024 * 1024;  // never below this
 
-std::string GiB(double b) { return FormatFixed(b / kGiB, 2) + " GiB"; }
-
 // A literal stored in the program: HLO `constant`, ONNX `Constant`, TensorFlow `Const`. Other
 // constant-kind ops (`iota`, `ConstantOfShape`, `Range`) are computed on the device, not stored.
 bool Literal(const Node& n) {
@@ -66,16 +64,16 @@ class Mem002LargeConstant final : public Check {
     // A constant that cannot fit in the device's memory on its own cannot run at all.
     d.severity = hbm > 0 && top.bytes > hbm ? Severity::kError : Severity::kWarning;
     d.message = "`" + top.value->name + "` " + top.value->type.ToString() + " is a " +
-                GiB(top.bytes) + " constant compiled into the program" +
+                FormatGiB(top.bytes) + " constant compiled into the program" +
                 (hbm > 0 ? ", " + FormatFixed(100 * top.bytes / hbm, 0) + "% of " +
-                               ctx.target.name + "'s " + GiB(hbm) + " of HBM per device"
+                               ctx.target.name + "'s " + FormatGiB(hbm) + " of HBM per device"
                          : "");
     d.location = LocationOf(top.path, *top.node);
     d.location.value = top.value->name;
     if (hits.size() > 1) {
       d.notes.push_back(
           Plural(static_cast<std::int64_t>(hits.size()), "large constant", "large constants") +
-          " in all, " + GiB(total));
+          " in all, " + FormatGiB(total));
     }
     d.notes.push_back(
         "XLA compiles constants into the program: each stays in HBM for the program's lifetime, "

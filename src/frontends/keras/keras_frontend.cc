@@ -147,13 +147,17 @@ std::string LayerName(const json& layer) {
 
 class ModelBuilder {
  public:
-  ModelBuilder(const ShapeOptions& options, LoadedModel& out) : options_(options), out_(out) {}
+  // `keras_version`: what the container says (HDF5 attribute, .keras metadata.json); a
+  // `keras_version` in the config itself wins.
+  ModelBuilder(const ShapeOptions& options, std::string keras_version, LoadedModel& out)
+      : options_(options), keras_version_(std::move(keras_version)), out_(out) {}
 
   Result<Ok> Build(const json& model) {
     const std::string cls = StringMember(model, "class_name");
     if (cls.empty()) return MakeError("not a Keras model config (no `class_name`)");
-    if (const std::string v = StringMember(model, "keras_version"); !v.empty())
-      out_.producer = "keras " + v;
+    if (std::string v = StringMember(model, "keras_version"); !v.empty())
+      keras_version_ = std::move(v);
+    if (!keras_version_.empty()) out_.producer = "keras " + keras_version_;
     auto outputs = BuildModel(model, "", nullptr, 0);
     if (!outputs) return outputs.error();
     for (ValueId v : *outputs) g().AddOutput(v);
@@ -394,7 +398,7 @@ class ModelBuilder {
     RecoverInputShape(layer, call);
     // A class the file's Keras version does not define is a custom layer, even when another
     // version has a built-in of that name.
-    const bool builtin = KerasVersionDefines(cls, KerasVersion());
+    const bool builtin = KerasVersionDefines(cls, keras_version_);
     const KerasLayerInfo& info = LookupKerasLayer(builtin ? std::string_view(cls) : "");
     const LayerResult r = InferLayer(info.shape_rule, info.canonical, info.info.kind, call);
     if (!r.problem.empty())
@@ -412,12 +416,6 @@ class ModelBuilder {
     std::vector<Dim> dims;
     for (std::size_t i = 0; i < shape->size(); ++i) dims.push_back(InputDim("", i, (*shape)[i]));
     call.inputs[0].shape = Shape(std::move(dims));
-  }
-
-  // The Keras version that wrote the file ("2.15.0", "3.6.0"), empty when it does not say.
-  std::string_view KerasVersion() const {
-    std::string_view p = out_.producer;
-    return p.starts_with("keras ") ? p.substr(6) : std::string_view();
   }
 
   Result<Values> Emit(const LayerResult& r, const std::string& name, const std::string& cls,
@@ -480,6 +478,7 @@ class ModelBuilder {
   }
 
   const ShapeOptions& options_;
+  std::string keras_version_;  // "2.15.0", "3.6.0"; empty when the file does not say
   LoadedModel& out_;
   Policy policy_;
   std::map<std::string, std::vector<ValueId>> weights_;
@@ -516,8 +515,6 @@ int SniffKeras(const Source& source) {
 
 namespace {
 
-// `keras_version`: what the container says (HDF5 attribute, .keras metadata.json); a
-// `keras_version` in the config itself wins.
 Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text,
                                                const std::string& display_name,
                                                const ShapeOptions& options,
@@ -525,8 +522,7 @@ Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text,
   auto config = ParseJsonInput(json_text, display_name);
   if (!config) return config.error();
   LoadedModel loaded{Graph("main"), "keras", "", {}, {}};
-  if (!keras_version.empty()) loaded.producer = "keras " + std::string(keras_version);
-  ModelBuilder builder(options, loaded);
+  ModelBuilder builder(options, std::string(keras_version), loaded);
   if (auto r = builder.Build(*config); !r)
     return MakeError(display_name + ": " + r.error().message);
   return loaded;
@@ -537,30 +533,6 @@ Result<LoadedModel> LoadKerasConfigUnannotated(std::string_view json_text,
 Result<LoadedModel> LoadKerasConfig(std::string_view json_text, const std::string& display_name,
                                     const ShapeOptions& options) {
   return WithOpSupport(LoadKerasConfigUnannotated(json_text, display_name, options));
-}
-
-namespace {
-
-Result<LoadedModel> LoadKerasUnannotated(const Source& source, const ShapeOptions& options) {
-  const std::string& file = source.display_name;
-  if (keras::LooksLikeHdf5(source.bytes)) {
-    auto h5 = keras::ReadH5Config(source.bytes, file);
-    if (!h5) return h5.error();
-    auto loaded = LoadKerasConfigUnannotated(h5->model_config, file + ": model_config", options,
-                                             h5->keras_version);
-    if (loaded) loaded->format = "keras-h5";
-    return loaded;
-  }
-  if (!LooksLikeZip(source.bytes)) return LoadKerasConfig(source.bytes, file, options);
-  auto zip = ZipArchive::Open(source.bytes, file);
-  if (!zip) return zip.error();
-  return LoadKerasArchive(**zip, file, options);
-}
-
-}  // namespace
-
-Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options) {
-  return WithOpSupport(LoadKerasUnannotated(source, options));
 }
 
 namespace {
@@ -588,6 +560,30 @@ Result<LoadedModel> LoadKerasArchiveUnannotated(const ZipArchive& zip,
 Result<LoadedModel> LoadKerasArchive(const ZipArchive& zip, const std::string& display_name,
                                      const ShapeOptions& options) {
   return WithOpSupport(LoadKerasArchiveUnannotated(zip, display_name, options));
+}
+
+namespace {
+
+Result<LoadedModel> LoadKerasUnannotated(const Source& source, const ShapeOptions& options) {
+  const std::string& file = source.display_name;
+  if (keras::LooksLikeHdf5(source.bytes)) {
+    auto h5 = keras::ReadH5Config(source.bytes, file);
+    if (!h5) return h5.error();
+    auto loaded = LoadKerasConfigUnannotated(h5->model_config, file + ": model_config", options,
+                                             h5->keras_version);
+    if (loaded) loaded->format = "keras-h5";
+    return loaded;
+  }
+  if (!LooksLikeZip(source.bytes)) return LoadKerasConfigUnannotated(source.bytes, file, options);
+  auto zip = ZipArchive::Open(source.bytes, file);
+  if (!zip) return zip.error();
+  return LoadKerasArchiveUnannotated(**zip, file, options);
+}
+
+}  // namespace
+
+Result<LoadedModel> LoadKeras(const Source& source, const ShapeOptions& options) {
+  return WithOpSupport(LoadKerasUnannotated(source, options));
 }
 
 }  // namespace tpudoctor

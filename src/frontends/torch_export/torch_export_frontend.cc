@@ -659,7 +659,7 @@ Result<LoadedModel> LoadTorchExportUnannotated(const Source& source, const Shape
   }
   auto zip = ZipArchive::Open(source.bytes, source.display_name);
   if (!zip) return zip.error();
-  return LoadTorchExportArchive(**zip, source.display_name, options);
+  return LoadTorchExportArchiveUnannotated(**zip, source.display_name, options);
 }
 
 }  // namespace
