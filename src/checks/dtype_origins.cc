@@ -1,5 +1,7 @@
 #include "src/checks/dtype_origins.h"
 
+#include <algorithm>
+
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/knowledge/op_support.h"
@@ -35,12 +37,12 @@ bool StaysOnHost(const Graph& g, const Value& v, int depth = 0) {
 }
 
 void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use) {
-  DTypeOrigin weights{DTypeOrigin::Kind::kWeights, path, nullptr, nullptr, 0};
+  DTypeOrigin weights{DTypeOrigin::Kind::kWeights, path, &g, nullptr, nullptr, 0};
   for (const Value& v : g.values()) {
     if (v.type.dtype != dtype || StaysOnHost(g, v)) continue;
     ++use.values;
     if (v.origin == ValueOrigin::kGraphInput && path.find('/') == std::string::npos) {
-      use.origins.push_back({DTypeOrigin::Kind::kInput, path, nullptr, &v, 0});
+      use.origins.push_back({DTypeOrigin::Kind::kInput, path, &g, nullptr, &v, 0});
     }
     if (v.origin == ValueOrigin::kInitializer) {
       if (weights.value == nullptr) weights.value = &v;
@@ -54,7 +56,7 @@ void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use
     for (ValueId in : n.inputs) input_has |= in != kNoValue && g.value(in).type.dtype == dtype;
     for (ValueId out : n.outputs) {
       if (!input_has && g.value(out).type.dtype == dtype && !StaysOnHost(g, g.value(out))) {
-        use.origins.push_back({DTypeOrigin::Kind::kNode, path, &n, &g.value(out), 0});
+        use.origins.push_back({DTypeOrigin::Kind::kNode, path, &g, &n, &g.value(out), 0});
         break;
       }
     }
@@ -63,7 +65,53 @@ void Collect(const Graph& g, const std::string& path, DType dtype, DTypeUse& use
   }
 }
 
+bool YieldsOnlyBooleans(const Graph& g, const Node& n) {
+  if (n.kind != OpKind::kElementwise || n.outputs.empty()) return false;
+  for (ValueId out : n.outputs) {
+    if (g.value(out).type.dtype != DType::kBool) return false;
+  }
+  return true;
+}
+
+bool NarrowsBack(const Graph& g, const Node& n, DType wide) {
+  if (n.kind != OpKind::kCast) return false;
+  for (ValueId out : n.outputs) {
+    if (BitsOf(g.value(out).type.dtype) >= BitsOf(wide)) return false;
+  }
+  return true;
+}
+
+// Every use of `v` compares it (booleans out) or casts it down, looking through layout ops.
+bool UsesOnlyCompare(const Graph& g, const Value& v, DType wide, int depth) {
+  if (depth > 8 || v.users.empty() || std::ranges::find(g.outputs(), v.id) != g.outputs().end())
+    return false;
+  for (NodeId user : v.users) {
+    const Node& n = g.node(user);
+    if (YieldsOnlyBooleans(g, n) || NarrowsBack(g, n, wide)) continue;
+    if (n.kind != OpKind::kLayout) return false;
+    for (ValueId out : n.outputs) {
+      if (!UsesOnlyCompare(g, g.value(out), wide, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+bool ConfinedToComparisons(const DTypeOrigin& origin) {
+  if (origin.kind != DTypeOrigin::Kind::kNode || origin.graph == nullptr) return false;
+  const Node& n = *origin.node;
+  const DType wide = origin.value->type.dtype;
+  if (n.kind != OpKind::kCast && n.kind != OpKind::kConstant) return false;
+  if (n.kind == OpKind::kCast) {
+    for (ValueId in : n.inputs) {
+      if (in == kNoValue) continue;
+      const DType from = origin.graph->value(in).type.dtype;
+      if (BitsOf(from) >= BitsOf(wide) || BitsOf(from) == 0) return false;
+    }
+  }
+  return UsesOnlyCompare(*origin.graph, *origin.value, wide, 0);
+}
 
 DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype) {
   DTypeUse use;

@@ -16,6 +16,7 @@ struct DTypeOrigin {
   enum class Kind { kInput, kWeights, kNode };
   Kind kind = Kind::kNode;
   std::string graph_path;
+  const Graph* graph = nullptr;  // the graph (or subgraph) the origin is in
   const Node* node = nullptr;    // kNode
   const Value* value = nullptr;  // kInput; the first weight for kWeights; the output for kNode
   int weight_count = 0;          // kWeights
@@ -29,6 +30,12 @@ struct DTypeUse {
 // Origins of `dtype` in `graph` and its subgraphs: graph inputs of that dtype, the initializers of
 // that dtype (one entry per graph), and nodes that output it while none of their inputs has it.
 DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
+
+// Whether a node origin's values of its dtype never leave a comparison: it widens a narrower value
+// or is a constant, and every use (through reshapes and broadcasts) is a comparison that yields
+// booleans or a cast back down. `x > -inf` on a float32 `x` traced with float64 literals is one:
+// the booleans are the same as in float32, and no wide tensor reaches the rest of the program.
+bool ConfinedToComparisons(const DTypeOrigin& origin);
 
 // "float64 input", "Cast to float64", ... with the framework-level cause when it can be inferred.
 std::string LikelyCause(const DTypeOrigin& origin, DType dtype,

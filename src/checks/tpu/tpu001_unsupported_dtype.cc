@@ -1,4 +1,6 @@
 // TPU001 unsupported-dtype: values of an element type the target cannot hold or compute.
+#include <algorithm>
+
 #include "src/checks/dtype_origins.h"
 #include "src/checks/factories.h"
 #include "tpudoctor/support/strings.h"
@@ -19,8 +21,14 @@ class Tpu001UnsupportedDtype final : public Check {
     for (const DTypeTraits& traits : AllDTypes()) {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
       if (rule.support != DTypeSupport::kUnsupported) continue;
-      const DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
+      DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
       if (use.origins.empty()) continue;
+      if (std::ranges::all_of(use.origins, ConfinedToComparisons)) {
+        sink.Add(ComparisonOnly(ctx, traits.dtype, use));
+        continue;
+      }
+      // Comparisons beside a real float64 origin are knock-ons of the same cause: report the rest.
+      std::erase_if(use.origins, ConfinedToComparisons);
       // A JAX program traced with x64 on has one cause for every float64 value: one finding.
       if (traits.dtype == DType::kFloat64 && ctx.graph.facts().framework == Framework::kJax) {
         Diagnostic d = Report(ctx, traits.dtype, rule, use, use.origins.front());
@@ -48,6 +56,45 @@ class Tpu001UnsupportedDtype final : public Check {
                                  ctx.target.name, "does not support", framework);
     d.fix = Fix{FixSuggestion(dtype, framework), FixApplicability::kDisplayOnly};
     return d;
+  }
+
+  // float64 that never leaves a comparison: the booleans equal the float32 ones, and XLA's 64-bit
+  // rewriting on TPU emulates widening casts and compares (elementwise ops it handles), so it runs.
+  Diagnostic ComparisonOnly(const CheckContext& ctx, DType dtype, const DTypeUse& use) const {
+    const DTypeOrigin& first = use.origins.front();
+    const std::string dt(LongNameOf(dtype));
+    Diagnostic d;
+    d.code = std::string(code());
+    d.severity = Severity::kNote;
+    const Node& compare = FirstComparison(*first.graph, *first.value);
+    d.message = "`" + compare.QualifiedOp() + "` compares values widened to " + dt +
+                "; the result is boolean, so no " + dt + " tensor reaches the rest of the program";
+    d.location = LocationOf(first.graph_path, compare);
+    d.notes.push_back("a narrower value compared with a " + dt +
+                      " constant it can represent (such as `x > -inf` with a Python or NumPy "
+                      "float literal) gives the same booleans in its own type; on " +
+                      ctx.target.name +
+                      " XLA's 64-bit rewriting handles the widening casts and compares at the "
+                      "cost of a few elementwise ops, so this is not a blocker");
+    d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt +
+                      ", all inside such comparisons");
+    d.fix =
+        Fix{"compare in the value's own type to drop the casts (`x > jnp.float32(-jnp.inf)`, "
+            "`x > torch.finfo(x.dtype).min`, `tf.cast(c, x.dtype)`)",
+            FixApplicability::kDisplayOnly};
+    return d;
+  }
+
+  // The comparison a confined origin feeds (through layout ops); the origin itself otherwise.
+  static const Node& FirstComparison(const Graph& g, const Value& v) {
+    for (NodeId user : v.users) {
+      const Node& n = g.node(user);
+      if (n.kind == OpKind::kElementwise) return n;
+      for (ValueId out : n.outputs) {
+        if (!g.value(out).users.empty()) return FirstComparison(g, g.value(out));
+      }
+    }
+    return g.node(v.producer);
   }
 
   static std::string OriginName(const DTypeOrigin& o) {
