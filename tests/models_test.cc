@@ -48,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(Models, NotBlocked,
                                            "gpt2_small_lm.onnx", "llama_tiny.onnx", "llama_1b.onnx",
                                            "t5_small_encoder_dyn.onnx", "mlp_4096x3.onnx",
                                            "odd_sizes_mlp.onnx", "pointnet_small_minor_dim.onnx",
-                                           "lstm_tagger.onnx", "branch_on_value.onnx"));
+                                           "lstm_tagger.onnx", "branch_on_value.onnx",
+                                           "swin_t.onnx"));
 
 TEST(ModelsTest, SinCustomLayerIsReady) {
   // sin(x @ k): XLA lowers `sin` on TPU like any elementwise op; no finding at all.
@@ -164,11 +165,12 @@ TEST(ModelsTest, IrTextRoundTripsOnRealModels) {
 namespace tpudoctor {
 namespace {
 
-std::set<std::string> Codes(const std::string& file, const ShapeOptions& options, const CheckOptions& check = {},
-                            const char* target = kDefaultTarget) {
+std::set<std::string> Codes(const std::string& file, const ShapeOptions& options,
+                            const CheckOptions& check = {}, const char* target = kDefaultTarget) {
   LoadedModel model = testing::LoadOrDie(testing::Testdata("models/" + file), options);
   std::set<std::string> codes;
-  for (const Diagnostic& d : RunChecks(model.graph, **FindTarget(target), check)) codes.insert(d.code);
+  for (const Diagnostic& d : RunChecks(model.graph, **FindTarget(target), check))
+    codes.insert(d.code);
   return codes;
 }
 
@@ -232,6 +234,37 @@ TEST(CostRulesOnModels, Resnet50TrainingAtBatch4096DoesNotFitOneV5e) {
   ASSERT_GT(e->max_batch, 8);
   options.batch = e->max_batch;
   EXPECT_FALSE(Codes("resnet50.onnx", options, train, "tpu-v5e").count("MEM001"));
+}
+
+// Swin-T's shifted windows pad with torch's F.pad, whose export computes the pads through a
+// reversed slice and a transpose of a shape tensor: once folded, every op has a static shape and
+// the FLOPs are the published 4.5 GMACs per 224x224 image (Liu et al. 2021, Table 1).
+TEST(CostRulesOnModels, SwinTIsCostedWhole) {
+  ShapeOptions options;
+  options.batch = 1;
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("models/swin_t.onnx"), options);
+  auto e = EstimateStep(model.graph, **FindTarget("tpu-v5e"), EstimateOptions{});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->unknown_ops, 0);
+  EXPECT_FALSE(e->coverage_warning);
+  EXPECT_NEAR(e->model_flops / 2, 4.5e9, 0.05 * 4.5e9);
+}
+
+// RetinaNet takes one CHW image and adds the batch dim itself; its transform resizes to a size
+// computed in float arithmetic, which shape propagation does not follow, so most of the network
+// has unknown shapes: the estimate must say it is a lower bound, not pass silently.
+TEST(CostRulesOnModels, RetinanetSaysWhatItCouldNotCost) {
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("models/retinanet_resnet50_fpn.onnx"));
+  EXPECT_EQ(model.graph.facts().batch, 1);  // the leading 3 of [3,512,512] is the channels
+  EstimateOptions eo;
+  eo.batch = 1;
+  auto e = EstimateStep(model.graph, **FindTarget("tpu-v5e"), eo);
+  ASSERT_TRUE(e.ok());
+  EXPECT_GT(e->unknown_matrix_ops, 50);
+  ASSERT_TRUE(e->coverage_warning);
+  EXPECT_NE(e->coverage_warning->find("lower bounds"), std::string::npos);
+  EXPECT_LT(e->coverage(), 0.5);
+  EXPECT_EQ(Check("retinanet_resnet50_fpn.onnx").verdict, Verdict::kBlocked);  // NonZero, NMS
 }
 
 }  // namespace

@@ -461,6 +461,50 @@ struct ForwardBackward {
   std::vector<NodeTime> times;
 };
 
+bool IsMatrixKind(OpKind kind) {
+  return kind == OpKind::kMatMul || kind == OpKind::kConv || kind == OpKind::kConvTranspose ||
+         kind == OpKind::kRecurrent;
+}
+
+bool AllShapesStatic(const Graph& g, const Node& n) {
+  for (ValueId v : n.inputs) {
+    if (v != kNoValue && !g.value(v).type.shape.is_static()) return false;
+  }
+  for (ValueId v : n.outputs) {
+    if (!g.value(v).type.shape.is_static()) return false;
+  }
+  return true;
+}
+
+// Share of uncosted nodes above which the estimate says it is a lower bound ("a few percent").
+constexpr double kUncostedWarnShare = 0.03;
+
+std::optional<std::string> CoverageWarning(const Estimate& e) {
+  if (e.unknown_ops == 0) return std::nullopt;
+  const double uncosted = 1 - e.coverage();
+  if (uncosted <= kUncostedWarnShare && e.unknown_matrix_ops == 0) return std::nullopt;
+  std::string out =
+      Plural(e.unknown_ops, "op", "ops") + " (" + FormatFixed(uncosted * 100, 0) + "% of the graph";
+  if (e.unknown_matrix_ops > 0)
+    out += ", " + std::to_string(e.unknown_matrix_ops) + " of them matmuls or convolutions";
+  out += ") count as zero, so step time and memory are lower bounds";
+  const int no_model = e.unknown_ops - e.unknown_shape_ops;
+  if (e.unknown_shape_ops > 0) {
+    out += "; " + std::to_string(e.unknown_shape_ops) +
+           " have shapes that depend on values computed at run time (a data-dependent op, a "
+           "resize to a size derived from the input): make them static to cost them";
+  }
+  if (no_model > 0) {
+    out += "; " + std::to_string(no_model) + " have no cost model (" +
+           Join(e.no_model_kinds, ", ") +
+           (no_model > static_cast<int>(e.no_model_kinds.size()) && e.no_model_kinds.size() == 4
+                ? ", ..."
+                : "") +
+           ")";
+  }
+  return out;
+}
+
 // Phase 1: each node's time, max(compute, memory) plus launch overhead, forward and backward.
 ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
   const Calibration& cal = c.cal;
@@ -472,9 +516,18 @@ ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
     const Node& n = c.graph.node(id);
     if (!cost.known) {
       ++e.unknown_ops;
+      e.unknown_matrix_ops += IsMatrixKind(n.kind);
+      if (!AllShapesStatic(c.graph, n)) {
+        ++e.unknown_shape_ops;
+      } else if (const std::string op = "`" + n.QualifiedOp() + "`";
+                 e.no_model_kinds.size() < 4 &&
+                 std::ranges::find(e.no_model_kinds, op) == e.no_model_kinds.end()) {
+        e.no_model_kinds.push_back(op);
+      }
       continue;
     }
     if (cost.cls == CostClass::kFree) continue;
+    ++e.costed_ops;
     const std::size_t ni = static_cast<std::size_t>(id);
     if (cal.fused_attention && c.facts.attention[ni])
       continue;  // inside the fused attention kernel
@@ -761,7 +814,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
                 FormatFixed(e.hbm_bytes / kGiB, 1) +
                 " GiB per device; max batch extrapolates activation memory linearly");
-  if (e.unknown_ops > 0)
+  if (e.unknown_ops > 0 && !e.coverage_warning)
     out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
   return out;
 }
@@ -790,6 +843,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   e.target = target.name;
   e.chips = options.chips;
   ForwardBackward fb = TimeNodes(c, e);
+  e.coverage_warning = CoverageWarning(e);
   const Parameters params = CountParameters(graph);
   AssembleStep(c, fb, params, e);
   MemoryPerChip(c, params, e);

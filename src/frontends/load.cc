@@ -42,6 +42,31 @@ Framework FrameworkOfProducer(std::string_view producer, std::string& version) {
   return Framework::kUnknown;
 }
 
+// Whether the model puts a leading dim of 1 in front of `input` itself (through elementwise ops):
+// torchvision's detection models take one CHW image and unsqueeze it, so the input's leading dim
+// is the channels, and each step sees one sample.
+bool AddsOwnBatchDim(const Graph& graph, ValueId input) {
+  std::vector<ValueId> frontier{input};
+  for (int depth = 0; depth < 6 && !frontier.empty(); ++depth) {
+    std::vector<ValueId> next;
+    for (ValueId v : frontier) {
+      const Shape& in = graph.value(v).type.shape;
+      for (NodeId user : graph.value(v).users) {
+        const Node& n = graph.node(user);
+        if (n.outputs.empty()) continue;
+        const Shape& out = graph.value(n.outputs[0]).type.shape;
+        if (n.kind == OpKind::kLayout && in.rank_known() && out.rank_known() &&
+            out.rank() == in.rank() + 1 && out.dim(0).is_static() && out.dim(0).value() == 1 &&
+            std::equal(in.dims().begin(), in.dims().end(), out.dims().begin() + 1))
+          return true;
+        if (n.kind == OpKind::kElementwise || n.kind == OpKind::kCast) next.push_back(n.outputs[0]);
+      }
+    }
+    frontier = std::move(next);
+  }
+  return false;
+}
+
 // The batch: the static leading dim of the first input. An XLA program's first parameter is often
 // a weight, so its batch is not read off its inputs; a rank-1 input (a vector of features) has a
 // batch dim only when --batch made it one.
@@ -49,14 +74,16 @@ void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& fa
   if (facts.xla_program || graph.inputs().empty()) return;
   const Shape& first = graph.value(graph.inputs()[0]).type.shape;
   if (!first.rank_known()) return;
-  if (first.rank() == 0) {
+  if (first.rank() == 0 || AddsOwnBatchDim(graph, graph.inputs()[0])) {
     facts.batch = 1;
   } else if (first.dim(0).is_static()) {
     facts.batch = first.dim(0).value();
   } else {
     return;
   }
-  const bool from_flag = options.batch && *options.batch == *facts.batch;
+  const bool from_flag = options.batch && *options.batch == *facts.batch && first.rank_known() &&
+                         first.rank() > 0 && first.dim(0).is_static() &&
+                         first.dim(0).value() == *facts.batch;
   if (first.rank() == 1 && !from_flag) {
     facts.batch.reset();
     return;

@@ -39,6 +39,13 @@ ordered_json EstimateJson(const Estimate& e) {
   j["epoch_s"] = Opt(e.epoch_s);
   j["usd_per_epoch"] = Opt(e.usd_per_epoch);
   j["unknown_ops"] = e.unknown_ops;
+  j["coverage"] = {
+      {"costed_ops", e.costed_ops},
+      {"uncosted_ops", e.unknown_ops},
+      {"uncosted_matrix_ops", e.unknown_matrix_ops},
+      {"uncosted_shape_ops", e.unknown_shape_ops},
+      {"share", e.coverage()},
+      {"warning", e.coverage_warning ? ordered_json(*e.coverage_warning) : ordered_json()}};
   const EstimateComponents& c = e.components;
   j["components"] = {{"matmul_flops", c.matmul_flops},
                      {"conv_flops", c.conv_flops},
@@ -91,6 +98,12 @@ std::string RenderEstimateText(const Report& r) {
                       ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
                       : "-");
     out += line;
+  }
+  for (const Estimate& e : es) {
+    if (e.coverage_warning) {  // the same graph for every target: say it once
+      out += "\nwarning: " + *e.coverage_warning + "\n";
+      break;
+    }
   }
   for (const Estimate& e : es) {
     out += "\n" + e.target + ": where the time goes (top ops)\n";

@@ -131,7 +131,21 @@ struct Estimate {
   std::optional<double> usd_per_million_samples;
   std::optional<double> epoch_s;
   std::optional<double> usd_per_epoch;
+  // Coverage: nodes with a cost (compute or traffic), and nodes that could not be costed (unknown
+  // shapes or no cost model) and count as zero; among those, matmuls, convolutions and RNNs.
+  int costed_ops = 0;
   int unknown_ops = 0;
+  int unknown_matrix_ops = 0;
+  int unknown_shape_ops = 0;                // of unknown_ops: some tensor has no static shape
+  std::vector<std::string> no_model_kinds;  // the ops with no cost model (distinct, first few)
+  double coverage() const {
+    return costed_ops + unknown_ops > 0
+               ? static_cast<double>(costed_ops) / (costed_ops + unknown_ops)
+               : 1.0;
+  }
+  // Set when so much of the graph is uncosted that time and memory are lower bounds: more than
+  // kUncostedWarnShare of the nodes, or any matmul/convolution.
+  std::optional<std::string> coverage_warning;
   EstimateComponents components;
   std::vector<NodeTime> top_nodes;  // slowest first, at most 10
   std::vector<std::string> assumptions;

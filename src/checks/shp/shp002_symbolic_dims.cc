@@ -37,8 +37,10 @@ class Shp002SymbolicDims final : public Check {
         if (d.is_symbol() && symbols.insert(d.symbol()).second) {
           symbol_order.push_back(d.symbol());
         }
+        // An XLA program's `?` dims are XLA003's (shape polymorphism): one finding per cause.
         if (d.is_unknown()) {
-          sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
+          if (!ctx.graph.facts().xla_program)
+            sink.Add(UnknownInput(ctx, v, "dim " + std::to_string(i) + " has no size or name"));
           unknown_input = true;
         }
       }

@@ -1,6 +1,6 @@
 // XLA003 dynamic-dims: an XLA program with dynamic dimensions — bounded (`f32[<=N]`: padded to the
-// bound on TPU, a warning) or unbounded (`f32[?]`, `tensor<?x...>`: XLA:TPU needs static or
-// bounded shapes, an error).
+// bound on TPU, a warning) or unbounded (`f32[?]` in HLO: XLA:TPU needs static or bounded shapes,
+// an error; `tensor<?x...>` in StableHLO: shape-polymorphic, refined per call, a note).
 #include "src/checks/factories.h"
 
 namespace tpudoctor {
@@ -28,7 +28,17 @@ class Xla003DynamicDims final : public Check {
       if (b && bounded_count++ == 0) bounded = &v;
       if (u && unbounded_count++ == 0) unbounded = &v;
     }
-    if (unbounded != nullptr) {
+    if (unbounded != nullptr && ctx.graph.facts().format == "stablehlo") {
+      // A shape-polymorphic StableHLO module (jax.export with symbolic dims) is specialized to the
+      // call's static shapes (stablehlo-refine-shapes) before XLA compiles it: like a symbolic
+      // batch dim, not a blocker.
+      sink.Add(Make(ctx, *unbounded, unbounded_count, Severity::kNote,
+                    "has a shape-polymorphic dimension: the module is specialized to the static "
+                    "shapes of each call (shape refinement) before XLA compiles it, so every new "
+                    "size compiles a new program",
+                    "keep the sizes a TPU job feeds fixed (pad to a few buckets); to cost it here, "
+                    "export with concrete shapes"));
+    } else if (unbounded != nullptr) {
       sink.Add(Make(
           ctx, *unbounded, unbounded_count, Severity::kError,
           "has an unbounded dynamic dimension: XLA:TPU compiles static or bounded shapes only",

@@ -433,6 +433,47 @@ void ReshapeOp(Propagator& p, const Node& n) {
   if (p.K(n, 0)) p.SetKnown(n, 0, *p.K(n, 0));
 }
 
+// Known ints of an N-D static tensor rearranged: output element `o` (row-major over `out`) takes
+// input element `source(index of o)`. Used to fold Slice and Transpose of small shape tensors
+// (torch's F.pad exports its pads as a reversed, transposed slice of a constant).
+std::optional<Dims> RearrangeKnown(
+    const Dims& known, const Shape& in, const Dims& out,
+    const std::function<std::optional<std::vector<std::int64_t>>(const std::vector<std::int64_t>&)>&
+        source) {
+  std::vector<std::int64_t> in_dims, out_dims;
+  for (const Dim& d : in.dims()) {
+    if (!d.is_static()) return std::nullopt;
+    in_dims.push_back(d.value());
+  }
+  std::int64_t in_count = 1, out_count = 1;
+  for (std::int64_t d : in_dims) in_count *= d;
+  for (const Dim& d : out) {
+    if (!d.is_static()) return std::nullopt;
+    out_dims.push_back(d.value());
+    out_count *= d.value();
+  }
+  if (in_count != static_cast<std::int64_t>(known.size()) ||
+      out_count > static_cast<std::int64_t>(kMaxKnownInts))
+    return std::nullopt;
+  Dims folded;
+  std::vector<std::int64_t> index(out_dims.size(), 0);
+  for (std::int64_t o = 0; o < out_count; ++o) {
+    auto from = source(index);
+    if (!from || from->size() != in_dims.size()) return std::nullopt;
+    std::int64_t flat = 0;
+    for (std::size_t a = 0; a < in_dims.size(); ++a) {
+      if ((*from)[a] < 0 || (*from)[a] >= in_dims[a]) return std::nullopt;
+      flat = flat * in_dims[a] + (*from)[a];
+    }
+    folded.push_back(known[static_cast<std::size_t>(flat)]);
+    for (std::size_t a = out_dims.size(); a-- > 0;) {  // next row-major index
+      if (++index[a] < out_dims[a]) break;
+      index[a] = 0;
+    }
+  }
+  return folded;
+}
+
 void TransposeOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   if (!x.rank_known()) return;
@@ -448,6 +489,15 @@ void TransposeOp(Propagator& p, const Node& n) {
     auto ax = NormalizeAxis(a, x.rank());
     if (!ax) return;
     out.push_back(x.dim(*ax));
+  }
+  if (const auto& k = p.K(n, 0)) {
+    auto folded = RearrangeKnown(*k, x, out, [&](const std::vector<std::int64_t>& o) {
+      std::vector<std::int64_t> from(o.size());
+      for (std::size_t a = 0; a < o.size(); ++a)
+        from[static_cast<std::size_t>(*NormalizeAxis(perm[a], x.rank()))] = o[a];
+      return std::optional(from);
+    });
+    if (folded) p.SetKnown(n, 0, std::move(*folded));
   }
   p.Set(n, 0, p.T(n, 0).dtype, Shape(std::move(out)));
 }
@@ -550,8 +600,12 @@ void SplitOp(Propagator& p, const Node& n) {
 }
 
 // Clamps a Slice bound per the ONNX spec.
-std::int64_t ClampBound(std::int64_t v, std::int64_t dim, bool positive_step) {
-  if (v < 0) v = v < -dim ? 0 : v + dim;
+// ONNX Slice bounds: negative values count from the end; a start is clamped to [0, dim] (to
+// [0, dim-1] stepping backwards), an end to [0, dim] (to [-1, dim-1] stepping backwards, so a
+// backward slice can include element 0).
+std::int64_t ClampBound(std::int64_t v, std::int64_t dim, bool positive_step, bool is_end) {
+  const std::int64_t low = !positive_step && is_end ? -1 : 0;
+  if (v < 0) v = v < -dim ? low : std::max(v + dim, low);
   if (positive_step) return std::min(v, dim);
   return std::min(v, dim - 1);
 }
@@ -600,28 +654,30 @@ void SliceOp(Propagator& p, const Node& n) {
       out[*ax] = whole ? d : Dim::Unknown();
       continue;
     }
-    const std::int64_t start = ClampBound((*starts)[i], d.value(), step > 0);
-    const std::int64_t end = ClampBound((*ends)[i], d.value(), step > 0);
+    const std::int64_t start = ClampBound((*starts)[i], d.value(), step > 0, false);
+    const std::int64_t end = ClampBound((*ends)[i], d.value(), step > 0, true);
     std::int64_t len = 0;
     if (step > 0 && end > start) len = (end - start + step - 1) / step;
     if (step < 0 && start > end) len = (start - end + (-step) - 1) / (-step);
     out[*ax] = Dim::Static(len);
   }
   p.Set(n, 0, p.T(n, 0).dtype, Shape(out));
-  // Fold a slice of a known 1-D int tensor.
+  // Fold a slice of a small known int tensor (any rank, any step).
   const auto& k = p.K(n, 0);
-  if (k && x.rank() == 1 && out[0].is_static() && x.dim(0).is_static() &&
-      static_cast<std::int64_t>(k->size()) == x.dim(0).value()) {
-    const std::int64_t dim = x.dim(0).value();
-    const std::int64_t step = (*steps)[0];
-    std::int64_t i = ClampBound((*starts)[0], dim, step > 0);
-    Dims folded;
-    for (std::int64_t c = 0; c < out[0].value(); ++c, i += step) {
-      if (i < 0 || i >= dim) return;
-      folded.push_back((*k)[static_cast<std::size_t>(i)]);
-    }
-    p.SetKnown(n, 0, std::move(folded));
+  if (!k) return;
+  std::vector<std::int64_t> first(x.rank(), 0), stride(x.rank(), 1);
+  for (std::size_t i = 0; i < axes->size(); ++i) {
+    const std::size_t ax = *NormalizeAxis((*axes)[i], x.rank());
+    if (!x.dim(ax).is_static()) return;
+    first[ax] = ClampBound((*starts)[i], x.dim(ax).value(), (*steps)[i] > 0, false);
+    stride[ax] = (*steps)[i];
   }
+  auto folded = RearrangeKnown(*k, x, out, [&](const std::vector<std::int64_t>& o) {
+    std::vector<std::int64_t> from(o.size());
+    for (std::size_t a = 0; a < o.size(); ++a) from[a] = first[a] + o[a] * stride[a];
+    return std::optional(from);
+  });
+  if (folded) p.SetKnown(n, 0, std::move(*folded));
 }
 
 void GatherOp(Propagator& p, const Node& n) {

@@ -79,6 +79,32 @@ TEST(ShapeInferTest, SliceClampsAndSteps) {
   EXPECT_EQ(TypeOf(g, "y"), "f32[3,5]");  // rows 1,4,7; columns 15..19
 }
 
+TEST(ShapeInferTest, TorchPadPatternFoldsThroughReversedSliceAndTranspose) {
+  // torch 1.13's F.pad export: torch's pads (last dim first: W left/right, H left/right, padded
+  // with zeros to 2 x rank) as a [-1, 2] matrix, rows reversed by a
+  // step -1 slice to the end (-INT64_MAX), transposed and flattened into ONNX's begins-then-ends.
+  Graph g = Propagated(R"(graph g {
+  input %x: f32[1,56,56,96]
+  init %pads_torch: s64[8] known=[0,0,1,2,3,4,0,0]
+  init %rows: s64[2] known=[-1,2]
+  init %start: s64[1] known=[-1]
+  init %end: s64[1] known=[-9223372036854775807]
+  init %axis: s64[1] known=[0]
+  init %step: s64[1] known=[-1]
+  init %flat: s64[1] known=[-1]
+  %m: unknown[*] = Reshape[layout](%pads_torch, %rows)
+  %r: unknown[*] = Slice[layout](%m, %start, %end, %axis, %step)
+  %t: unknown[*] = Transpose[layout](%r) {perm=[1,0]}
+  %pads: unknown[*] = Reshape[layout](%t, %flat)
+  %y: unknown[*] = Pad[layout](%x, %pads) {mode="constant"}
+})");
+  EXPECT_EQ(TypeOf(g, "r"), "s64[4,2]");  // all four rows: the end clamps to -1, not 0
+  std::vector<std::int64_t> pads;
+  for (const Dim& d : *g.value(*g.FindValue("pads")).known_ints) pads.push_back(d.value());
+  EXPECT_EQ(pads, (std::vector<std::int64_t>{0, 3, 1, 0, 0, 4, 2, 0}));  // begins, then ends
+  EXPECT_EQ(TypeOf(g, "y"), "f32[1,63,59,96]");                          // H + 3 + 4, W + 1 + 2
+}
+
 TEST(ShapeInferTest, ExpandWithMinusOnePatternFolds) {
   // The exporters' `Where(Equal(shape, -1), ones, shape)` idiom around Expand.
   Graph g = Propagated(R"(graph g {
