@@ -178,6 +178,31 @@ TEST(CostRulesOnModels, PointnetFlagsThePaddingBlowUp) {
   EXPECT_TRUE(Codes("pointnet_small_minor_dim.onnx", {}).count("PERF001"));
 }
 
+// Only convolution activations are laid out channels-minor: a ViT's attention scores
+// [64, 12, 197, 197] and a ConvNeXt MLP's [64, 7, 7, 3072] keep their large minor dims, so neither
+// is "padded 10-18x" nor over HBM (ViT-B/16 needed "41.7 GiB" when every rank-4 tensor of a
+// network with one convolution was sized channels-minor).
+TEST(CostRulesOnModels, TransformerTensorsInConvNetworksAreNotChannelsMinor) {
+  ShapeOptions options;
+  options.batch = 64;
+  CheckOptions train;
+  train.train = true;
+  for (const char* model : {"vit_b_16.onnx", "convnext_tiny.onnx"}) {
+    SCOPED_TRACE(model);
+    const std::set<std::string> codes = Codes(model, options, train, "tpu-v5e");
+    EXPECT_FALSE(codes.count("MEM001"));
+    EXPECT_FALSE(codes.count("PERF001"));
+  }
+  LoadedModel vit = testing::LoadOrDie(testing::Testdata("models/vit_b_16.onnx"), options);
+  EstimateOptions eo;
+  eo.train = true;
+  eo.batch = 64;
+  auto e = EstimateStep(vit.graph, **FindTarget("tpu-v5e"), eo);
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->fits);
+  EXPECT_LT(e->memory.total(), 16.0 * (1 << 30));
+}
+
 // The hidden width 300 is the designer's choice: it costs the MXU as much as 384. The 10 outputs
 // are the task's: the fix must not ask to change them.
 TEST(CostRulesOnModels, OddSizesMlpFlagsMxuWasteAndSuggests128Multiples) {

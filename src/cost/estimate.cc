@@ -117,7 +117,7 @@ struct GraphFacts {
   std::vector<bool> depthwise;          // depthwise convolution
   bool any_attention = false;
   bool any_implied_batchnorm = false;
-  bool convnet = false;  // has convolutions: rank-4 activations are laid out channels-minor
+  ChannelsMinorValues channels_minor;  // conv activations laid out channels-minor
 };
 
 bool IsPointwiseLink(const Node& n) {
@@ -204,7 +204,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.implied_batchnorm.assign(g.nodes().size(), false);
   f.depthwise.assign(g.nodes().size(), false);
   MarkAttention(g, f);
-  f.convnet = ChannelsSecondConvNet(g);
+  f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
   for (const Node& n : g.nodes()) {
@@ -264,8 +264,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     if (v == kNoValue || !kept.insert({v, width}).second) return;
     const TensorType& t = g.value(v).type;
     auto natural = TensorBytes(t, std::abs(width));
-    auto layout =
-        LayoutBytes(t, target, std::abs(width), LaidOutChannelsMinor(g.value(v), facts.convnet));
+    auto layout = LayoutBytes(t, target, std::abs(width), facts.channels_minor(g.value(v)));
     if (!natural || !layout) return;
     st.saved += *layout;
     st.natural += *natural;
@@ -276,7 +275,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     const Node& n = g.node(id);
     if (costs[i].cls == CostClass::kFree || (cal.fused_attention && facts.attention[i])) continue;
     for (ValueId out : n.outputs) {
-      if (auto b = LayoutBytes(g.value(out).type, target, eb, facts.convnet))
+      if (auto b = LayoutBytes(g.value(out).type, target, eb, facts.channels_minor(g.value(out))))
         st.largest = std::max(st.largest, *b);
     }
     switch (n.kind) {
@@ -391,18 +390,93 @@ const Calibration& CalibrationFor(const TargetSpec& target) {
   return it == all->end() ? kDefault : it->second;
 }
 
-bool LaidOutChannelsMinor(const Value& value, bool convnet) {
-  return convnet && value.origin != ValueOrigin::kGraphInput;
+namespace {
+
+// Ops that keep a convolution activation's layout: pointwise math, normalization, pooling,
+// resizing, and layout ops that keep the batch and do not permute dims (concat, slice, pad).
+bool KeepsConvLayout(const Node& n, const Shape& in, const Shape& out) {
+  switch (n.kind) {
+    case OpKind::kElementwise:
+    case OpKind::kCast:
+    case OpKind::kNormalization:
+    case OpKind::kPool:
+    case OpKind::kResize:
+      return true;
+    case OpKind::kLayout: {
+      if (in.dim(0) != out.dim(0)) return false;
+      std::vector<Dim> a = in.dims(), b = out.dims();
+      if (a == b) return true;
+      // The same dims in another order: a transpose out of (or into) the conv layout.
+      auto key = [](const Dim& d) { return d.ToString(); };
+      std::ranges::sort(a, {}, key);
+      std::ranges::sort(b, {}, key);
+      return a != b;
+    }
+    default:
+      return false;
+  }
 }
 
-bool ChannelsSecondConvNet(const Graph& graph) {
-  bool found = false;
-  ForEachNodeDeep(graph, [&](const Graph&, const Node& n) {
-    if (n.kind != OpKind::kConv) return;
-    // ONNX-shaped convolutions (no XLA dim_labels) are NCHW.
-    found |= !n.conv || n.conv->channels_second();
-  });
-  return found;
+}  // namespace
+
+ChannelsMinorValues::ChannelsMinorValues(const Graph& g) {
+  minor_.assign(g.values().size(), false);
+  auto rank4 = [&](ValueId v) {
+    return v != kNoValue && g.value(v).type.shape.rank_known() && g.value(v).type.shape.rank() == 4;
+  };
+  auto mark = [&](ValueId v) {
+    const bool was = minor_[static_cast<std::size_t>(v)];
+    minor_[static_cast<std::size_t>(v)] = any_ = true;
+    return !was;
+  };
+  // Forward: convolution outputs, and what the ops that keep their layout make of them.
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    bool marked = false;
+    if (n.kind == OpKind::kConv || n.kind == OpKind::kConvTranspose) {
+      // ONNX-shaped convolutions (no XLA dim_labels) are NCHW.
+      marked = !n.conv || n.conv->channels_second();
+    } else {
+      for (ValueId in : n.inputs) {
+        if (!rank4(in) || !minor_[static_cast<std::size_t>(in)]) continue;
+        for (ValueId out : n.outputs) {
+          marked |=
+              rank4(out) && KeepsConvLayout(n, g.value(in).type.shape, g.value(out).type.shape);
+        }
+      }
+    }
+    if (!marked) continue;
+    for (ValueId out : n.outputs) {
+      if (rank4(out)) mark(out);
+    }
+  }
+  // Backward: an elementwise op's operands share its layout (XLA's layout assignment propagates
+  // both ways), so a tensor joining the conv world (a ConvNeXt block's permute back to NCHW,
+  // scaled, then added to the residual) is laid out channels-minor too, and so is a convolution's
+  // data operand. Graph inputs and weights keep theirs.
+  const auto& order = g.topo_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& n = g.node(*it);
+    // A convolution's data operand made by another op (a permute back to NCHW before a
+    // downsampling conv) is written in the conv's layout.
+    if ((n.kind == OpKind::kConv || n.kind == OpKind::kConvTranspose) && minor_.size() &&
+        !n.outputs.empty() && rank4(n.outputs[0]) &&
+        minor_[static_cast<std::size_t>(n.outputs[0])] && rank4(n.input(0)) &&
+        g.value(n.input(0)).origin == ValueOrigin::kNodeOutput) {
+      mark(n.input(0));
+      continue;
+    }
+    if (n.kind != OpKind::kElementwise && n.kind != OpKind::kCast) continue;
+    if (n.outputs.empty() || !rank4(n.outputs[0]) ||
+        !minor_[static_cast<std::size_t>(n.outputs[0])])
+      continue;
+    const Shape& out = g.value(n.outputs[0]).type.shape;
+    for (ValueId in : n.inputs) {
+      if (rank4(in) && g.value(in).type.shape == out &&
+          g.value(in).origin == ValueOrigin::kNodeOutput)
+        mark(in);
+    }
+  }
 }
 
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
@@ -670,7 +744,7 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   double live = 0, peak_live = 0;
   for (ValueId in : graph.inputs())
     live += LayoutBytes(graph.value(in).type, c.target, c.element_bytes,
-                        LaidOutChannelsMinor(graph.value(in), c.facts.convnet))
+                        c.facts.channels_minor(graph.value(in)))
                 .value_or(0);
   std::multimap<std::size_t, double> frees;
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -679,7 +753,8 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
         c.cal.fused_attention && c.facts.attention[static_cast<std::size_t>(order[i])];
     if (c.costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
       for (ValueId out : n.outputs) {
-        auto b = LayoutBytes(graph.value(out).type, c.target, c.element_bytes, c.facts.convnet);
+        auto b = LayoutBytes(graph.value(out).type, c.target, c.element_bytes,
+                             c.facts.channels_minor(graph.value(out)));
         auto nb = TensorBytes(graph.value(out).type, c.element_bytes);
         if (!b) continue;
         live += *b;
@@ -839,7 +914,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                       ComputeOpCosts(graph, eb),
                       AnalyzeGraph(graph)};
   Estimate e;
-  e.channels_minor = c.facts.convnet;
+  e.channels_minor = c.facts.channels_minor.any();
   e.target = target.name;
   e.chips = options.chips;
   ForwardBackward fb = TimeNodes(c, e);

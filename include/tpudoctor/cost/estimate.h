@@ -122,9 +122,10 @@ struct Estimate {
   double model_flops = 0;  // useful FLOPs of one step (all chips)
   double mfu = 0;          // model FLOPs / (step time × peak)
   double samples_per_s = 0;
-  MemoryBreakdown memory;       // per chip
-  double hbm_bytes = 0;         // per device
-  bool channels_minor = false;  // the layout LayoutBytes used: ChannelsSecondConvNet(graph)
+  MemoryBreakdown memory;  // per chip
+  double hbm_bytes = 0;    // per device
+  bool channels_minor =
+      false;  // some activations were laid out channels-minor (ChannelsMinorValues)
   bool fits = false;
   std::int64_t max_batch = 0;  // per device, largest batch whose memory fits
   std::optional<double> usd_per_hour;
@@ -163,15 +164,27 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
 std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& target,
                                   int element_bytes, bool channels_minor = false);
 
-// Whether `value` is laid out channels-minor in a network where ChannelsSecondConvNet holds: its
-// activations are, but its inputs keep the layout they are fed in (an NCHW image batch stays
-// NCHW in HBM; the first convolution transposes it on the device), so a 3-channel input is not
-// a 3-wide minor dim.
-bool LaidOutChannelsMinor(const Value& value, bool convnet);
+// Which rank-4 values of a network with NCHW (channels-second) convolutions XLA lays out
+// channels-minor: the convolution activations. XLA's TPU layout assignment puts the feature dim of
+// a convolution's operands and result last, and the elementwise, normalization, pooling and
+// concatenation ops fused around it follow. Everything else keeps its row-major layout: dot
+// results and attention tensors (a ViT's [batch, heads, tokens, tokens]), reshapes and transposes
+// out of the conv world, and graph inputs (an NCHW image batch stays as fed; the first convolution
+// transposes it on the device, so a 3-channel input is not a 3-wide minor dim).
+// HLO convolutions whose dim_labels put the feature dim last (`b01f`) need no relayout: none.
+class ChannelsMinorValues {
+ public:
+  ChannelsMinorValues() = default;
+  explicit ChannelsMinorValues(const Graph& graph);
+  bool operator()(const Value& value) const {
+    const auto i = static_cast<std::size_t>(value.id);
+    return i < minor_.size() && minor_[i];
+  }
+  bool any() const { return any_; }
 
-// Whether the graph's rank-4 activations are NCHW-like convolution tensors that XLA lays out
-// channels-minor: ONNX convolutions (always NCHW), and HLO convolutions whose output dim_labels put
-// the feature dim second (`bf01`). HLO's `b01f` is channels-minor already.
-bool ChannelsSecondConvNet(const Graph& graph);
+ private:
+  std::vector<bool> minor_;  // by ValueId of the top-level graph
+  bool any_ = false;
+};
 
 }  // namespace tpudoctor

@@ -1,6 +1,7 @@
 // PERF001 tile-padding: on TPU, tensors are stored in (8,128) tiles; a small minor dim (3, 10, 64)
 // is padded up to 128, so the tensor takes several times its size in HBM and bandwidth.
 #include <algorithm>
+#include <set>
 
 #include "src/checks/factories.h"
 #include "tpudoctor/support/strings.h"
@@ -14,26 +15,65 @@ constexpr double kBlowUp = 8.0;             // one tensor this inflated is alway
 
 std::string Mib(double b) { return FormatFixed(b / (1024.0 * 1024), 1) + " MiB"; }
 
-// A model input of images: rank 4 with 4 or fewer channels (RGB, RGBA, grey) in the channel dim,
-// the last one for NHWC, the second for an NCHW network (which XLA lays out channels-minor).
-bool ImageInput(const Value& v, bool channels_second) {
-  if (v.origin != ValueOrigin::kGraphInput || v.type.shape.rank() != 4) return false;
-  const std::size_t c = channels_second ? 1 : 3;
-  return v.type.shape.dim(c).is_static() && v.type.shape.dim(c).value() <= 4;
+// The image batch fed to a convolutional network and the pointwise ops on it before the first
+// convolution (rescaling, normalizing, casting): rank 4 with 4 or fewer channels (RGB, RGBA, grey)
+// in the last dim (NHWC) or the second (NCHW). XLA:TPU chooses the on-device layout of an entry
+// parameter for the program that reads it and fuses the pointwise ops into the convolution's
+// input, which reads the image once: its (8,128) padding as written is not what the device
+// stores, nor a cost worth a finding.
+std::set<ValueId> ImageValues(const Graph& g) {
+  std::set<ValueId> images;
+  if (std::ranges::none_of(g.nodes(), [](const Node& n) { return n.kind == OpKind::kConv; }))
+    return images;
+  auto image_shaped = [&](const Value& v) {
+    const Shape& s = v.type.shape;
+    auto small = [&](std::size_t c) { return s.dim(c).is_static() && s.dim(c).value() <= 4; };
+    return s.rank_known() && s.rank() == 4 && (small(1) || small(3));
+  };
+  std::vector<ValueId> frontier;
+  for (ValueId in : g.inputs()) {
+    if (image_shaped(g.value(in))) frontier.push_back(in);
+  }
+  while (!frontier.empty()) {
+    const ValueId v = frontier.back();
+    frontier.pop_back();
+    if (!images.insert(v).second) continue;
+    for (NodeId user : g.value(v).users) {
+      const Node& n = g.node(user);
+      if (n.kind != OpKind::kElementwise && n.kind != OpKind::kCast) continue;
+      for (ValueId out : n.outputs) {
+        if (image_shaped(g.value(out))) frontier.push_back(out);
+      }
+    }
+  }
+  return images;
+}
+
+// A reshape or transpose whose every use is a matmul, through other views, index selections and
+// pointwise ops (`q, k, v = qkv[0], qkv[1], qkv[2]`; `q * scale`): XLA folds it into the dot's
+// operand dims and layout, or fuses it into the dot's operand, instead of writing it out as
+// shaped (attention's head split).
+bool FoldedIntoMatmul(const Graph& g, const Value& v, int depth = 0, bool inner = false) {
+  if (v.producer == kNoNode || v.users.empty() || depth > 4) return false;
+  const OpKind made_by = g.node(v.producer).kind;
+  if (made_by != OpKind::kLayout &&
+      !(inner && (made_by == OpKind::kGather || made_by == OpKind::kElementwise)))
+    return false;
+  return std::ranges::all_of(v.users, [&](NodeId user) {
+    const Node& n = g.node(user);
+    if (n.kind == OpKind::kMatMul) return true;
+    return (n.kind == OpKind::kLayout || n.kind == OpKind::kGather ||
+            n.kind == OpKind::kElementwise) &&
+           !n.outputs.empty() && FoldedIntoMatmul(g, g.value(n.outputs[0]), depth + 1, true);
+  });
 }
 
 // What a user can do, by what the padded tensor is.
-std::string FixFor(const Value& v, bool convnet, std::int64_t batch) {
-  if (ImageInput(v, convnet)) {
-    return "feed images batch-minor (HWCN) and transpose on the device, as the Cloud TPU ResNet "
-           "reference's `transpose_input` does, or fold 2x2 pixels into channels (space-to-depth) "
-           "so the first convolution sees 12 channels";
-  }
+std::string FixFor(const Value& v, bool channels_minor, std::int64_t batch) {
   // A convolution activation laid out channels-minor: its channel count is the network's (64),
   // not something to change; the guide's other padding-free layout wants the batch in 128s.
   const Shape& s = v.type.shape;
-  if (LaidOutChannelsMinor(v, convnet) && s.rank() == 4 && s.dim(1).is_static() &&
-      s.dim(1).value() % 8 == 0) {
+  if (channels_minor && s.rank() == 4 && s.dim(1).is_static() && s.dim(1).value() % 8 == 0) {
     return "the channel count (" + std::to_string(s.dim(1).value()) +
            ") is the minor dim and the network's own; the Cloud TPU performance guide's other "
            "padding-free layout needs a per-core batch that is a multiple of 128" +
@@ -56,7 +96,8 @@ class Perf001TilePadding final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     if (!ctx.target.tiling || ctx.estimate == nullptr) return;
-    const bool convnet = ctx.estimate->channels_minor;
+    const ChannelsMinorValues channels_minor(ctx.graph);
+    const std::set<ValueId> images = ImageValues(ctx.graph);
     const int eb = ctx.options.precision == Precision::kFp32 ? 4 : 2;
     struct Hit {
       const Value* value;
@@ -67,11 +108,12 @@ class Perf001TilePadding final : public Check {
     for (const Value& v : ctx.graph.values()) {
       // Float activations: masks and indices are small, and PRED's 4-byte storage is not padding.
       if (v.origin == ValueOrigin::kInitializer || v.type.kind != ValueKind::kTensor ||
-          TraitsOf(v.type.dtype).cls != DTypeClass::kFloat) {
+          TraitsOf(v.type.dtype).cls != DTypeClass::kFloat || images.contains(v.id) ||
+          FoldedIntoMatmul(ctx.graph, v)) {
         continue;
       }
       auto natural = TensorBytes(v.type, eb);
-      auto padded = LayoutBytes(v.type, ctx.target, eb, LaidOutChannelsMinor(v, convnet));
+      auto padded = LayoutBytes(v.type, ctx.target, eb, channels_minor(v));
       if (!natural || !padded || *natural <= 0) continue;
       const double waste = *padded - *natural;
       if (*padded / *natural < kMinInflation || waste < kMinWasteBytes) continue;
@@ -83,8 +125,7 @@ class Perf001TilePadding final : public Check {
     double activations = 0;
     for (const Value& v : ctx.graph.values()) {
       if (v.origin == ValueOrigin::kInitializer || v.type.kind != ValueKind::kTensor) continue;
-      activations +=
-          LayoutBytes(v.type, ctx.target, eb, LaidOutChannelsMinor(v, convnet)).value_or(0);
+      activations += LayoutBytes(v.type, ctx.target, eb, channels_minor(v)).value_or(0);
     }
     // ... or one tensor blows up: a minor dim of 16 or less padded to 128 (8x or more).
     const bool blow_up = std::any_of(hits.begin(), hits.end(),
@@ -121,7 +162,8 @@ class Perf001TilePadding final : public Check {
         "XLA stores arrays in (8,128) tiles of their two minor dims (openxla/xla "
         "docs/tiled_layout.md); "
         "the profiler's memory viewer shows the actual layout");
-    d.fix = Fix{FixFor(*worst.value, convnet, ctx.batch), FixApplicability::kDisplayOnly};
+    d.fix = Fix{FixFor(*worst.value, channels_minor(*worst.value), ctx.batch),
+                FixApplicability::kDisplayOnly};
     sink.Add(std::move(d));
   }
 };
