@@ -64,9 +64,10 @@ class Shp002SymbolicDims final : public Check {
   Diagnostic UnknownInput(const CheckContext& ctx, const Value& v, const std::string& what) const {
     Diagnostic d;
     d.code = std::string(code());
-    d.severity = Severity::kWarning;
+    d.severity = Severity::kNote;
     d.message = "input `" + v.name + "` has shape " + v.type.shape.ToString() + ": " + what +
-                ", so XLA cannot know its size before the run";
+                "; XLA compiles it with the shape fed at run time (a recompile per new shape), but "
+                "sizes and costs need one";
     d.location.graph = ctx.graph.name();
     d.location.value = v.name;
     d.fix = Fix{
