@@ -57,17 +57,23 @@ bool IsInputLayer(const Graph& g, const Node& node) {
   return false;
 }
 
-// Each wasted dim, read for what it is: a width the designer chose freely (a hidden size that is
-// not a multiple of 64), or one the model cannot change: the task's output count, the input
-// data's width, a standard architecture width (a multiple of 64: 64-channel convolutions, head
-// dim 64). Only the first kind is worth changing; the MXU pads every dim anyway, so padding a
+// Each wasted dim, read for what it is: a width the designer chose freely (a hidden size such as
+// 300 that is neither a power of two nor a multiple of 64), or one the model cannot change: the
+// task's output count, the input data's width, the batch a weight gradient sums over, a standard
+// architecture width (a power of two or a multiple of 64: 64-channel convolutions, head dims of
+// 32 or 64). Only the first kind is worth changing; the MXU pads every dim anyway, so padding a
 // layer by hand gains nothing.
 struct DimReading {
   std::vector<std::string> changeable;  // "K 300 costs as much as 384 (...)"
   std::vector<std::string> fixed;       // "N = 10 is the task's output count"
 };
 
-DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile) {
+// A power of two (8, 16, 32) or a multiple of 64: the sizes architectures are built from (head
+// dims of 32 or 64, 64-channel convolutions), chosen for reasons of their own.
+bool StandardWidth(std::int64_t v) { return v % 64 == 0 || (v >= 8 && (v & (v - 1)) == 0); }
+
+DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile,
+                    std::int64_t batch) {
   DimReading r;
   const auto N = static_cast<std::int64_t>(d.n), K = static_cast<std::int64_t>(d.k);
   auto width = [&](const char* name, std::int64_t v) {
@@ -82,7 +88,7 @@ DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile
       r.fixed.push_back("N = " + std::to_string(N) + " is the task's output count");
     } else if (N < 32) {
       r.fixed.push_back("N = " + std::to_string(N) + " is a count the task sets");
-    } else if (N % 64 == 0) {
+    } else if (StandardWidth(N)) {
       r.fixed.push_back("N = " + std::to_string(N) + " is a standard architecture width");
     } else {
       r.changeable.push_back(width("N", N));
@@ -91,7 +97,11 @@ DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile
   if (K % tile != 0) {
     if (IsInputLayer(g, n)) {
       r.fixed.push_back("K = " + std::to_string(K) + " is the input data's width");
-    } else if (K % 64 == 0) {
+    } else if (batch > 0 && K == batch) {
+      // A weight gradient (dW = X^T dY) contracts over the batch.
+      r.fixed.push_back("K = " + std::to_string(K) + " is the batch (a weight gradient sums over " +
+                        "it): a larger per-core batch fills it");
+    } else if (StandardWidth(K)) {
       r.fixed.push_back("K = " + std::to_string(K) + " is a standard architecture width");
     } else {
       r.changeable.push_back(width("K", K));
@@ -176,7 +186,7 @@ class Perf002MxuUtilization final : public Check {
       const MatmulDims& d = g.dims;
       Diagnostic diag;
       diag.code = std::string(code());
-      const DimReading reading = ReadDims(ctx.graph, n, d, tile);
+      const DimReading reading = ReadDims(ctx.graph, n, d, tile, ctx.batch);
       // Only a width the designer can change makes it a warning; the rest is worth knowing.
       diag.severity = reading.changeable.empty() ? Severity::kNote : Severity::kWarning;
       diag.message = "`" + n.QualifiedOp() + "` uses " + FormatFixed(g.utilization * 100, 0) +
