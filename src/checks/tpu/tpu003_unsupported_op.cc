@@ -16,7 +16,28 @@ bool Unsupported(OpSupport s) {
          s == OpSupport::kOpaque || s == OpSupport::kUnsupported || s == OpSupport::kUnknownOp;
 }
 
-std::string FixFor(OpSupport s) {
+// How to find and replace host fallbacks, in the terms of the framework the model came from.
+std::string HostFallbackFix(Framework framework) {
+  switch (framework) {
+    case Framework::kPyTorch:
+      return "rewrite it from ops PyTorch/XLA lowers, or move it out of the compiled step; "
+             "PyTorch/XLA's metrics report (`torch_xla.debug.metrics.short_metrics_report()`) "
+             "counts each fallback as `aten::NAME`";
+    case Framework::kTensorFlow:
+    case Framework::kKeras:
+      return "move it out of the TPU step (into the tf.data pipeline, or after the step for "
+             "summaries and checkpoints), or replace it with ops that have XLA kernels; "
+             "`tf.config.set_soft_device_placement(False)` turns the silent host placement into "
+             "an error that names it";
+    case Framework::kJax:
+      return "replace the callback with jax.numpy/lax ops, or move it out of the jitted step";
+    default:
+      return "rewrite it from ops the framework lowers to XLA, or move it out of the compiled "
+             "step";
+  }
+}
+
+std::string FixFor(OpSupport s, Framework framework) {
   switch (s) {
     case OpSupport::kString:
       return "do string processing in the input pipeline on the host; feed the model integer ids";
@@ -24,10 +45,7 @@ std::string FixFor(OpSupport s) {
       return "replace sequences with fixed-shape tensors (stack the elements, padded to a static "
              "length); re-export without list outputs";
     case OpSupport::kHostFallback:
-      return "rewrite it from ops the framework lowers to XLA, or move it out of the compiled "
-             "step; PyTorch/XLA's metrics report "
-             "(`torch_xla.debug.metrics.short_metrics_report()`) "
-             "counts each fallback as `aten::NAME`";
+      return HostFallbackFix(framework);
     case OpSupport::kOpaque:
       return "rebuild the layer from built-in Keras layers or keras.ops (then tpu-doctor sees it), "
              "or check the model as the XLA program it compiles to (`jax.jit(...).lower(...)`, "
@@ -118,7 +136,7 @@ class Tpu003UnsupportedOp final : public Check {
           unknown_hlo
               ? "check that the XLA version behind your TPU runtime knows this op (newer opcodes "
                 "need a matching libtpu)"
-              : FixFor(g.info.support),
+              : FixFor(g.info.support, ctx.graph.facts().framework),
           FixApplicability::kDisplayOnly};
       sink.Add(std::move(d));
     }
