@@ -73,7 +73,7 @@ def load_judgements(path):
 
 def judge(rules, model, run, code, node):
     for glob, run_glob, rule, node_glob, verdict, reason in rules:
-        if (fnmatch.fnmatch(model, glob) and fnmatch.fnmatch(run, run_glob) and rule == code
+        if (fnmatch.fnmatch(model, glob) and fnmatch.fnmatch(run, run_glob) and fnmatch.fnmatch(code, rule)
                 and fnmatch.fnmatch(node, node_glob)):
             return verdict, reason
     return "?", ""
@@ -85,6 +85,9 @@ def main():
     parser.add_argument("--binary", default="build/tpu-doctor")
     parser.add_argument("--judgements", default="docs/precision/judgements.tsv")
     parser.add_argument("--list", action="store_true", help="print every finding")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 on a false error, a finding nobody judged, or more than one "
+                             "questionable or false warning in twenty")
     args = parser.parse_args()
 
     rules = load_judgements(args.judgements)
@@ -92,6 +95,7 @@ def main():
     false_reasons = collections.defaultdict(collections.Counter)
     refused = []
     models = 0
+    false_errors = 0
     for root in args.roots:
         for model in find_models(root):
             models += 1
@@ -116,6 +120,8 @@ def main():
                     counts[verdict] += 1
                     if verdict in ("false", "questionable"):
                         false_reasons[code][f"{verdict}: {reason}"] += 1
+                    if verdict == "false" and finding["severity"] == "error":
+                        false_errors += 1
                     if args.list:
                         print(f"{verdict}\t{model}\t{run}\t{code}\t{node}\t"
                               f"{finding['severity']}\t{finding['message']}")
@@ -144,6 +150,19 @@ def main():
         print("\nRefused (exit 2):\n")
         for model, error in refused:
             print(f"- `{model}`: {error}")
+    if args.check:
+        doubtful_warnings = sum(n for code in false_reasons for n in false_reasons[code].values())
+        problems = []
+        if total["?"]:
+            problems.append(f"{total['?']} findings not judged (run with --list)")
+        if false_errors:
+            problems.append(f"{false_errors} false errors")
+        if doubtful_warnings * 20 > max(total["warning"], 1):
+            problems.append(f"{doubtful_warnings} false or questionable of {total['warning']} "
+                            "warnings (more than one in twenty)")
+        if problems:
+            print("\nFAIL: " + "; ".join(problems))
+            return 1
     return 0
 
 
