@@ -25,6 +25,14 @@ std::optional<OpSupport> ParseOpSupport(std::string_view s) {
 OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   if (domain == "hlo") {
     if (auto kind = HloOpKind(op_type)) return {*kind, OpSupport::kOk, ""};
+    // `tensor.extract`, `arith.index_cast`, `scf.if`: another MLIR dialect's op among StableHLO.
+    if (const auto dot = op_type.find('.'); dot != std::string_view::npos && dot > 0) {
+      return {OpKind::kUnknown, OpSupport::kUnknownOp,
+              "an op of MLIR's `" + std::string(op_type.substr(0, dot)) +
+                  "` dialect, not StableHLO: the program was lowered past StableHLO (IREE and "
+                  "torch-mlir forms) or comes from a test harness, so it is not checked as a TPU "
+                  "program would be"};
+    }
     return {OpKind::kUnknown, OpSupport::kUnknownOp, "not an HLO opcode this XLA version defines"};
   }
   if (domain == "aten") return LookupAtenOp(op_type).info;

@@ -132,8 +132,13 @@ class Tpu003UnsupportedOp final : public Check {
           shown.push_back("`" + g.names[i] + "`");
         d.notes.push_back("nodes: " + Join(shown, ", ") + (g.names.size() > 5 ? ", ..." : ""));
       }
+      const bool other_dialect = unknown_hlo && g.first->op_type.find('.') != std::string::npos;
       d.fix = Fix{
-          unknown_hlo
+          other_dialect
+              ? "check the program as plain StableHLO, before other lowerings "
+                "(`jax.jit(f).lower(x).as_text()`, torch_xla's "
+                "`exported_program_to_stablehlo`, `tf.function(...).experimental_get_compiler_ir`)"
+          : unknown_hlo
               ? "check that the XLA version behind your TPU runtime knows this op (newer opcodes "
                 "need a matching libtpu)"
               : FixFor(g.info.support, ctx.graph.facts().framework),
