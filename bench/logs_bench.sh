@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of `tpu-doctor logs` on a generated log (default 1024 MiB) of realistic noise with a
-# few failures, beside `grep -E` searching the same keyword set, in the same run.
+# few failures, beside ripgrep (`rg -c`, one thread) and `grep -E -c` searching the same keyword
+# sets, in the same run.
 # Wall time of whole commands, best of RUNS (default 3) after a warm-up read; one core each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +28,14 @@ best() {  # best wall seconds of RUNS runs of "$@"
   echo "$best"
 }
 td=$(best build/tpu-doctor logs "$LOG" --format json)
+rr=$(best rg -c -j1 -f "$OUT/keywords.ere" "$LOG")
+rc=$(best rg -c -j1 -f "$OUT/cause_keywords.ere" "$LOG")
 gr=$(best env LC_ALL=C grep -E -c -f "$OUT/keywords.ere" "$LOG")
 gc=$(best env LC_ALL=C grep -E -c -f "$OUT/cause_keywords.ere" "$LOG")
 printf "log: %s (%.0f MiB), %s keywords\n" "$LOG" "$(echo "$bytes / 1048576" | bc -l)" "$(wc -l < "$OUT/keywords.ere")"
 printf "%-28s %8s s %8.2f GB/s\n" "tpu-doctor logs" "$td" "$(echo "$bytes / $td / 1000000000" | bc -l)"
+printf "%-28s %8s s %8.2f GB/s\n" "rg -c -j1 (all keywords)" "$rr" "$(echo "$bytes / $rr / 1000000000" | bc -l)"
+printf "%-28s %8s s %8.2f GB/s\n" "rg -c -j1 (cause keywords)" "$rc" "$(echo "$bytes / $rc / 1000000000" | bc -l)"
 printf "%-28s %8s s %8.2f GB/s\n" "grep -E -c (all keywords)" "$gr" "$(echo "$bytes / $gr / 1000000000" | bc -l)"
 printf "%-28s %8s s %8.2f GB/s\n" "grep -E -c (cause keywords)" "$gc" "$(echo "$bytes / $gc / 1000000000" | bc -l)"
 build/tpu-doctor logs "$LOG" | head -4

@@ -9,6 +9,8 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libre2-dev libvectorscan-dev zlib1g-dev libzip-dev libhdf5-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy bc
+  # The logs benchmark's baseline (bench/logs_bench.sh runs ripgrep beside tpu-doctor).
+  ripgrep
   # The Python module and its tests: pybind11 for Debian's python3; torch (1.13) for live-module
   # tests, h5py for legacy Keras .h5 files, jsonschema for the SARIF test, Chromium for the HTML one.
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-torch python3-h5py

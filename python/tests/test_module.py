@@ -193,6 +193,12 @@ def test_logs_text_and_paths(testdata):
     assert by_text.root_cause.evidence
     healthy = tpudoctor.logs((testdata / "logs" / "clean.log").read_text())
     assert healthy.root_cause is None
+    assert by_text.root_cause.layer == "signature"
+    # No signature knows it, but the run failed: the scored layer's category and confidence.
+    guess = tpudoctor.logs("     Unpadded size: 1.17G\n     Allocation type: HLO temp\n")
+    assert guess.root_cause.layer == "fallback"
+    assert guess.root_cause.category == "hbm_oom"
+    assert 0 < guess.root_cause.confidence <= 1
 
 
 @pytest.mark.parametrize(

@@ -203,6 +203,8 @@ class LogCause:
     extracted: Dict[str, str]
     explanation: str
     fix: str
+    layer: str = "signature"  # "signature" or "fallback" (the scored layer named the category)
+    confidence: float = 1.0  # the fallback's similarity to the category, 0..1
 
 
 class LogReport:
@@ -226,6 +228,8 @@ class LogReport:
                 extracted=dict(c.get("extracted", {})),
                 explanation=c.get("explanation", ""),
                 fix=c.get("fix", ""),
+                layer=c.get("layer", "signature"),
+                confidence=c.get("confidence", 1.0),
             )
             for c in d.get("causes", ())
         ]

@@ -10,8 +10,11 @@
 #include <map>
 
 #include "src/logs/advice.h"
+#include "src/logs/fallback.h"
 #include "src/logs/scanner.h"
 #include "tpudoctor/logs/logs.h"
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -188,6 +191,72 @@ std::vector<std::pair<RankKey, LogCause>> MergeSameCategory(
   return out;
 }
 
+bool IsStructural(const KnowledgeBase& kb, const std::string& id) {
+  return std::any_of(kb.signatures().begin(), kb.signatures().end(),
+                     [&](const Signature& s) { return s.structural && s.info.id == id; });
+}
+
+// The fix for a category in the framework's terms (data/logs/categories.tsv).
+struct CategoryText {
+  std::string title, explanation, fix;
+};
+
+CategoryText DescribeCategory(const std::string& category, const std::string& framework) {
+  for (const auto& row : EmbeddedTsvRows("data/logs/categories.tsv")) {
+    if (row.size() < 7 || row[0] != category) continue;
+    const std::size_t fix_col = framework == "jax"           ? 3
+                                : framework == "tensorflow"  ? 4
+                                : framework == "pytorch/xla" ? 5
+                                                             : 6;
+    return {std::string(row[1]), std::string(row[2]), std::string(row[fix_col])};
+  }
+  return {category, "", ""};
+}
+
+// Layers two and three: when no signature explains a log that shows a failure, the scored
+// fallback names the likeliest category, with its evidence lines and confidence.
+std::optional<LogCause> FallbackCause(const Scanner& scanner, const std::vector<std::string>& files,
+                                      const std::string& framework) {
+  const std::string text = scanner.EvidenceText();
+  const std::vector<logs::FailureLine> failure = logs::FailureEvidence(text);
+  if (failure.empty()) return std::nullopt;  // nothing says the run failed: a healthy log
+  const std::optional<logs::CategoryGuess> guess = logs::GuessCategory(text);
+  LogCause c;
+  c.layer = "fallback";
+  c.signature = "fallback";
+  c.severity = Severity::kError;
+  c.count = 1;
+  // Line numbers are exact when the whole input was kept (one file within the kept head).
+  const bool exact =
+      files.size() == 1 && scanner.bytes() <= static_cast<std::int64_t>(logs::kKeepHeadBytes);
+  for (const logs::FailureLine& f : failure)
+    c.evidence.push_back({exact ? files[0] : files[0] + " (excerpt)", exact ? f.line : 0, f.text});
+  if (!guess) {
+    c.category = "unknown";
+    c.confidence = 0;
+    c.title = "the run failed, with no known cause";
+    c.explanation = "The log shows a failure (" + failure.front().marker +
+                    ") but shares no words with any known category.";
+    return c;
+  }
+  const CategoryText about = DescribeCategory(guess->category, framework);
+  c.category = guess->category;
+  c.confidence = guess->similarity;
+  c.title = "most likely " + about.title;
+  c.explanation = about.explanation + " No exact signature matched: the log shows a failure (" +
+                  failure.front().marker + ") and its words are closest to this category's" +
+                  (guess->words.empty() ? "" : " (" + Join(guess->words, ", ") + ")") +
+                  "; similarity " + FormatFixed(guess->similarity, 2) +
+                  (guess->runner_up.empty() ? ""
+                                            : ", next " + guess->runner_up + " " +
+                                                  FormatFixed(guess->runner_up_similarity, 2)) +
+                  ".";
+  c.fix = about.fix;
+  c.extracted.emplace_back("confidence", FormatFixed(guess->similarity, 2));
+  if (!guess->runner_up.empty()) c.extracted.emplace_back("runner_up", guess->runner_up);
+  return c;
+}
+
 LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& files) {
   const KnowledgeBase& kb = KnowledgeBase::Get();
   LogDiagnosis d;
@@ -249,6 +318,18 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
     if (votes > best) {
       best = votes;
       d.framework = fw;
+    }
+  }
+  if (d.causes.empty()) {
+    if (std::optional<LogCause> c = FallbackCause(scanner, files, d.framework))
+      d.causes.push_back(std::move(*c));
+  } else if (IsStructural(kb, d.causes.front().signature)) {
+    // An internal check failed: that the run died is certain, why is the scored layer's call.
+    std::optional<LogCause> c = FallbackCause(scanner, files, d.framework);
+    if (c && c->category != d.causes.front().category && c->category != "unknown") {
+      c->evidence = d.causes.front().evidence;
+      d.causes.front().knock_on = false;
+      d.causes.insert(d.causes.begin(), std::move(*c));
     }
   }
   return d;

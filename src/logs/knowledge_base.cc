@@ -55,6 +55,7 @@ std::string ParseSignature(const json& j, Signature& s) {
   s.rank = j.value("rank", 0);
   s.secondary = j.value("secondary", false);
   s.fallback = j.value("fallback", false);
+  s.structural = j.value("structural", false);
   s.advice = j.value("advice", "");
   s.explanation = j.value("explanation", "");
   s.fix = j.value("fix", "");

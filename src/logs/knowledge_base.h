@@ -33,7 +33,10 @@ struct Signature {
   int rank = 0;
   bool secondary = false;  // a likely knock-on when a primary cause exists
   bool fallback = false;   // reported only when nothing else was found; evidence is the last line
-  std::string advice;      // "hbm", "xla_type", "tf_dtype", "op" or "": how to enrich the fix
+  // Shows that the run failed but not why (an internal check of XLA or its runtime failed): the
+  // scored layer chooses the category, with this signature's lines as the evidence.
+  bool structural = false;
+  std::string advice;  // "hbm", "xla_type", "tf_dtype", "op" or "": how to enrich the fix
   std::string explanation;
   std::string fix;
   std::string framework;  // kFramework: "jax", "tensorflow", "pytorch/xla"

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/logs/advice.h"
+#include "src/logs/fallback.h"
 #include "src/logs/knowledge_base.h"
 #include "tests/test_util.h"
 
@@ -144,7 +145,50 @@ TEST(LogDiagnosisTest, NothingFoundIsNotAnError) {
   auto d = DiagnoseLogText("run.log", "I0101 step 1\nI0101 step 2\n");
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d->causes.empty());
-  EXPECT_NE(RenderLogsText(*d).find("no known TPU failure signature"), std::string::npos);
+  EXPECT_NE(RenderLogsText(*d).find("no failure found"), std::string::npos);
+}
+
+// Healthy training logs of each framework, with the warnings, deprecation notices, a cuInit error
+// line, progress bars and metrics reports real runs print: no cause.
+TEST(LogDiagnosisTest, HealthyTrainingLogsHaveNoCause) {
+  for (const char* name : {"healthy_tf_keras.log", "healthy_jax.log", "healthy_torch_xla.log"}) {
+    SCOPED_TRACE(name);
+    auto d = DiagnoseLogs({testing::Testdata(std::string("logs/") + name)});
+    ASSERT_TRUE(d.ok());
+    for (const LogCause& c : d->causes) ADD_FAILURE() << c.category << ": " << c.title;
+  }
+}
+
+// A failure no signature knows still gets a cause: the scored layer's category, its confidence,
+// the runner-up and the lines that show the failure.
+TEST(LogDiagnosisTest, UnknownFailureGetsARankedGuess) {
+  const std::string log =
+      "  3. Size: 1.17G\n"
+      "     Operator: op_type=\"Transpose\" op_name=\"gradients/transpose_grad\"\n"
+      "     Shape: f32[246534,1280]{1,0:T(8,128)}\n"
+      "     Unpadded size: 1.17G\n"
+      "     Allocation type: HLO temp\n";
+  auto d = DiagnoseLogText("cut.log", log);
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->causes.empty());
+  const LogCause& c = d->causes[0];
+  EXPECT_EQ(c.layer, "fallback");
+  EXPECT_EQ(c.category, "hbm_oom");
+  EXPECT_GT(c.confidence, 0.2);
+  EXPECT_FALSE(c.evidence.empty());
+  EXPECT_NE(RenderLogsText(*d).find("by the scored fallback"), std::string::npos);
+  // Structural evidence alone, with words of no category: still a failure, never "healthy".
+  auto bare = DiagnoseLogText("bare.log", "Segmentation fault (core dumped)\n");
+  ASSERT_TRUE(bare.ok());
+  ASSERT_FALSE(bare->causes.empty());
+}
+
+// The words the fallback reads; scripts/train_logs_fallback.py's tokens() gives the same list.
+TEST(LogDiagnosisTest, FallbackWordsMatchTheTrainingScript) {
+  EXPECT_EQ(logs::LogWords("jax.errors.XlaRuntimeError: RESOURCE_EXHAUSTED at 0x7f3a9c 12:30 v5e "
+                           "bf16 libtpu_0_1 Killed"),
+            (std::vector<std::string>{"errors", "jax", "killed", "libtpu_0_1", "resource_exhausted",
+                                      "v5e", "xlaruntimeerror"}));
 }
 
 // A healthy run's chatter must not produce a cause: a diagnosis tool that cries wolf is useless.
@@ -216,6 +260,29 @@ TEST(LogDiagnosisTest, GzipIsReadAndTruncatedGzipIsAnError) {
 // The acceptance bar: top-1 category on the real logs of testdata/logs/tpu_logs_dev.jsonl
 // (error output pasted into public issue threads), at least 90%. Expected misses are listed here
 // with the reason; there are none at the moment.
+// Both corpora of real TPU failure logs (testdata/logs/tpu_logs_dev*.jsonl): every log gets a
+// cause from some layer, or is on the known-silent list; the accuracy may not fall below today's.
+// The goal is 90% over both files; today's floor is lower (docs/logs.md gives the confusion
+// matrix), and it is raised as the layers improve.
+TEST(LogCorpusTest, BothCorporaAccuracyFloor) {
+  int total = 0, hits = 0, silent = 0;
+  for (const char* file : {"logs/tpu_logs_dev.jsonl", "logs/tpu_logs_dev2.jsonl"}) {
+    std::ifstream in(testing::Testdata(file));
+    std::string line;
+    while (std::getline(in, line)) {
+      auto row = nlohmann::json::parse(line);
+      auto d = DiagnoseLogText(row["id"], row["log"].get<std::string>());
+      ASSERT_TRUE(d.ok()) << row["id"];
+      ++total;
+      silent += d->causes.empty();
+      hits += !d->causes.empty() && d->causes[0].category == row["category"];
+    }
+  }
+  EXPECT_EQ(total, 151);
+  EXPECT_GE(hits, 127) << hits << " of " << total;
+  EXPECT_LE(silent, 8) << silent << " failure logs get no cause";
+}
+
 TEST(LogCorpusTest, TopCategoryOnRealLogs) {
   const std::map<std::string, std::string> expected_misses = {};
   std::ifstream in(testing::Testdata("logs/tpu_logs_dev.jsonl"));

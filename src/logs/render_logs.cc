@@ -35,17 +35,22 @@ std::string RenderLogsText(const LogDiagnosis& d) {
   std::string out = Header(d);
   if (d.causes.empty()) {
     return out +
-           "no known TPU failure signature found (`tpu-doctor logs --signatures` lists what is "
-           "recognised)\n";
+           "no failure found: no known failure signature, and nothing in the log shows that the "
+           "run failed (no traceback or exception, status code, failed check, fatal signal or "
+           "non-zero exit)\n";
   }
   for (std::size_t i = 0; i < d.causes.size(); ++i) {
     const LogCause& c = d.causes[i];
+    const std::string decided = c.layer == "fallback" ? ", by the scored fallback: confidence " +
+                                                            FormatFixed(c.confidence, 2) +
+                                                            "; no exact signature matched"
+                                                      : "";
     if (i == 0) {
-      out += "root cause: " + c.title + " [" + c.category + "]\n";
+      out += "root cause: " + c.title + " [" + c.category + decided + "]\n";
     } else {
       if (i == 1) out += "\nalso found:\n";
       out += std::to_string(i + 1) + ". " + std::string(NameOf(c.severity)) + ": " + c.title +
-             " [" + c.category + "]" +
+             " [" + c.category + decided + "]" +
              (c.knock_on ? " (likely a knock-on of the root cause)" : "") + "\n";
     }
     for (const Evidence& e : c.evidence) {
@@ -80,6 +85,8 @@ std::string RenderLogsJson(const LogDiagnosis& d) {
     cause["severity"] = std::string(NameOf(c.severity));
     cause["title"] = c.title;
     cause["signature"] = c.signature;
+    cause["layer"] = c.layer;
+    cause["confidence"] = c.confidence;
     cause["count"] = c.count;
     cause["knock_on"] = c.knock_on;
     ordered_json evidence = ordered_json::array();

@@ -54,10 +54,29 @@ void Scanner::StartFile(std::size_t file_index) {
   file_bytes_ = 0;
   lines_at_file_start_ = total_lines_;
   std::fill(after_line_.begin(), after_line_.end(), -1);
+  if (!head_.empty() && head_.size() < kKeepHeadBytes) head_.push_back('\n');
+  file_head_bytes_ = 0;
+  tail_.clear();
+}
+
+void Scanner::Keep(std::string_view data) {
+  if (head_.size() < kKeepHeadBytes) {
+    const std::size_t take = std::min(data.size(), kKeepHeadBytes - head_.size());
+    head_.append(data.substr(0, take));
+    file_head_bytes_ += static_cast<std::int64_t>(take);
+  }
+  if (data.size() >= kKeepTailBytes) {
+    tail_.assign(data.substr(data.size() - kKeepTailBytes));
+  } else {
+    if (tail_.size() + data.size() > kKeepTailBytes)
+      tail_.erase(0, tail_.size() + data.size() - kKeepTailBytes);
+    tail_.append(data);
+  }
 }
 
 void Scanner::Feed(std::string_view data) {
   if (data.empty()) return;
+  Keep(data);
   total_bytes_ += static_cast<std::int64_t>(data.size());
   file_has_bytes_ = true;
   if (!carry_.empty()) {
@@ -102,6 +121,15 @@ void Scanner::FinishFile() {
     carry_.clear();
   }
   if (in_partial_line_) ++total_lines_;  // the last line had no newline
+  // The tail of a file that did not fit in the head (a bounded total: the later files' tails are
+  // dropped once it is full).
+  const std::int64_t beyond_head = file_bytes_ - file_head_bytes_;
+  if (beyond_head > 0 && tails_.size() < 4 * kKeepTailBytes) {
+    const std::size_t take =
+        std::min<std::size_t>(tail_.size(), static_cast<std::size_t>(beyond_head));
+    tails_.append("\n");
+    tails_.append(tail_.substr(tail_.size() - take));
+  }
   in_partial_line_ = false;
   if (file_lines_.size() <= file_index_) file_lines_.resize(file_index_ + 1, 0);
   file_lines_[file_index_] = total_lines_ - lines_at_file_start_;

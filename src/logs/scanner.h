@@ -31,6 +31,8 @@ struct SignatureHits {
 inline constexpr std::size_t kKeptOccurrences = 3;
 // Framework and version detectors look at the first bytes of each file only.
 inline constexpr std::int64_t kDetectBytes = 8 << 20;
+inline constexpr std::size_t kKeepHeadBytes = 1 << 20;
+inline constexpr std::size_t kKeepTailBytes = 256 << 10;
 
 class Scanner {
  public:
@@ -49,11 +51,16 @@ class Scanner {
   const std::vector<std::int64_t>& file_lines() const { return file_lines_; }
   std::int64_t bytes() const { return total_bytes_; }
 
+  // The text the later layers read (structural evidence, the scored fallback): the first
+  // kKeepHeadBytes of the input and the last kKeepTailBytes of each file beyond them.
+  std::string EvidenceText() const { return head_ + tails_; }
+
   // Matches one line with every signature whose keyword it holds (no context conditions).
   std::vector<int> MatchOne(std::string_view line);
 
  private:
   void ScanRegion(std::string_view region, bool region_is_one_line);
+  void Keep(std::string_view data);  // head_ and tail_
   void ProcessLine(std::string_view line, std::int64_t line_no,
                    const std::vector<int>& keyword_ids);
   // On a match, fills `out` with the named groups and returns where the match starts in `line`.
@@ -78,6 +85,10 @@ class Scanner {
   bool in_partial_line_ = false;  // pieces of an over-long line were scanned since the last newline
   std::int64_t file_bytes_ = 0;   // bytes of the current file scanned so far
   std::vector<std::pair<unsigned, unsigned long long>> raw_hits_;  // (literal id, end offset)
+  std::string head_;                  // the first kKeepHeadBytes of all input
+  std::int64_t file_head_bytes_ = 0;  // of the current file, in head_
+  std::string tail_;                  // the current file's last kKeepTailBytes
+  std::string tails_;                 // the tails of files longer than their part of head_
 };
 
 }  // namespace tpudoctor::logs

@@ -41,6 +41,12 @@ struct LogCause {
   std::string explanation;
   std::string fix;
   bool knock_on = false;  // a consequence of a higher-ranked cause
+  // Which layer named it: "signature" (an exact failure signature of the knowledge base) or
+  // "fallback" (no signature matched, but the log shows a failure: the category whose words it
+  // shares most, by the model scripts/train_logs_fallback.py trains, with `confidence` the cosine
+  // similarity to that category, 0..1).
+  std::string layer = "signature";
+  double confidence = 1.0;
 };
 
 struct LogDiagnosis {
