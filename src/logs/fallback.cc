@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "src/logs/line_shape.h"
 #include "tpudoctor/support/embedded.h"
 
 namespace tpudoctor::logs {
@@ -134,6 +135,7 @@ std::vector<std::string> LogWords(std::string_view text) {
 
 std::vector<FailureLine> FailureEvidence(std::string_view text, std::size_t max) {
   std::vector<FailureLine> found;
+  std::string unshaped;
   std::int64_t line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -142,6 +144,7 @@ std::vector<FailureLine> FailureEvidence(std::string_view text, std::size_t max)
     std::string_view line = text.substr(pos, end - pos);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = UnshapeLine(line, unshaped);
     for (const auto& [name, re] : Markers()) {
       if (RE2::PartialMatch(line, *re)) {
         found.push_back({line_no, std::string(line.substr(0, 300)), name});

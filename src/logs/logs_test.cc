@@ -183,6 +183,48 @@ TEST(LogDiagnosisTest, UnknownFailureGetsARankedGuess) {
   ASSERT_FALSE(bare->causes.empty());
 }
 
+// The same failure in the shapes real logs come in: every line prefixed by a worker's address
+// (a command run on all workers of a slice), by the Kaggle viewer's columns, by pytest's `E`, in
+// ANSI colour, cut mid-traceback, or as several processes' interleaved tracebacks.
+TEST(LogDiagnosisTest, LogShapesDoNotHideTheCause) {
+  const std::string oom =
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. "
+      "Ran out of memory in memory space hbm. Used 40.10G of 15.75G hbm. Exceeded hbm capacity by "
+      "24.35G.";
+  const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"worker address", "10.164.0.3 [1] Traceback (most recent call last):\n10.164.0.3 [1] " + oom},
+      {"worker name", "[worker-3] " + oom},
+      {"kaggle viewer", "41.2s 118 Traceback (most recent call last):\n41.3s 119 " + oom},
+      {"pytest", "E   " + oom},
+      {"ansi colour", "\x1b[31m" + oom + "\x1b[0m"},
+      {"interleaved", "[worker-0] step 10\n[worker-1] Traceback (most recent call last):\n"
+                      "[worker-0] Traceback (most recent call last):\n[worker-1] " + oom +
+                      "\n[worker-0] " + oom},
+  };
+  for (const auto& [name, log] : shapes) {
+    SCOPED_TRACE(name);
+    auto d = DiagnoseLogText("shaped.log", log);
+    ASSERT_TRUE(d.ok());
+    ASSERT_FALSE(d->causes.empty());
+    EXPECT_EQ(d->causes[0].category, "hbm_oom");
+    EXPECT_EQ(d->causes[0].layer, "signature");
+  }
+  // A bare `Killed` from the shell, in colour and behind a worker prefix, is still the line.
+  auto killed = DiagnoseLogText("k.log", "step 100\n10.0.0.2 [0] \x1b[1mKilled\x1b[0m\n");
+  ASSERT_TRUE(killed.ok());
+  ASSERT_FALSE(killed->causes.empty());
+  EXPECT_EQ(killed->causes[0].category, "host_oom");
+  // Cut mid-traceback: frames and no exception line still show a failure.
+  auto cut = DiagnoseLogText("cut.log",
+                             "step 1 loss 2.3\n"
+                             "  File \"train.py\", line 88, in <module>\n"
+                             "    main()\n"
+                             "  File \"train.py\", line 80, in main\n"
+                             "    state = train_step(state, batch)\n");
+  ASSERT_TRUE(cut.ok());
+  EXPECT_FALSE(cut->causes.empty());
+}
+
 // The words the fallback reads; scripts/train_logs_fallback.py's tokens() gives the same list.
 TEST(LogDiagnosisTest, FallbackWordsMatchTheTrainingScript) {
   EXPECT_EQ(logs::LogWords("jax.errors.XlaRuntimeError: RESOURCE_EXHAUSTED at 0x7f3a9c 12:30 v5e "

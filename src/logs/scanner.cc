@@ -1,5 +1,7 @@
 #include "src/logs/scanner.h"
 
+#include "src/logs/line_shape.h"
+
 #include <hs/hs.h>
 
 #include <algorithm>
@@ -180,8 +182,9 @@ void Scanner::ScanRegion(std::string_view region, bool region_is_one_line) {
   total_lines_ += newlines;
 }
 
-void Scanner::ProcessLine(std::string_view line, std::int64_t line_no,
+void Scanner::ProcessLine(std::string_view raw, std::int64_t line_no,
                           const std::vector<int>& keyword_ids) {
+  const std::string_view line = UnshapeLine(raw, unshaped_);
   std::vector<int> after_sigs, main_sigs;
   for (int kid : keyword_ids) {
     for (const KeywordTarget& t : kb_.keyword_targets()[static_cast<std::size_t>(kid)]) {

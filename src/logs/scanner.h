@@ -89,6 +89,7 @@ class Scanner {
   std::int64_t file_head_bytes_ = 0;  // of the current file, in head_
   std::string tail_;                  // the current file's last kKeepTailBytes
   std::string tails_;                 // the tails of files longer than their part of head_
+  std::string unshaped_;              // UnshapeLine's buffer
 };
 
 }  // namespace tpudoctor::logs

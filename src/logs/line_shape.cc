@@ -1,0 +1,101 @@
+#include "src/logs/line_shape.h"
+
+#include <cctype>
+
+namespace tpudoctor::logs {
+namespace {
+
+bool Digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+// Length of a run of digits at `s[i]`.
+std::size_t Digits(std::string_view s, std::size_t i) {
+  std::size_t n = 0;
+  while (i + n < s.size() && Digit(s[i + n])) ++n;
+  return n;
+}
+
+// `10.164.0.3 [1] ` or `10.164.0.3 [1]: ` (a command run on every worker of a slice).
+std::size_t WorkerAddressPrefix(std::string_view s) {
+  std::size_t i = 0;
+  for (int part = 0; part < 4; ++part) {
+    const std::size_t n = Digits(s, i);
+    if (n == 0 || n > 3) return 0;
+    i += n;
+    if (part < 3) {
+      if (i >= s.size() || s[i] != '.') return 0;
+      ++i;
+    }
+  }
+  if (s.substr(i, 2) != " [") return 0;
+  i += 2;
+  const std::size_t n = Digits(s, i);
+  if (n == 0 || i + n >= s.size() || s[i + n] != ']') return 0;
+  i += n + 1;
+  if (i < s.size() && s[i] == ':') ++i;
+  if (i < s.size() && s[i] == ' ') ++i;
+  return i;
+}
+
+// `[worker-3] `, `[worker3]: `.
+std::size_t WorkerNamePrefix(std::string_view s) {
+  if (!s.starts_with("[worker")) return 0;
+  std::size_t i = 7;
+  if (i < s.size() && (s[i] == '-' || s[i] == '_')) ++i;
+  const std::size_t n = Digits(s, i);
+  if (n == 0 || i + n >= s.size() || s[i + n] != ']') return 0;
+  i += n + 1;
+  if (i < s.size() && s[i] == ':') ++i;
+  if (i < s.size() && s[i] == ' ') ++i;
+  return i;
+}
+
+// Kaggle's viewer: `12.3s 45 ` (seconds since start, then the line number).
+std::size_t KagglePrefix(std::string_view s) {
+  std::size_t i = Digits(s, 0);
+  if (i == 0) return 0;
+  if (i < s.size() && s[i] == '.') i += 1 + Digits(s, i + 1);
+  if (i >= s.size() || s[i] != 's') return 0;
+  ++i;
+  const std::size_t spaces = s.find_first_not_of(' ', i);
+  if (spaces == std::string_view::npos || spaces == i) return 0;
+  const std::size_t n = Digits(s, spaces);
+  if (n == 0 || spaces + n >= s.size() || s[spaces + n] != ' ') return 0;
+  return spaces + n + 1;
+}
+
+// pytest's `E   ` in front of the failing test's output.
+std::size_t PytestPrefix(std::string_view s) {
+  if (s.size() < 3 || s[0] != 'E' || s[1] != ' ' || s[2] != ' ') return 0;
+  const std::size_t i = s.find_first_not_of(' ', 1);
+  return i == std::string_view::npos ? 0 : i;
+}
+
+}  // namespace
+
+std::string_view UnshapeLine(std::string_view line, std::string& buffer) {
+  std::string_view s = line;
+  if (s.find('\x1b') != std::string_view::npos) {
+    buffer.clear();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+        std::size_t j = i + 2;  // CSI: parameters, then one final letter
+        while (j < s.size() && (Digit(s[j]) || s[j] == ';' || s[j] == '?')) ++j;
+        i = j < s.size() ? j : s.size();
+        continue;
+      }
+      buffer.push_back(s[i]);
+    }
+    s = buffer;
+  }
+  for (int round = 0; round < 3; ++round) {  // prefixes can stack: a worker's pytest output
+    std::size_t cut = WorkerAddressPrefix(s);
+    if (cut == 0) cut = WorkerNamePrefix(s);
+    if (cut == 0) cut = KagglePrefix(s);
+    if (cut == 0) cut = PytestPrefix(s);
+    if (cut == 0) break;
+    s.remove_prefix(cut);
+  }
+  return s;
+}
+
+}  // namespace tpudoctor::logs

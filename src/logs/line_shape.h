@@ -1,0 +1,16 @@
+// The shapes real logs come in, undone line by line before matching, private to src/logs: ANSI
+// colour escapes, and the prefixes that tools put in front of every line — a multi-worker launch's
+// worker address (`10.164.0.3 [1] `, `[worker-3] `), pytest's failure marker (`E   `), and the
+// Kaggle log viewer's columns (`12.3s 45 `).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tpudoctor::logs {
+
+// The line as the program printed it. Returns `line` itself when there is nothing to undo (no
+// copy); otherwise a view into `buffer`.
+std::string_view UnshapeLine(std::string_view line, std::string& buffer);
+
+}  // namespace tpudoctor::logs
