@@ -302,10 +302,10 @@ TEST(LogDiagnosisTest, GzipIsReadAndTruncatedGzipIsAnError) {
 // The acceptance bar: top-1 category on the real logs of testdata/logs/tpu_logs_dev.jsonl
 // (error output pasted into public issue threads), at least 90%. Expected misses are listed here
 // with the reason; there are none at the moment.
-// Both corpora of real TPU failure logs (testdata/logs/tpu_logs_dev*.jsonl): every log gets a
-// cause from some layer, or is on the known-silent list; the accuracy may not fall below today's.
-// The goal is 90% over both files; today's floor is lower (docs/logs.md gives the confusion
-// matrix), and it is raised as the layers improve.
+// Both corpora of real TPU failure logs (testdata/logs/tpu_logs_dev*.jsonl): at least 90% top-1
+// over both files together (docs/logs.md gives the confusion matrix), and every log but two gets
+// a cause from some layer (the two: a log cut before its error, and one whose only error line is
+// hard-wrapped mid-word).
 TEST(LogCorpusTest, BothCorporaAccuracyFloor) {
   int total = 0, hits = 0, silent = 0;
   for (const char* file : {"logs/tpu_logs_dev.jsonl", "logs/tpu_logs_dev2.jsonl"}) {
@@ -321,8 +321,8 @@ TEST(LogCorpusTest, BothCorporaAccuracyFloor) {
     }
   }
   EXPECT_EQ(total, 151);
-  EXPECT_GE(hits, 127) << hits << " of " << total;
-  EXPECT_LE(silent, 8) << silent << " failure logs get no cause";
+  EXPECT_GE(hits * 10, total * 9) << hits << " of " << total;
+  EXPECT_LE(silent, 2) << silent << " failure logs get no cause";
 }
 
 TEST(LogCorpusTest, TopCategoryOnRealLogs) {

@@ -18,10 +18,9 @@ int LogsCommand(const LogsArgs& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   out << (args.format == "json" ? RenderLogsJson(*diagnosis) : RenderLogsText(*diagnosis));
-  for (const LogCause& c : diagnosis->causes) {
-    if (c.severity == Severity::kError) return kExitFindings;
-  }
-  return kExitOk;
+  // Any cause means the run did not go as it should (it failed, stalled or crawled): exit 1. Only a
+  // log that shows no failure, no stall and no slowdown exits 0.
+  return diagnosis->causes.empty() ? kExitOk : kExitFindings;
 }
 
 }  // namespace tpudoctor::cli
