@@ -264,15 +264,24 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
   d.lines = scanner.lines();
   d.bytes = scanner.bytes();
   std::vector<std::pair<RankKey, LogCause>> primary, fallback;
+  // The framework first: the causes' fixes are given in its terms.
   std::map<std::string, std::int64_t> framework_votes;
   for (std::size_t i = 0; i < kb.signatures().size(); ++i) {
     const Signature& s = kb.signatures()[i];
-    const logs::SignatureHits& h = scanner.hits()[i];
-    if (h.count == 0) continue;
-    if (s.kind == SignatureKind::kFramework) {
-      framework_votes[s.framework] += h.count;
-      continue;
+    if (s.kind == SignatureKind::kFramework && scanner.hits()[i].count > 0)
+      framework_votes[s.framework] += scanner.hits()[i].count;
+  }
+  std::int64_t best = 0;
+  for (const auto& [fw, votes] : framework_votes) {
+    if (votes > best) {
+      best = votes;
+      d.framework = fw;
     }
+  }
+  for (std::size_t i = 0; i < kb.signatures().size(); ++i) {
+    const Signature& s = kb.signatures()[i];
+    const logs::SignatureHits& h = scanner.hits()[i];
+    if (h.count == 0 || s.kind == SignatureKind::kFramework) continue;
     if (s.kind == SignatureKind::kVersion) {
       for (const auto& kv : h.first.front().extracted) {
         if (std::none_of(d.versions.begin(), d.versions.end(),
@@ -290,6 +299,7 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
       continue;
     }
     LogCause cause = MakeCause(s, h, files);
+    if (auto it = s.fixes.find(d.framework); it != s.fixes.end()) cause.fix = it->second;
     logs::ApplyAdvice(s, kb, cause);
     const logs::Occurrence& at = s.fallback ? h.last : h.first.front();
     RankKey key{s.secondary, static_cast<int>(s.info.severity), s.rank, at.file_index, at.line};
@@ -312,13 +322,6 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
   for (auto& [key, cause] : primary) {
     cause.knock_on = key.secondary && has_primary_error;
     d.causes.push_back(std::move(cause));
-  }
-  std::int64_t best = 0;
-  for (const auto& [fw, votes] : framework_votes) {
-    if (votes > best) {
-      best = votes;
-      d.framework = fw;
-    }
   }
   if (d.causes.empty()) {
     if (std::optional<LogCause> c = FallbackCause(scanner, files, d.framework))

@@ -59,6 +59,11 @@ std::string ParseSignature(const json& j, Signature& s) {
   s.advice = j.value("advice", "");
   s.explanation = j.value("explanation", "");
   s.fix = j.value("fix", "");
+  if (auto it = j.find("fixes"); it != j.end() && it->is_object()) {
+    for (const auto& [framework, text] : it->items()) {
+      if (text.is_string()) s.fixes[framework] = text.get<std::string>();
+    }
+  }
   s.framework = j.value("framework", "");
   if (auto it = j.find("examples"); it != j.end()) {
     s.info.match_examples = it->value("match", std::vector<std::string>{});

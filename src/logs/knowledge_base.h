@@ -39,6 +39,9 @@ struct Signature {
   std::string advice;  // "hbm", "xla_type", "tf_dtype", "op" or "": how to enrich the fix
   std::string explanation;
   std::string fix;
+  // The fix in one framework's terms ("jax", "tensorflow", "pytorch/xla"), used instead of `fix`
+  // when the log says which framework it came from.
+  std::map<std::string, std::string, std::less<>> fixes;
   std::string framework;  // kFramework: "jax", "tensorflow", "pytorch/xla"
 };
 

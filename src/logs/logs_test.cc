@@ -225,6 +225,30 @@ TEST(LogDiagnosisTest, LogShapesDoNotHideTheCause) {
   EXPECT_FALSE(cut->causes.empty());
 }
 
+// A cause's fix speaks the framework the log came from: a torch_xla log never gets a JAX fix.
+TEST(LogDiagnosisTest, FixFollowsTheLogsFramework) {
+  const std::string crash = "Check failed: hlo->shape().IsArray() RET_CHECK failure\n";
+  auto torch = DiagnoseLogText(
+      "t.log", "  File \"/usr/lib/python3/site-packages/torch_xla/core/xla_model.py\", line 1\n"
+               "import torch_xla.core.xla_model as xm\n" + crash);
+  auto jax = DiagnoseLogText(
+      "j.log", "  File \"/usr/lib/python3/site-packages/jax/_src/compiler.py\", line 1\n"
+               "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: " + crash);
+  ASSERT_TRUE(torch.ok() && jax.ok());
+  ASSERT_FALSE(torch->causes.empty());
+  ASSERT_FALSE(jax->causes.empty());
+  EXPECT_EQ(torch->framework, "pytorch/xla");
+  EXPECT_EQ(jax->framework, "jax");
+  auto all_fixes = [](const LogDiagnosis& d) {
+    std::string fixes;
+    for (const LogCause& c : d.causes) fixes += c.fix + "\n";
+    return fixes;
+  };
+  EXPECT_EQ(all_fixes(*torch).find("jax"), std::string::npos) << all_fixes(*torch);
+  EXPECT_NE(all_fixes(*torch).find("torch_xla"), std::string::npos) << all_fixes(*torch);
+  EXPECT_EQ(all_fixes(*jax).find("torch"), std::string::npos) << all_fixes(*jax);
+}
+
 // The words the fallback reads; scripts/train_logs_fallback.py's tokens() gives the same list.
 TEST(LogDiagnosisTest, FallbackWordsMatchTheTrainingScript) {
   EXPECT_EQ(logs::LogWords("jax.errors.XlaRuntimeError: RESOURCE_EXHAUSTED at 0x7f3a9c 12:30 v5e "
