@@ -249,6 +249,29 @@ TEST(LogDiagnosisTest, FixFollowsTheLogsFramework) {
   EXPECT_EQ(all_fixes(*jax).find("torch"), std::string::npos) << all_fixes(*jax);
 }
 
+// A log that is only a torch_xla metrics report is read: CPU fallbacks (`aten::` counters) and
+// compilations that take minutes are causes; a report of a few cached compilations is not.
+TEST(LogDiagnosisTest, TorchXlaMetricsReportIsRead) {
+  auto fallbacks = DiagnoseLogText("m.log",
+                                   "Metric: CompileTime\n  TotalSamples: 3\nCounter: CachedCompile\n"
+                                   "  Value: 120\nCounter: aten::nonzero\n  Value: 240\n");
+  ASSERT_TRUE(fallbacks.ok());
+  ASSERT_FALSE(fallbacks->causes.empty());
+  EXPECT_EQ(fallbacks->causes[0].category, "unsupported_op");
+  auto slow = DiagnoseLogText("s.log",
+                              "Metric: CompileTime\n  TotalSamples: 3\n  Accumulator: 06m16s\n"
+                              "  Percentiles: 1%=021ms656.289us; 50%=023ms380.079us; "
+                              "80%=06m15s551ms654.655us\n");
+  ASSERT_TRUE(slow.ok());
+  ASSERT_FALSE(slow->causes.empty());
+  EXPECT_EQ(slow->causes[0].category, "compilation_timeout");
+  auto fine = DiagnoseLogText("f.log",
+                              "Metric: CompileTime\n  TotalSamples: 3\n  Percentiles: 1%=2s; "
+                              "50%=3s\nCounter: CachedCompile\n  Value: 1997\n");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_TRUE(fine->causes.empty());
+}
+
 // The words the fallback reads; scripts/train_logs_fallback.py's tokens() gives the same list.
 TEST(LogDiagnosisTest, FallbackWordsMatchTheTrainingScript) {
   EXPECT_EQ(logs::LogWords("jax.errors.XlaRuntimeError: RESOURCE_EXHAUSTED at 0x7f3a9c 12:30 v5e "
