@@ -32,9 +32,10 @@ constexpr Marker kMarkers[] = {
     {"Python traceback", R"(^\s*File ".+", line \d+, in )"},
     // TensorFlow's error context: the op that failed and the number of root errors.
     {"TensorFlow error", R"(Caused by op '|Caused by op u'|\d+ root error\(s\) found)"},
-    // absl statuses as TensorFlow prints them (`Internal: ...`, `(0) Unavailable: ...`).
+    // absl statuses as TensorFlow prints them (`Internal: ...`, `(0) Unavailable: ...`, an RPC's
+    // `status = "Unavailable: ..."`).
     {"status code",
-     R"((?:^\s*|\(\d+\)\s+|Error: )(?:Internal|Unavailable|Out of range|Resource exhausted|Invalid argument|Unimplemented|Deadline exceeded|Failed precondition|Not found|Aborted|Permission denied|Data loss): )"},
+     R"((?:^\s*|\(\d+\)\s+|Error: |status = ")(?:Internal|Unavailable|Out of range|Resource exhausted|Invalid argument|Unimplemented|Deadline exceeded|Failed precondition|Not found|Aborted|Permission denied|Data loss): )"},
     {"retries exhausted", R"((?i)all \d+ retry attempts failed|retries exhausted)"},
     // A line that is an exception: `RuntimeError: ...`, `jax.errors.XlaRuntimeError: ...`,
     // pytest's `E   ValueError: ...`, a bare `KeyboardInterrupt`.

@@ -1,12 +1,11 @@
 #include "src/logs/scanner.h"
 
-#include "src/logs/line_shape.h"
-
 #include <hs/hs.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "src/logs/line_shape.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::logs {
