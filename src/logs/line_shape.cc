@@ -63,6 +63,30 @@ std::size_t KagglePrefix(std::string_view s) {
   return spaces + n + 1;
 }
 
+// Colab's runtime-log viewer: `Nov 23, 2026, 3:45:18 AM<TAB>WARNING<TAB>` (date, time, level).
+std::size_t ColabPrefix(std::string_view s) {
+  if (s.size() < 24 || !std::isupper(static_cast<unsigned char>(s[0])) ||
+      !std::islower(static_cast<unsigned char>(s[1])) ||
+      !std::islower(static_cast<unsigned char>(s[2])) || s[3] != ' ')
+    return 0;
+  const std::size_t ampm = s.find(" AM", 4) != std::string_view::npos && s.find(" AM", 4) < 30
+                               ? s.find(" AM", 4)
+                               : s.find(" PM", 4);
+  if (ampm == std::string_view::npos || ampm > 30 ||
+      s.substr(4, ampm - 4).find(':') == std::string_view::npos)
+    return 0;
+  std::size_t i = ampm + 3;
+  while (i < s.size() && (s[i] == '\t' || s[i] == ' ')) ++i;
+  for (std::string_view level : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
+    if (s.substr(i).starts_with(level)) {
+      i += level.size();
+      while (i < s.size() && (s[i] == '\t' || s[i] == ' ')) ++i;
+      break;
+    }
+  }
+  return i;
+}
+
 // pytest's `E   ` in front of the failing test's output.
 std::size_t PytestPrefix(std::string_view s) {
   if (s.size() < 3 || s[0] != 'E' || s[1] != ' ' || s[2] != ' ') return 0;
@@ -91,6 +115,7 @@ std::string_view UnshapeLine(std::string_view line, std::string& buffer) {
     std::size_t cut = WorkerAddressPrefix(s);
     if (cut == 0) cut = WorkerNamePrefix(s);
     if (cut == 0) cut = KagglePrefix(s);
+    if (cut == 0) cut = ColabPrefix(s);
     if (cut == 0) cut = PytestPrefix(s);
     if (cut == 0) break;
     s.remove_prefix(cut);

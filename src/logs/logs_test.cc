@@ -197,6 +197,13 @@ TEST(LogDiagnosisTest, LogShapesDoNotHideTheCause) {
       {"worker name", "[worker-3] " + oom},
       {"kaggle viewer", "41.2s 118 Traceback (most recent call last):\n41.3s 119 " + oom},
       {"pytest", "E   " + oom},
+      {"colab viewer",
+       "Nov 23, 2026, 3:45:18 AM\tWARNING\tTraceback (most recent call last):\n"
+       "Nov 23, 2026, 3:45:18 AM\tWARNING\t" +
+           oom},
+      // Log viewers that list the newest line first.
+      {"newest first", oom + "\n  File \"train.py\", line 9, in <module>\nTraceback (most recent "
+                             "call last):\nstep 10 loss 2.1"},
       {"ansi colour", "\x1b[31m" + oom + "\x1b[0m"},
       {"interleaved",
        "[worker-0] step 10\n[worker-1] Traceback (most recent call last):\n"
@@ -211,6 +218,10 @@ TEST(LogDiagnosisTest, LogShapesDoNotHideTheCause) {
     EXPECT_EQ(d->causes[0].category, "hbm_oom");
     EXPECT_EQ(d->causes[0].layer, "signature");
   }
+  auto colab_killed = DiagnoseLogText("c.log", "Nov 23, 2026, 3:45:18 AM\tWARNING\tKilled\n");
+  ASSERT_TRUE(colab_killed.ok());
+  ASSERT_FALSE(colab_killed->causes.empty());
+  EXPECT_EQ(colab_killed->causes[0].category, "host_oom");
   // A bare `Killed` from the shell, in colour and behind a worker prefix, is still the line.
   auto killed = DiagnoseLogText("k.log", "step 100\n10.0.0.2 [0] \x1b[1mKilled\x1b[0m\n");
   ASSERT_TRUE(killed.ok());
