@@ -15,6 +15,7 @@
 // DiagnoseLogs (tpudoctor/logs/logs.h) is the entry point for TPU logs.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct AnalyzeOptions {
   std::vector<std::string> estimate_targets;
   std::optional<double> dataset_size;      // samples per epoch, for epoch time and cost
   std::optional<Calibration> calibration;  // overrides the targets' efficiency factors
+  // Price overrides per target (the target's name, e.g. "tpu-v5e"), USD per chip-hour:
+  // committed-use or negotiated prices instead of the on-demand list price.
+  std::map<std::string, double> prices;
 };
 
 // Loads, checks and estimates. Errors: unreadable or unrecognised model bytes, an unknown target,

@@ -58,8 +58,10 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
   report.estimate_batch = *batch;
   for (const SliceTarget& slice : slices) {
     // The checks already estimated one chip of their target at this batch: reuse it.
+    const auto price = options.prices.find(slice.target->name);
     if (report.estimate && slice.chips == 1 && slice.target->name == report.target &&
-        !options.calibration && !options.dataset_size && graph.facts().batch == batch) {
+        !options.calibration && !options.dataset_size && price == options.prices.end() &&
+        graph.facts().batch == batch) {
       report.estimates.push_back(*report.estimate);
       report.estimates.back().target = slice.name;
       continue;
@@ -71,6 +73,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.batch = *batch;
     o.chips = slice.chips;
     o.dataset_size = options.dataset_size;
+    if (price != options.prices.end()) o.usd_per_chip_hour = price->second;
     if (options.calibration) o.calibration = &*options.calibration;
     auto e = EstimateStep(graph, *slice.target, o);
     if (!e) return e.error();
@@ -92,17 +95,19 @@ Result<Source> BundledExample() {
 }
 
 Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
-  auto target = FindTarget(options.target);
-  if (!target) return target.error();
+  // A slice name (`v5e-8`) checks one of its chips: the rules judge a device.
+  auto slice = FindSliceTarget(options.target);
+  if (!slice) return slice.error();
+  const TargetSpec& target = *slice->target;
   auto slices = ResolveSlices(options.estimate_targets);
   if (!slices) return slices.error();
   auto model = LoadModelAs(source, options.shapes, options.input_format);
   if (!model) return model.error();
 
-  CheckRun run = RunChecksWithEstimate(model->graph, **target, options.check);
+  CheckRun run = RunChecksWithEstimate(model->graph, target, options.check);
   std::erase_if(model->diagnostics,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
-  Report report = BuildReport(source.display_name, *model, **target, std::move(run.findings));
+  Report report = BuildReport(source.display_name, *model, target, std::move(run.findings));
   report.facts = model->graph.facts();
   report.train = options.check.train;
   report.optimizer = options.check.optimizer;

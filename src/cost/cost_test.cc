@@ -152,5 +152,53 @@ TEST(EstimateTest, SlicesCountChipsOrCores) {
   EXPECT_FALSE(FindSliceTarget("tpu-v9-8").ok());
 }
 
+// The accelerator names users type in gcloud and on the console are accepted as they are.
+TEST(EstimateTest, GoogleCloudAcceleratorNames) {
+  struct Case {
+    const char* name;
+    const char* target;
+    int chips;
+  };
+  for (const Case& c : std::vector<Case>{{"v3-8", "tpu-v3", 4},
+                                         {"v2-32", "tpu-v2", 16},
+                                         {"v4-32", "tpu-v4", 16},
+                                         {"v5litepod-16", "tpu-v5e", 16},
+                                         {"v5e-4", "tpu-v5e", 4},
+                                         {"v5p-128", "tpu-v5p", 64},
+                                         {"v6e-8", "tpu-v6e", 8},
+                                         {"TPU-V6E-8", "tpu-v6e", 8},
+                                         {"h100-8", "nvidia-h100", 8},
+                                         {"v100", "nvidia-v100", 1}}) {
+    SCOPED_TRACE(c.name);
+    auto t = FindSliceTarget(c.name);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->target->name, c.target);
+    EXPECT_EQ(t->chips, c.chips);
+    EXPECT_EQ(t->name, c.name);  // reports keep the user's spelling
+  }
+  EXPECT_FALSE(FindSliceTarget("v5litepod-0").ok());
+  EXPECT_FALSE(FindSliceTarget("v3-7").ok());  // v3 names count TensorCores, two per chip
+}
+
+// --price replaces the list price; the cost figures follow it.
+TEST(EstimateTest, PriceOverride) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[8,1024]
+  init %w: f32[1024,1024]
+  %y: f32[8,1024] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  EstimateOptions o;
+  o.batch = 8;
+  o.chips = 8;
+  auto list = EstimateStep(g, **FindTarget("tpu-v5e"), o);
+  o.usd_per_chip_hour = 0.6;
+  auto committed = EstimateStep(g, **FindTarget("tpu-v5e"), o);
+  ASSERT_TRUE(list.ok() && committed.ok());
+  EXPECT_DOUBLE_EQ(*list->usd_per_hour, 1.2 * 8);
+  EXPECT_DOUBLE_EQ(*committed->usd_per_hour, 0.6 * 8);
+  EXPECT_NEAR(*committed->usd_per_million_samples, *list->usd_per_million_samples / 2, 1e-9);
+}
+
 }  // namespace
 }  // namespace tpudoctor

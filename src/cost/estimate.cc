@@ -835,8 +835,11 @@ void FitAndMaxBatch(const StepContext& c, Estimate& e) {
 
 // Phase 6: what the step costs.
 void Prices(const StepContext& c, Estimate& e) {
-  if (c.target.price_usd_per_chip_hour) {
-    e.usd_per_hour = *c.target.price_usd_per_chip_hour * c.options.chips;
+  const std::optional<double> price = c.options.usd_per_chip_hour
+                                          ? c.options.usd_per_chip_hour
+                                          : c.target.price_usd_per_chip_hour;
+  if (price) {
+    e.usd_per_hour = *price * c.options.chips;
     if (e.samples_per_s > 0)
       e.usd_per_million_samples = *e.usd_per_hour / (e.samples_per_s * 3600) * 1e6;
   }
@@ -917,6 +920,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   e.channels_minor = c.facts.channels_minor.any();
   e.target = target.name;
   e.chips = options.chips;
+  e.hardware = target.name;
   ForwardBackward fb = TimeNodes(c, e);
   e.coverage_warning = CoverageWarning(e);
   const Parameters params = CountParameters(graph);

@@ -129,6 +129,83 @@ std::string RenderEstimateText(const Report& r) {
   return out;
 }
 
+namespace {
+
+std::string Dollars(double usd) {
+  return "$" + FormatFixed(usd, usd < 10 ? 2 : (usd < 1000 ? 1 : 0));
+}
+
+std::string Ratio(double x) { return FormatFixed(x, x < 10 ? 1 : 0) + "x"; }
+
+}  // namespace
+
+std::string RenderEstimateCompare(const Report& r) {
+  std::string out = "tpu-doctor " + std::string(kToolVersion) + ": cost of " +
+                    (r.train ? "training " : "inference on ") + r.model + ", batch " +
+                    std::to_string(r.estimate_batch) + " per device, " +
+                    std::string(NameOf(r.precision)) + "\n\n";
+  std::vector<const Estimate*> ranked, unranked;
+  for (const Estimate& e : r.estimates)
+    (e.fits && e.usd_per_million_samples ? ranked : unranked).push_back(&e);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Estimate* a, const Estimate* b) {
+    return *a->usd_per_million_samples < *b->usd_per_million_samples;
+  });
+  const bool epochs = !ranked.empty() && ranked.front()->usd_per_epoch.has_value();
+  char line[256];
+  std::snprintf(line, sizeof line, "%-20s %5s %11s %9s %13s %s\n", "target", "chips", "samples/s",
+                "$/hour", "$/1M samples", epochs ? "   $/epoch  vs cheapest" : "  vs cheapest");
+  out += line;
+  for (const Estimate* e : ranked) {
+    const double vs = *e->usd_per_million_samples / *ranked.front()->usd_per_million_samples;
+    std::snprintf(line, sizeof line, "%-20s %5d %11s %9s %13s ", e->target.c_str(), e->chips,
+                  FormatFixed(e->samples_per_s, 0).c_str(), Dollars(*e->usd_per_hour).c_str(),
+                  Dollars(*e->usd_per_million_samples).c_str());
+    out += line;
+    if (epochs) {
+      std::snprintf(line, sizeof line, "%10s  ",
+                    e->usd_per_epoch ? Dollars(*e->usd_per_epoch).c_str() : "-");
+      out += line;
+    }
+    out += (e == ranked.front() ? std::string("cheapest") : Ratio(vs) + " the cost") + "\n";
+  }
+  for (const Estimate* e : unranked) {
+    out += e->target + ": " +
+           (!e->fits ? "does not fit at this batch (" + FormatBytes(e->memory.total()) +
+                           " per device; `tpu-doctor estimate` names the batch that fits)"
+                     : "no list price known: pass --price " + e->hardware + "=USD_PER_CHIP_HOUR") +
+           "\n";
+  }
+  if (ranked.size() >= 2) {
+    const Estimate& best = *ranked.front();
+    const Estimate& next = *ranked[1];
+    out += "\ncheapest per 1M samples: " + best.target + " at " +
+           Dollars(*best.usd_per_million_samples) + ", " +
+           Ratio(*next.usd_per_million_samples / *best.usd_per_million_samples) + " cheaper than " +
+           next.target + " (" + Dollars(*next.usd_per_million_samples) + ")";
+    const Estimate* fastest = ranked.front();
+    for (const Estimate* e : ranked) {
+      if (e->samples_per_s > fastest->samples_per_s) fastest = e;
+    }
+    if (fastest != &best) {
+      out += "; fastest: " + fastest->target + " (" + FormatFixed(fastest->samples_per_s, 0) +
+             " samples/s, " + Ratio(fastest->samples_per_s / best.samples_per_s) +
+             " the throughput for " +
+             Ratio(*fastest->usd_per_million_samples / *best.usd_per_million_samples) +
+             " the cost)";
+    }
+    out += "\n";
+  } else if (ranked.size() == 1) {
+    out += "\nonly " + ranked.front()->target +
+           " has a price and fits: " + Dollars(*ranked.front()->usd_per_million_samples) +
+           " per 1M samples\n";
+  }
+  out +=
+      "prices: on-demand list prices per chip- or GPU-hour unless given with --price; "
+      "`tpu-doctor targets --format json` gives each one's source and date, and whether a GPU's "
+      "includes its host VM\n";
+  return out;
+}
+
 std::string RenderEstimateJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = 1;

@@ -1,6 +1,7 @@
 #include "tpudoctor/target/target.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/support/embedded.h"
@@ -113,16 +114,45 @@ Result<const TargetSpec*> FindTarget(const std::string& name) {
 
 namespace tpudoctor {
 
-Result<SliceTarget> FindSliceTarget(const std::string& name) {
-  if (auto exact = FindTarget(name); exact) return SliceTarget{*exact, 1, name};
+namespace {
+
+// The names users type, as tpu-doctor's: Google Cloud's accelerator types (`v3-8`,
+// `v5litepod-16`, `v5p-128`, `v6e-8`, `tpu7x-64`) and bare GPU names (`h100-8`).
+std::string CanonicalTargetName(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* gpu : {"a100", "b200", "h100", "h200", "v100"}) {
+    if (name.starts_with(gpu)) return "nvidia-" + name;
+  }
+  for (const char* prefix : {"tpu-v5litepod", "v5litepod", "tpu-v5lite", "v5lite"}) {
+    if (name.starts_with(prefix)) {
+      name = "tpu-v5e" + name.substr(std::string_view(prefix).size());
+      break;
+    }
+  }
+  for (const char* prefix : {"tpu-tpu7x", "tpu7x", "tpu-v7x", "v7x", "tpu-ironwood", "ironwood"}) {
+    if (name.starts_with(prefix)) {
+      name = "tpu-7x" + name.substr(std::string_view(prefix).size());
+      break;
+    }
+  }
+  if (name.size() > 1 && name[0] == 'v' && std::isdigit(static_cast<unsigned char>(name[1])))
+    name = "tpu-" + name;
+  return name;
+}
+
+}  // namespace
+
+Result<SliceTarget> FindSliceTarget(const std::string& given) {
+  const std::string name = CanonicalTargetName(given);
+  if (auto exact = FindTarget(name); exact) return SliceTarget{*exact, 1, given};
   const auto dash = name.rfind('-');
-  if (dash == std::string::npos || dash + 1 >= name.size()) return FindTarget(name).error();
+  if (dash == std::string::npos || dash + 1 >= name.size()) return FindTarget(given).error();
   const std::string count_text = name.substr(dash + 1);
   if (count_text.find_first_not_of("0123456789") != std::string::npos || count_text.size() > 6) {
-    return FindTarget(name).error();
+    return FindTarget(given).error();
   }
   auto base = FindTarget(name.substr(0, dash));
-  if (!base) return FindTarget(name).error();
+  if (!base) return FindTarget(given).error();
   const int count = std::stoi(count_text);
   const int per_chip = (*base)->slice_counts == "cores" ? std::max(1, (*base)->cores_per_chip) : 1;
   if (count < 1 || count % per_chip != 0) {
@@ -130,7 +160,7 @@ Result<SliceTarget> FindSliceTarget(const std::string& name) {
                      (*base)->slice_counts + ", so the size must be a positive multiple of " +
                      std::to_string(per_chip));
   }
-  return SliceTarget{*base, count / per_chip, name};
+  return SliceTarget{*base, count / per_chip, given};
 }
 
 }  // namespace tpudoctor

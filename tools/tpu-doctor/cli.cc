@@ -151,6 +151,12 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "fp32, bf16 (autocast, fp32 master weights), mixed");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
+  est_cmd->add_option("--price", est.prices,
+                      "TARGET=USD per chip-hour instead of the list price (repeatable; e.g. "
+                      "committed-use discounts: tpu-v5e=0.84)");
+  est_cmd->add_flag("--compare", est.compare,
+                    "one screen: which target is cheapest per 1M samples (and per epoch), and by "
+                    "how much");
   est_cmd->add_option("--calibration", est.calibration_file,
                       "efficiency factors JSON (format of data/calibration/)");
   est_cmd->add_option("--format", est.format, "text or json")

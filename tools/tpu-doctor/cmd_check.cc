@@ -43,7 +43,7 @@ std::optional<std::vector<std::string>> ModelPaths(const CheckArgs& args, std::o
 }
 
 std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err) {
-  auto target = FindTarget(args.target);
+  auto target = FindSliceTarget(args.target);
   if (!target) {
     err << "tpu-doctor: --target: " << target.error().message << "\n";
     return std::nullopt;

@@ -1,3 +1,5 @@
+#include <cstdlib>
+
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
@@ -6,6 +8,19 @@
 
 namespace tpudoctor::cli {
 namespace {
+
+// `TARGET=USD`: the target's canonical name and the price per chip-hour; nullopt when malformed.
+std::optional<std::pair<std::string, double>> ParsePriceOverride(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  auto target = FindSliceTarget(std::string(Trim(text.substr(0, eq))));
+  const std::string number(Trim(text.substr(eq + 1)));
+  if (!target || number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double usd = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(usd >= 0) || usd > 1e6) return std::nullopt;
+  return std::make_pair(target->target->name, usd);
+}
 
 // Estimate flags → AnalyzeOptions; on a bad flag writes one line to `err` and returns nullopt.
 std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::ostream& err) {
@@ -32,6 +47,16 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
       return std::nullopt;
     }
     options.estimate_targets.push_back(target);
+  }
+  for (const std::string& price : args.prices) {
+    auto parsed = ParsePriceOverride(price);
+    if (!parsed) {
+      err << "tpu-doctor: --price: `" << price
+          << "` is not TARGET=USD_PER_CHIP_HOUR with a known target and a price in dollars "
+             "(e.g. tpu-v5e=0.84)\n";
+      return std::nullopt;
+    }
+    options.prices[parsed->first] = parsed->second;
   }
   if (!args.calibration_file.empty()) {
     auto src = ReadSource(args.calibration_file);
@@ -65,7 +90,9 @@ int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& e
     err << "tpu-doctor: " << report->estimate_unavailable << "\n";
     return kExitUsage;
   }
-  out << (args.format == "json" ? RenderEstimateJson(*report) : RenderEstimateText(*report));
+  out << (args.format == "json" ? RenderEstimateJson(*report)
+          : args.compare        ? RenderEstimateCompare(*report)
+                                : RenderEstimateText(*report));
   return kExitOk;
 }
 

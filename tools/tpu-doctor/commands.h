@@ -46,7 +46,9 @@ struct EstimateArgs {
   std::string optimizer = "adam";
   std::string precision = "bf16";
   std::optional<double> dataset_size;
-  std::string calibration_file;  // overrides the targets' calibration
+  std::string calibration_file;     // overrides the targets' calibration
+  std::vector<std::string> prices;  // TARGET=USD_PER_CHIP_HOUR overrides (committed-use prices)
+  bool compare = false;             // the one-screen cost comparison
   std::string format = "text";
 };
 

@@ -40,6 +40,7 @@ struct EstimateOptions {
   std::int64_t batch = 1;                    // the batch the graph's shapes were made static with
   int chips = 1;                             // data-parallel replicas (a slice such as tpu-v5e-8)
   std::optional<double> dataset_size;        // samples per epoch
+  std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
 };
 
@@ -112,7 +113,8 @@ struct EstimateComponents {
 };
 
 struct Estimate {
-  std::string target;
+  std::string target;    // as the user named it (a slice: `v5litepod-16`)
+  std::string hardware;  // the target's own name (`tpu-v5e`)
   int chips = 1;
   double step_ms = 0;
   double forward_ms = 0;

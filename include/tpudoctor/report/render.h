@@ -42,6 +42,10 @@ std::string RenderHtmlAll(std::span<const Report> reports);
 // `tpu-doctor estimate`: the table of report.estimates and where the time goes on each target.
 std::string RenderEstimateText(const Report& report);
 std::string RenderEstimateJson(const Report& report);
+// One screen for the money question: the targets ranked by dollars per million samples (and per
+// epoch with a dataset size), each against the cheapest, and a one-line answer. Unpriced targets
+// and ones the model does not fit are listed after, saying why.
+std::string RenderEstimateCompare(const Report& report);
 
 // `tpu-doctor targets`: the hardware table.
 std::string RenderTargetsText();
