@@ -42,6 +42,7 @@ struct PyAnalyzeArgs {
   std::vector<std::string> ignore;
   std::vector<std::string> estimate_targets;
   std::optional<double> dataset_size;
+  std::map<std::string, double> prices;  // target name → USD per chip-hour
 };
 
 AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
@@ -68,6 +69,13 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   o.check.ignore = a.ignore;
   o.estimate_targets = a.estimate_targets;
   o.dataset_size = a.dataset_size;
+  for (const auto& [name, usd] : a.prices) {
+    auto target = FindSliceTarget(name);
+    if (!target) throw ToolError("prices: " + target.error().message);
+    if (!(usd >= 0) || usd > 1e6)
+      throw ToolError("prices: `" + name + "` needs a price in dollars");
+    o.prices[target->target->name] = usd;
+  }
   return o;
 }
 
@@ -132,7 +140,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("select", &PyAnalyzeArgs::select)
       .def_readwrite("ignore", &PyAnalyzeArgs::ignore)
       .def_readwrite("estimate_targets", &PyAnalyzeArgs::estimate_targets)
-      .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size);
+      .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size)
+      .def_readwrite("prices", &PyAnalyzeArgs::prices);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

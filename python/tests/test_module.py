@@ -123,6 +123,17 @@ def test_estimate_several_targets(testdata, binary):
     assert [e.samples_per_s for e in report.estimates] == [e["samples_per_s"] for e in expected]
 
 
+def test_estimate_google_cloud_names_and_prices(testdata):
+    model = str(testdata / "models" / "resnet50.onnx")
+    report = tpudoctor.estimate(model, batch=32, targets="v6e-8,v5litepod-8", prices={"v5e": 0.6})
+    v6e, v5e = report.estimates
+    assert (v6e.target, v6e.chips, v5e.chips) == ("v6e-8", 8, 8)
+    assert v5e.usd_per_hour == pytest.approx(0.6 * 8)
+    assert v6e.usd_per_hour == pytest.approx(2.7 * 8)
+    with pytest.raises(tpudoctor.Error, match="prices"):
+        tpudoctor.estimate(model, batch=32, prices={"v9": 1.0})
+
+
 def test_estimate_of_a_symbolic_model_without_batch_raises(testdata):
     with pytest.raises(tpudoctor.Error, match="--batch"):
         tpudoctor.estimate(testdata / "models" / "resnet50.onnx")

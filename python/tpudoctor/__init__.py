@@ -96,11 +96,13 @@ def estimate(
     precision: str = "bf16",
     dataset_size: Optional[float] = None,
     input_format: Optional[str] = None,
+    prices: Optional[Mapping[str, float]] = None,
 ) -> Report:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
-    Returns a Report whose `estimates` has one Estimate per target ("tpu-v5e-8" is a slice of 8
-    chips). Raises Error when the model cannot be estimated (a symbolic dim without `batch`/`dims`).
+    Returns a Report whose `estimates` has one Estimate per target ("tpu-v5e-8" and Google Cloud's
+    "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
+    ({"tpu-v5e": 0.84} for a committed-use discount). Raises Error when the model cannot be estimated (a symbolic dim without `batch`/`dims`).
     """
     args = _args(
         targets[0] if isinstance(targets, (list, tuple)) and targets else "tpu-v5e",
@@ -110,10 +112,12 @@ def estimate(
         targets = [t.strip() for t in targets.split(",") if t.strip()]
     if not targets:
         raise Error("estimate needs at least one target")
-    args.target = _base_target(targets[0])
+    args.target = targets[0]  # the check half runs on one chip of it
     args.estimate_targets = list(targets)
     if dataset_size is not None:
         args.dataset_size = float(dataset_size)
+    if prices:
+        args.prices = {str(k): float(v) for k, v in prices.items()}
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)
@@ -171,14 +175,6 @@ def _args(target, batch, dims, train, optimizer, precision, select, ignore) -> "
     a.select = [s.upper() for s in ([select] if isinstance(select, str) else select)]
     a.ignore = [s.upper() for s in ([ignore] if isinstance(ignore, str) else ignore)]
     return a
-
-
-def _base_target(name: str) -> str:
-    """`tpu-v5e-8` → `tpu-v5e`: the check half of an estimate runs on one chip of the first target."""
-    known = {t["name"] for t in targets()}
-    while name not in known and "-" in name:
-        name = name.rsplit("-", 1)[0]
-    return name if name in known else "tpu-v5e"
 
 
 def _analyze(obj, example_inputs, input_format, args):
