@@ -180,6 +180,35 @@ TEST(EstimateTest, GoogleCloudAcceleratorNames) {
   EXPECT_FALSE(FindSliceTarget("v3-7").ok());  // v3 names count TensorCores, two per chip
 }
 
+// The precision users run per target: fp16 autocast on tensor cores where a GPU has no bf16
+// (V100), which `--precision bf16` (the default) means there; float16 on a TPU is computed in fp32.
+TEST(EstimateTest, Fp16OnTensorCoresAndNotOnTpus) {
+  ASSERT_EQ(ParsePrecision("fp16"), Precision::kFp16);
+  EXPECT_EQ(NameOf(Precision::kFp16), "fp16");
+  Graph g = Parse(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,4096]
+  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  auto step_ms = [&](const char* target, Precision p) {
+    EstimateOptions o;
+    o.batch = 4096;
+    o.precision = p;
+    auto e = EstimateStep(g, **FindTarget(target), o);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->forward_ms : 0.0;
+  };
+  // V100: 125 TFLOP/s fp16 tensor cores against 15.7 fp32 — the default runs at the fp16 rate.
+  EXPECT_NEAR(step_ms("nvidia-v100", Precision::kFp32) / step_ms("nvidia-v100", Precision::kBf16),
+              125 / 15.7, 0.5);
+  EXPECT_DOUBLE_EQ(step_ms("nvidia-v100", Precision::kFp16),
+                   step_ms("nvidia-v100", Precision::kBf16));
+  // A TPU runs fp16 matmuls as fp32 ones (bf16 passes), not at the bf16 rate.
+  EXPECT_DOUBLE_EQ(step_ms("tpu-v5e", Precision::kFp16), step_ms("tpu-v5e", Precision::kFp32));
+  EXPECT_GT(step_ms("tpu-v5e", Precision::kFp16), 2 * step_ms("tpu-v5e", Precision::kBf16));
+}
+
 // --price replaces the list price; the cost figures follow it.
 TEST(EstimateTest, PriceOverride) {
   Graph g = Parse(R"(graph g {

@@ -71,13 +71,31 @@ Rates RatesFor(const TargetSpec& t, Precision p) {
   Rates r;
   r.bandwidth = t.hbm_gbps.value_or(0) * 1e9;
   const double bf16 = t.bf16_tflops.value_or(0) * 1e12;
+  const double fp16 = t.fp16_tflops.value_or(0) * 1e12;
+  if (p == Precision::kFp16 && t.is_tpu()) {
+    // float16 is not a TPU type: XLA computes it through float32.
+    const int passes = std::max(1, t.fp32_matmul_passes);
+    r.matrix_flops = bf16 / passes;
+    r.matrix_note = "fp16 is not native on TPUs: matmuls computed in fp32 (" +
+                    std::to_string(passes) + " bf16 passes)";
+    return r;
+  }
+  if (p == Precision::kFp16 || (p != Precision::kFp32 && bf16 <= 0 && fp16 > 0)) {
+    // The precision users run on a GPU without bf16 (V100, T4) is fp16 autocast.
+    r.matrix_flops = fp16 > 0 ? fp16 : bf16;
+    r.matrix_note = p == Precision::kFp16
+                        ? "fp16 matmuls on tensor cores"
+                        : "no bf16 on this GPU: mixed precision runs as fp16 autocast (with loss "
+                          "scaling) on tensor cores, what users run here";
+    if (r.matrix_flops > 0) return r;
+  }
   if (p != Precision::kFp32) {
     if (bf16 > 0) {
       r.matrix_flops = bf16;
       r.matrix_note = "bf16 matmuls at the bf16 peak";
     } else {
-      r.matrix_flops = t.fp32_tflops.value_or(0) * 1e12;  // V100: no bf16 tensor cores
-      r.matrix_note = "no bf16 matmul unit: bf16 runs at the fp32 rate";
+      r.matrix_flops = t.fp32_tflops.value_or(0) * 1e12;
+      r.matrix_note = "no 16-bit matmul unit: 16-bit runs at the fp32 rate";
     }
     return r;
   }
@@ -330,6 +348,7 @@ std::optional<Optimizer> ParseOptimizer(std::string_view name) {
 std::optional<Precision> ParsePrecision(std::string_view name) {
   if (name == "fp32") return Precision::kFp32;
   if (name == "bf16") return Precision::kBf16;
+  if (name == "fp16") return Precision::kFp16;
   if (name == "mixed") return Precision::kMixed;
   return std::nullopt;
 }
@@ -354,6 +373,8 @@ std::string_view NameOf(Precision p) {
       return "fp32";
     case Precision::kBf16:
       return "bf16";
+    case Precision::kFp16:
+      return "fp16";
     case Precision::kMixed:
       return "mixed";
   }
@@ -835,9 +856,8 @@ void FitAndMaxBatch(const StepContext& c, Estimate& e) {
 
 // Phase 6: what the step costs.
 void Prices(const StepContext& c, Estimate& e) {
-  const std::optional<double> price = c.options.usd_per_chip_hour
-                                          ? c.options.usd_per_chip_hour
-                                          : c.target.price_usd_per_chip_hour;
+  const std::optional<double> price =
+      c.options.usd_per_chip_hour ? c.options.usd_per_chip_hour : c.target.price_usd_per_chip_hour;
   if (price) {
     e.usd_per_hour = *price * c.options.chips;
     if (e.samples_per_s > 0)
@@ -857,6 +877,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
       std::string(options.train ? "training step" : "inference step") + ", " +
           std::string(NameOf(options.precision)) +
           (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
+          (options.precision == Precision::kFp16
+               ? " (fp16 compute with loss scaling, fp32 master weights)"
+               : "") +
           (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
       c.rates.matrix_note,
       "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +

@@ -40,6 +40,7 @@ TargetSpec ParseTarget(const json& j) {
     t.int8_tops = Opt<double>(*it, "int8");
     t.fp8_tflops = Opt<double>(*it, "fp8");
     t.fp32_tflops = Opt<double>(*it, "fp32");
+    t.fp16_tflops = Opt<double>(*it, "fp16");
   }
   t.hbm_gib = Opt<double>(j, "hbm_gib");
   t.hbm_gbps = Opt<double>(j, "hbm_gbps");

@@ -118,7 +118,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "memory rules count a training step (gradients, optimizer, activations)");
   check_cmd->add_option("--optimizer", check.optimizer,
                         "with --train: sgd, momentum, adam/adamw, adafactor");
-  check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), mixed");
+  check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), fp16, mixed");
   check_cmd->add_option("--format", check.format, "text, json, sarif or html")
       ->check(CLI::IsMember(kFormats));
   check_cmd
@@ -148,7 +148,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   est_cmd->add_flag("--train", est.train, "a training step (forward + backward + optimizer)");
   est_cmd->add_option("--optimizer", est.optimizer, "sgd, momentum, adam/adamw, adafactor");
   est_cmd->add_option("--precision", est.precision,
-                      "fp32, bf16 (autocast, fp32 master weights), mixed");
+                      "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), mixed");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,

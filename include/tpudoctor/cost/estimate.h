@@ -23,11 +23,13 @@
 namespace tpudoctor {
 
 enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
-enum class Precision : std::uint8_t { kFp32, kBf16, kMixed };
+// kBf16 and kFp16: autocast with fp32 master weights (fp16 with loss scaling); kMixed: bf16 weights
+// and gradients with an fp32 master copy in the optimizer.
+enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed };
 
 std::optional<Optimizer> ParseOptimizer(
     std::string_view name);  // sgd, momentum, adam, adamw, adafactor
-std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, mixed
+std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, fp16, mixed
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
 

@@ -38,6 +38,8 @@ struct TargetSpec {
   std::optional<double> int8_tops;
   std::optional<double> fp8_tflops;
   std::optional<double> fp32_tflops;
+  std::optional<double>
+      fp16_tflops;  // fp16 on tensor cores; absent: as bf16 (GPUs), not native (TPUs)
   std::optional<double> hbm_gib;
   std::optional<double> hbm_gbps;
   std::optional<double> ici_gbps;
