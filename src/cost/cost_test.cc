@@ -209,6 +209,30 @@ TEST(EstimateTest, Fp16OnTensorCoresAndNotOnTpus) {
   EXPECT_GT(step_ms("tpu-v5e", Precision::kFp16), 2 * step_ms("tpu-v5e", Precision::kBf16));
 }
 
+// A v3 slice's gradient all-reduce costs ICI time (it was 0 ms: no ICI figure for v3); v2's
+// interconnect is not known, which the assumptions say instead of pricing it at zero silently.
+TEST(EstimateTest, AllReduceOnV2AndV3Slices) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[8,4096]
+  init %w: f32[4096,4096]
+  %y: f32[8,4096] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  EstimateOptions o;
+  o.batch = 8;
+  o.train = true;
+  o.chips = 4;  // v3-8
+  auto v3 = EstimateStep(g, **FindTarget("tpu-v3"), o);
+  auto v2 = EstimateStep(g, **FindTarget("tpu-v2"), o);
+  ASSERT_TRUE(v3.ok() && v2.ok());
+  // Ring all-reduce of 64 MiB of fp32 gradients: 2 * 3/4 * 64 MiB at 400 GB/s one way.
+  EXPECT_NEAR(v3->allreduce_ms, 2.0 * 3 / 4 * 4096 * 4096 * 4 / 400e9 * 1e3, 1e-6);
+  EXPECT_EQ(v2->allreduce_ms, 0);
+  bool said = false;
+  for (const std::string& a : v2->assumptions) said |= a.find("not known") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // --price replaces the list price; the cost figures follow it.
 TEST(EstimateTest, PriceOverride) {
   Graph g = Parse(R"(graph g {

@@ -907,10 +907,15 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "convs; "
         "training runs one BatchNorm per conv again");
   }
-  if (options.chips > 1) {
+  if (options.chips > 1 && c.target.ici_gbps) {
     out.push_back("data parallel over " + std::to_string(options.chips) +
                   " chips: ring all-reduce of the gradients over ICI at half the "
                   "bidirectional bandwidth, not overlapped");
+  } else if (options.chips > 1) {
+    out.push_back("data parallel over " + std::to_string(options.chips) +
+                  " chips: " + c.target.name +
+                  "'s interconnect bandwidth is not known, so the gradient all-reduce is not "
+                  "counted (the step time is a lower bound)");
   }
   out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
                 FormatFixed(e.hbm_bytes / kGiB, 1) +
