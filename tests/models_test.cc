@@ -275,6 +275,18 @@ TEST(CostRulesOnModels, SwinTIsCostedWhole) {
   EXPECT_NEAR(e->model_flops / 2, 4.5e9, 0.05 * 4.5e9);
 }
 
+// A literal compiled into the program is in HBM like a weight (no gradient, no optimizer state):
+// the 4 GiB table of MEM002's fixture was "weights 0.0 KiB".
+TEST(CostRulesOnModels, StoredConstantsCountAsWeights) {
+  LoadedModel model = testing::LoadOrDie(testing::Testdata("rules/MEM002/fires_4gib_constant.hlo"));
+  EstimateOptions eo;
+  eo.train = true;
+  auto e = EstimateStep(model.graph, **FindTarget("tpu-v5e"), eo);
+  ASSERT_TRUE(e.ok());
+  EXPECT_GE(e->memory.weights, 4.0 * (1 << 30));
+  EXPECT_LT(e->memory.gradients, 1 << 20);  // not trained
+}
+
 // RetinaNet takes one CHW image and adds the batch dim itself; its transform resizes to a size
 // computed in float arithmetic, which shape propagation does not follow, so most of the network
 // has unknown shapes: the estimate must say it is a lower bound, not pass silently.

@@ -687,9 +687,10 @@ struct Parameters {
   double count = 0;    // elements of the float initializers
   double tensors = 0;  // how many there are
   double adafactor_state = 0;
+  double constant_bytes = 0;  // literals stored in the program (Node::IsStoredConstant)
 };
 
-// Phase 2: the parameters are the float initializers.
+// Phase 2: the parameters are the float initializers; stored literals are counted beside them.
 Parameters CountParameters(const Graph& graph) {
   Parameters p;
   for (const Value& v : graph.values()) {
@@ -704,6 +705,14 @@ Parameters CountParameters(const Graph& graph) {
     p.adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
                                                    n / static_cast<double>(dims.back().value()))
                                           : 4.0 * n;
+  }
+  // Literals compiled into the program live in HBM beside the weights (no gradients or optimizer
+  // state: they are not trained), whatever the format calls them.
+  for (const Node& n : graph.nodes()) {
+    if (!n.IsStoredConstant()) continue;
+    for (ValueId out : n.outputs) {
+      if (auto b = TensorBytes(graph.value(out).type, 0)) p.constant_bytes += *b;
+    }
   }
   return p;
 }
@@ -802,7 +811,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const EstimateOptions& options = c.options;
   MemoryBreakdown& m = e.memory;
   const bool mixed = options.precision == Precision::kMixed;
-  m.weights = params.count * (mixed ? 2 : 4);
+  m.weights = params.count * (mixed ? 2 : 4) + params.constant_bytes;
   if (options.train) {
     m.gradients = params.count * (mixed ? 2 : 4);
     m.master_weights = mixed ? params.count * 4 : 0;

@@ -44,6 +44,12 @@ std::optional<std::vector<std::int64_t>> Value::StaticInts() const {
   return out;
 }
 
+bool Node::IsStoredConstant() const {
+  if (kind != OpKind::kConstant) return false;
+  const std::string& op = framework_op.empty() ? op_type : framework_op;
+  return op == "constant" || op == "Constant" || op == "Const";
+}
+
 std::string Node::QualifiedOp() const {
   if (!framework_op.empty()) return framework_op;
   if (domain.empty() || domain == "ai.onnx") return op_type;

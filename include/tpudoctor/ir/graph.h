@@ -110,6 +110,10 @@ struct Node {
   // The framework's op where there is one, else "Conv" for the default domain and
   // "com.microsoft::FusedMatMul" otherwise.
   std::string QualifiedOp() const;
+  // A literal compiled into the program and stored in device memory (HLO/StableHLO `constant`,
+  // ONNX `Constant`, TensorFlow `Const`); constant-kind ops that compute their value on the device
+  // (`iota`, `ConstantOfShape`, `Range`) are not.
+  bool IsStoredConstant() const;
   // The i-th input, or kNoValue when absent.
   ValueId input(std::size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }
 };

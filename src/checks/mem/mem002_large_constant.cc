@@ -16,11 +16,6 @@ constexpr double kSmallestReported = 64.0 * 1024 * 1024;  // never below this
 
 // A literal stored in the program: HLO `constant`, ONNX `Constant`, TensorFlow `Const`. Other
 // constant-kind ops (`iota`, `ConstantOfShape`, `Range`) are computed on the device, not stored.
-bool Literal(const Node& n) {
-  if (n.kind != OpKind::kConstant) return false;
-  const std::string& op = n.framework_op.empty() ? n.op_type : n.framework_op;
-  return op == "constant" || op == "Constant" || op == "Const";
-}
 
 struct Hit {
   std::string path;
@@ -45,7 +40,7 @@ class Mem002LargeConstant final : public Check {
     std::vector<Hit> hits;
     ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
                         [&](const Graph& g, const std::string& path, const Node& n) {
-                          if (!Literal(n)) return;
+                          if (!n.IsStoredConstant()) return;
                           for (ValueId out : n.outputs) {
                             const Value& v = g.value(out);
                             const auto bytes = v.type.SizeInBytes();
