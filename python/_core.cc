@@ -62,7 +62,8 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
                     "` is not sgd, momentum, adam, adamw or adafactor");
   }
   auto precision = ParsePrecision(a.precision);
-  if (!precision) throw ToolError("precision `" + a.precision + "` is not fp32, bf16, fp16 or mixed");
+  if (!precision)
+    throw ToolError("precision `" + a.precision + "` is not fp32, bf16, fp16 or mixed");
   o.check.optimizer = *optimizer;
   o.check.precision = *precision;
   o.check.select = a.select;
@@ -70,11 +71,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   o.estimate_targets = a.estimate_targets;
   o.dataset_size = a.dataset_size;
   for (const auto& [name, usd] : a.prices) {
-    auto target = FindSliceTarget(name);
-    if (!target) throw ToolError("prices: " + target.error().message);
-    if (!(usd >= 0) || usd > 1e6)
-      throw ToolError("prices: `" + name + "` needs a price in dollars");
-    o.prices[target->target->name] = usd;
+    if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
   }
   return o;
 }

@@ -44,6 +44,10 @@ struct AnalyzeOptions {
   std::map<std::string, double> prices;
 };
 
+// Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own
+// name). Errors: an unknown target, a price that is not a dollar figure (negative, above $1M).
+Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double usd_per_chip_hour);
+
 // Loads, checks and estimates. Errors: unreadable or unrecognised model bytes, an unknown target,
 // a target that lacks the figures an estimate needs.
 Result<Report> Analyze(const Source& source, const AnalyzeOptions& options);

@@ -94,6 +94,15 @@ Result<Source> BundledExample() {
   return source;
 }
 
+Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double usd_per_chip_hour) {
+  auto slice = FindSliceTarget(target);
+  if (!slice) return slice.error();
+  if (!(usd_per_chip_hour >= 0) || usd_per_chip_hour > 1e6)
+    return MakeError("the price for `" + target + "` is not a dollar figure per chip-hour");
+  options.prices[slice->target->name] = usd_per_chip_hour;
+  return Ok{};
+}
+
 Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   // A slice name (`v5e-8`) checks one of its chips: the rules judge a device.
   auto slice = FindSliceTarget(options.target);

@@ -183,6 +183,27 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype, Framework framew
   return {};
 }
 
+std::string OtherOriginsNote(const DTypeUse& use, DType dtype, std::string_view tail) {
+  if (use.origins.size() < 2) return {};
+  auto name = [](const DTypeOrigin& o) {
+    if (o.kind == DTypeOrigin::Kind::kWeights) {
+      return o.weight_count == 1 ? "weight `" + o.value->name + "`"
+                                 : std::to_string(o.weight_count) + " weights";
+    }
+    return "`" +
+           (o.value != nullptr  ? o.value->name
+            : o.node != nullptr ? o.node->name
+                                : o.graph_path) +
+           "`";
+  };
+  std::vector<std::string> others;
+  for (std::size_t i = 1; i < use.origins.size() && i <= 4; ++i)
+    others.push_back(name(use.origins[i]));
+  return std::string(LongNameOf(dtype)) + " also enters at " + Join(others, ", ") +
+         (use.origins.size() > 5 ? ", ..." : "") + " (" + std::to_string(use.origins.size()) +
+         " places" + std::string(tail) + ")";
+}
+
 Diagnostic OriginFinding(std::string_view code, Severity severity, const DTypeOrigin& origin,
                          DType dtype, const DTypeRule& rule, const DTypeUse& use,
                          const std::string& target_name, std::string_view verdict,

@@ -37,6 +37,10 @@ DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
 // the booleans are the same as in float32, and no wide tensor reaches the rest of the program.
 bool ConfinedToComparisons(const DTypeOrigin& origin);
 
+// "float64 also enters at `b`, weight `w`, ... (N places<tail>)": the origins after the first,
+// for findings that report one origin per dtype. Empty when there is only one.
+std::string OtherOriginsNote(const DTypeUse& use, DType dtype, std::string_view tail = "");
+
 // "float64 input", "Cast to float64", ... with the framework-level cause when it can be inferred.
 std::string LikelyCause(const DTypeOrigin& origin, DType dtype,
                         Framework framework = Framework::kUnknown);

@@ -425,13 +425,8 @@ bool KeepsConvLayout(const Node& n, const Shape& in, const Shape& out) {
       return true;
     case OpKind::kLayout: {
       if (in.dim(0) != out.dim(0)) return false;
-      std::vector<Dim> a = in.dims(), b = out.dims();
-      if (a == b) return true;
-      // The same dims in another order: a transpose out of (or into) the conv layout.
-      auto key = [](const Dim& d) { return d.ToString(); };
-      std::ranges::sort(a, {}, key);
-      std::ranges::sort(b, {}, key);
-      return a != b;
+      // The same dims in another order is a transpose out of (or into) the conv layout.
+      return in.dims() == out.dims() || !std::ranges::is_permutation(in.dims(), out.dims());
     }
     default:
       return false;

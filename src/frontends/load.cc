@@ -74,16 +74,16 @@ void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& fa
   if (facts.xla_program || graph.inputs().empty()) return;
   const Shape& first = graph.value(graph.inputs()[0]).type.shape;
   if (!first.rank_known()) return;
-  if (first.rank() == 0 || AddsOwnBatchDim(graph, graph.inputs()[0])) {
+  const bool own_batch = first.rank() == 0 || AddsOwnBatchDim(graph, graph.inputs()[0]);
+  if (own_batch) {
     facts.batch = 1;
   } else if (first.dim(0).is_static()) {
     facts.batch = first.dim(0).value();
   } else {
     return;
   }
-  const bool from_flag = options.batch && *options.batch == *facts.batch && first.rank_known() &&
-                         first.rank() > 0 && first.dim(0).is_static() &&
-                         first.dim(0).value() == *facts.batch;
+  // --batch set the leading dim when it is the batch (not when the model adds its own).
+  const bool from_flag = !own_batch && options.batch == facts.batch;
   if (first.rank() == 1 && !from_flag) {
     facts.batch.reset();
     return;

@@ -69,11 +69,10 @@ std::size_t ColabPrefix(std::string_view s) {
       !std::islower(static_cast<unsigned char>(s[1])) ||
       !std::islower(static_cast<unsigned char>(s[2])) || s[3] != ' ')
     return 0;
-  const std::size_t ampm = s.find(" AM", 4) != std::string_view::npos && s.find(" AM", 4) < 30
-                               ? s.find(" AM", 4)
-                               : s.find(" PM", 4);
-  if (ampm == std::string_view::npos || ampm > 30 ||
-      s.substr(4, ampm - 4).find(':') == std::string_view::npos)
+  const std::string_view head = s.substr(0, 33);  // `Mon DD, YYYY, HH:MM:SS AM` fits
+  std::size_t ampm = head.find(" AM", 4);
+  if (ampm == std::string_view::npos) ampm = head.find(" PM", 4);
+  if (ampm == std::string_view::npos || s.substr(4, ampm - 4).find(':') == std::string_view::npos)
     return 0;
   std::size_t i = ampm + 3;
   while (i < s.size() && (s[i] == '\t' || s[i] == ' ')) ++i;

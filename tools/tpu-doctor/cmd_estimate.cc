@@ -9,17 +9,15 @@
 namespace tpudoctor::cli {
 namespace {
 
-// `TARGET=USD`: the target's canonical name and the price per chip-hour; nullopt when malformed.
-std::optional<std::pair<std::string, double>> ParsePriceOverride(const std::string& text) {
+// `TARGET=USD` into options.prices; false when malformed.
+bool AddPriceOverride(const std::string& text, AnalyzeOptions& options) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) return std::nullopt;
-  auto target = FindSliceTarget(std::string(Trim(text.substr(0, eq))));
+  if (eq == std::string::npos) return false;
   const std::string number(Trim(text.substr(eq + 1)));
-  if (!target || number.empty()) return std::nullopt;
   char* end = nullptr;
   const double usd = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !(usd >= 0) || usd > 1e6) return std::nullopt;
-  return std::make_pair(target->target->name, usd);
+  if (number.empty() || end != number.c_str() + number.size()) return false;
+  return SetPrice(options, std::string(Trim(text.substr(0, eq))), usd).ok();
 }
 
 // Estimate flags → AnalyzeOptions; on a bad flag writes one line to `err` and returns nullopt.
@@ -49,14 +47,12 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     options.estimate_targets.push_back(target);
   }
   for (const std::string& price : args.prices) {
-    auto parsed = ParsePriceOverride(price);
-    if (!parsed) {
+    if (!AddPriceOverride(price, options)) {
       err << "tpu-doctor: --price: `" << price
           << "` is not TARGET=USD_PER_CHIP_HOUR with a known target and a price in dollars "
              "(e.g. tpu-v5e=0.84)\n";
       return std::nullopt;
     }
-    options.prices[parsed->first] = parsed->second;
   }
   if (!args.calibration_file.empty()) {
     auto src = ReadSource(args.calibration_file);

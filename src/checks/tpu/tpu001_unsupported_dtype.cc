@@ -32,14 +32,8 @@ class Tpu001UnsupportedDtype final : public Check {
       // A JAX program traced with x64 on has one cause for every float64 value: one finding.
       if (traits.dtype == DType::kFloat64 && ctx.graph.facts().framework == Framework::kJax) {
         Diagnostic d = Report(ctx, traits.dtype, rule, use, use.origins.front());
-        if (use.origins.size() > 1) {
-          std::vector<std::string> others;
-          for (std::size_t i = 1; i < use.origins.size() && i <= 4; ++i)
-            others.push_back("`" + OriginName(use.origins[i]) + "`");
-          d.notes.push_back("float64 also enters at " + Join(others, ", ") +
-                            (use.origins.size() > 5 ? ", ..." : "") + " (" +
-                            std::to_string(use.origins.size()) + " places, one cause)");
-        }
+        if (std::string note = OtherOriginsNote(use, traits.dtype, ", one cause"); !note.empty())
+          d.notes.push_back(std::move(note));
         sink.Add(std::move(d));
         continue;
       }
@@ -95,11 +89,6 @@ class Tpu001UnsupportedDtype final : public Check {
       }
     }
     return g.node(v.producer);
-  }
-
-  static std::string OriginName(const DTypeOrigin& o) {
-    if (o.value != nullptr) return o.value->name;
-    return o.node != nullptr ? o.node->name : o.graph_path;
   }
 
   static std::string FixSuggestion(DType dtype, Framework framework) {

@@ -67,17 +67,6 @@ class Tpu002SlowDtype final : public Check {
     sink.Add(std::move(d));
   }
 
-  static std::string OriginName(const DTypeOrigin& o) {
-    if (o.kind == DTypeOrigin::Kind::kWeights)
-      return o.weight_count == 1 ? "weight `" + o.value->name + "`"
-                                 : std::to_string(o.weight_count) + " weights";
-    return "`" +
-           (o.value != nullptr  ? o.value->name
-            : o.node != nullptr ? o.node->name
-                                : o.graph_path) +
-           "`";
-  }
-
   void ReportOrigins(const CheckContext& ctx, DType dtype, const DTypeRule& rule,
                      DiagnosticSink& sink) const {
     // One finding per dtype: a slow type is one choice (a float16 policy, a half() export) that
@@ -88,14 +77,8 @@ class Tpu002SlowDtype final : public Check {
       const DTypeOrigin& origin = use.origins.front();
       Diagnostic d = OriginFinding(code(), Severity::kWarning, origin, dtype, rule, use,
                                    ctx.target.name, "runs slowly");
-      if (use.origins.size() > 1) {
-        std::vector<std::string> others;
-        for (std::size_t i = 1; i < use.origins.size() && i <= 4; ++i)
-          others.push_back(OriginName(use.origins[i]));
-        d.notes.push_back(std::string(LongNameOf(dtype)) + " also enters at " + Join(others, ", ") +
-                          (use.origins.size() > 5 ? ", ..." : "") + " (" +
-                          std::to_string(use.origins.size()) + " places)");
-      }
+      if (std::string note = OtherOriginsNote(use, dtype); !note.empty())
+        d.notes.push_back(std::move(note));
       if (dtype == DType::kFloat16 && ctx.target.is_tpu()) {
         d.fix =
             Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
