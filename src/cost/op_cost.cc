@@ -241,7 +241,47 @@ class Coster {
     return c;
   }
 
+  // ONNX `Attention` (opset 23): softmax(QK^T * scale + mask)V as one op, run as a fused
+  // (flash) kernel, so its traffic is Q, K, V and the output, never the S x S scores. Q/K/V are
+  // [batch, heads, seq, head_dim], or [batch, seq, heads x head_dim] with the heads in attributes.
+  // FLOPs: the two matmuls, 2 x 2 x batch x heads x Sq x Skv x head_dim; a causal mask lets the
+  // kernel skip the blocks above the diagonal (half of them).
+  OpCost Attention(const Node& n) const {
+    const Shape& q = ShapeOf(n.input(0));
+    const Shape& k = ShapeOf(n.input(1));
+    if (!q.is_static() || !k.is_static() || q.rank() != k.rank() || (q.rank() != 3 && q.rank() != 4))
+      return Unknown();
+    OpCost c;
+    c.cls = CostClass::kMatrix;
+    if (!Traffic(n, c)) return Unknown();
+    const auto v = [](const Dim& d) { return static_cast<double>(d.value()); };
+    double heads = 0, sq = 0, skv = 0, dh = 0;
+    if (q.rank() == 4) {
+      heads = v(q.dim(1));
+      sq = v(q.dim(2));
+      skv = v(k.dim(2));
+      dh = v(q.dim(3));
+    } else {
+      heads = static_cast<double>(n.IntAttr("q_num_heads").value_or(0));
+      if (heads <= 0) return Unknown();
+      sq = v(q.dim(1));
+      skv = v(k.dim(1));
+      dh = v(q.dim(2)) / heads;
+    }
+    const double causal_share = n.IntAttr("is_causal").value_or(0) != 0 ? 0.5 : 1.0;
+    MatmulDims d;
+    d.m = sq;
+    d.n = skv;
+    d.k = dh;
+    // QK^T and PV have the same shape of work: count them as twice the batch.
+    d.batch = v(q.dim(0)) * heads * 2 * causal_share;
+    c.flops = 2 * d.batch * d.m * d.n * d.k;
+    c.matmul = d;
+    return c;
+  }
+
   OpCost MatMul(const Node& n) const {
+    if (n.op_type == "Attention" && n.domain.empty()) return Attention(n);
     if (n.op_type != "MatMul" && n.op_type != "Gemm" && n.op_type != "MatMulInteger")
       return Unknown();
     const Shape& a = ShapeOf(n.input(0));

@@ -6,6 +6,7 @@
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/frontend/keras.h"
+#include "tpudoctor/frontend/model_config.h"
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/frontend/tf.h"
@@ -116,6 +117,7 @@ Result<LoadedModel> Detect(const Source& source, const ShapeOptions& options) {
     return MakeError(source.display_name + ": file is empty, expected a model");
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
   if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
+  if (SniffModelConfig(source) > 0) return LoadModelConfig(source, options);
   if (SniffKeras(source) > 0) return LoadKeras(source, options);
   // A binary protobuf's first bytes do not say whether it is TensorFlow's: a weak guess is settled
   // by loading it (once), and a failure lets the other formats try.
@@ -142,14 +144,15 @@ Result<LoadedModel> Detect(const Source& source, const ShapeOptions& options) {
   return MakeError(
       source.display_name +
       ": not a model format tpu-doctor reads (expected ONNX .onnx, XLA HLO text, "
-      "StableHLO/MHLO MLIR text, a torch.export .pt2, a Keras .keras/JSON config, or a "
-      "TensorFlow SavedModel/GraphDef)");
+      "StableHLO/MHLO MLIR text, a torch.export .pt2, a Keras .keras/JSON config, a "
+      "TensorFlow SavedModel/GraphDef, or a Hugging Face config.json / MaxText model YAML)");
 }
 
 Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options,
                                std::string_view format) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
+  if (format == "config") return LoadModelConfig(source, options);
   if (format == "onnx") return LoadOnnx(source, options);
   if (format == "hlo") return LoadHlo(source, options);
   if (format == "stablehlo") return LoadStableHlo(source, options);
@@ -157,7 +160,7 @@ Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options
   if (format == "keras") return LoadKeras(source, options);
   if (format == "tf") return LoadTensorFlow(source, options);
   return MakeError("unknown input format `" + std::string(format) +
-                   "`; expected one of hlo, keras, onnx, pt2, stablehlo, tf");
+                   "`; expected one of config, hlo, keras, onnx, pt2, stablehlo, tf");
 }
 
 }  // namespace
@@ -171,7 +174,7 @@ bool ChildProcessesAllowed() { return child_processes_allowed; }
 
 const std::vector<std::string>& InputFormats() {
   static const auto* formats =
-      new std::vector<std::string>{"hlo", "keras", "onnx", "pt2", "stablehlo", "tf"};
+      new std::vector<std::string>{"config", "hlo", "keras", "onnx", "pt2", "stablehlo", "tf"};
   return *formats;
 }
 

@@ -37,8 +37,12 @@ void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim
   cmd->add_option("--batch", batch, "set the batch dim of the inputs")
       ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
   cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
+  cmd->add_option_function<std::int64_t>(
+         "--seq", [&args](std::int64_t seq) { args.dims["seq"] = seq; },
+         "sequence length (the `seq` dim; model configs default to 2048)")
+      ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
   cmd->add_option("--input-format", args.input_format,
-                  "read the model as this format instead of detecting it: hlo, keras, onnx, pt2, "
+                  "read the model as this format instead of detecting it: config, hlo, keras, onnx, pt2, "
                   "stablehlo or tf")
       ->check(CLI::IsMember(InputFormats()));
 }

@@ -1,0 +1,317 @@
+// Hugging Face config.json and MaxText model YAML → TransformerSpec → Graph. Each family's keys are
+// read as its modeling code in transformers (or MaxText's configs/models/*.yml) defines them.
+#include "tpudoctor/frontend/model_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "src/frontends/config/transformer.h"
+#include "src/frontends/with_op_support.h"
+#include "src/support/json_input.h"
+#include "src/support/yaml_input.h"
+
+namespace tpudoctor {
+namespace {
+
+using config::Head;
+using config::Norm;
+using config::TransformerSpec;
+using nlohmann::json;
+
+constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{4} << 20;
+
+std::int64_t Int(const json& j, std::initializer_list<std::string_view> keys,
+                 std::int64_t fallback = 0) {
+  for (std::string_view k : keys) {
+    const json* m = Member(j, k);
+    if (m == nullptr || m->is_null()) continue;
+    if (m->is_number_integer()) return m->get<std::int64_t>();
+    if (m->is_number_float()) {
+      const double d = m->get<double>();
+      if (d >= 0 && d < 1e12 && d == static_cast<double>(static_cast<std::int64_t>(d)))
+        return static_cast<std::int64_t>(d);
+      return -1;  // not an integer: ValidateSpec rejects it
+    }
+    return -1;
+  }
+  return fallback;
+}
+
+bool Bool(const json& j, std::string_view key, bool fallback) {
+  const json* m = Member(j, key);
+  return m != nullptr && m->is_boolean() ? m->get<bool>() : fallback;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// silu/swish, gelu (all approximations), relu; `gated-gelu` style names set the gate.
+std::string ActivationName(std::string act, bool& gated) {
+  act = Lower(act);
+  if (act.starts_with("gated-")) {
+    gated = true;
+    act = act.substr(6);
+  }
+  if (act.find("gelu") != std::string::npos) return "gelu";
+  if (act == "relu") return "relu";
+  return "silu";
+}
+
+// The head the architecture name asks for.
+Head HeadOf(const json& cfg, Head fallback) {
+  const json* arch = Member(cfg, "architectures");
+  if (arch == nullptr || !arch->is_array() || arch->empty() || !(*arch)[0].is_string())
+    return fallback;
+  const std::string a = (*arch)[0].get<std::string>();
+  if (a.ends_with("ForCausalLM") || a.ends_with("LMHeadModel") ||
+      a.ends_with("ForConditionalGeneration"))
+    return Head::kCausalLm;
+  if (a.ends_with("ForMaskedLM") || a.ends_with("ForPreTraining")) return Head::kMaskedLm;
+  if (a.ends_with("Classification") || a.ends_with("QuestionAnswering") ||
+      a.ends_with("Model"))
+    return Head::kClassifier;
+  return fallback;
+}
+
+// Llama-style decoders: Llama, Mistral, Mixtral, Qwen2/3 (+MoE), Gemma, Phi-3, OLMo, ... and any
+// config with the same keys.
+TransformerSpec Decoder(const json& cfg, const std::string& type) {
+  TransformerSpec s;
+  s.family = type;
+  s.layers = Int(cfg, {"num_hidden_layers"});
+  s.hidden = Int(cfg, {"hidden_size"});
+  s.heads = Int(cfg, {"num_attention_heads"});
+  s.kv_heads = Int(cfg, {"num_key_value_heads"}, s.heads);
+  s.head_dim = Int(cfg, {"head_dim"}, s.heads > 0 ? s.hidden / s.heads : 0);
+  s.ffn = Int(cfg, {"intermediate_size"});
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = Int(cfg, {"max_position_embeddings"});
+  const bool gemma = type.starts_with("gemma");
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", gemma);
+  s.qkv_bias = type.starts_with("qwen2") || Bool(cfg, "attention_bias", false);
+  bool gated = true;
+  s.activation = ActivationName(
+      StringMember(cfg, "hidden_act").empty() ? StringMember(cfg, "hidden_activation")
+                                              : StringMember(cfg, "hidden_act"),
+      gated);
+  s.experts = Int(cfg, {"num_local_experts", "num_experts", "n_routed_experts"});
+  if (s.experts > 0) {
+    s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
+    s.ffn = Int(cfg, {"moe_intermediate_size"}, s.ffn);
+    s.shared_expert_ffn = Int(cfg, {"shared_expert_intermediate_size"});
+  }
+  return s;
+}
+
+TransformerSpec Gpt2(const json& cfg) {
+  TransformerSpec s;
+  s.family = "gpt2";
+  s.layers = Int(cfg, {"n_layer"});
+  s.hidden = Int(cfg, {"n_embd"});
+  s.heads = s.kv_heads = Int(cfg, {"n_head"});
+  s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
+  s.ffn = Int(cfg, {"n_inner"}, 4 * s.hidden);
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = s.learned_positions = Int(cfg, {"n_positions", "n_ctx"});
+  s.gated_mlp = false;
+  s.activation = "gelu";
+  s.norm = Norm::kLayer;
+  s.bias = true;
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", true);
+  return s;
+}
+
+TransformerSpec GptNeoX(const json& cfg) {
+  TransformerSpec s = Decoder(cfg, "gpt_neox");
+  s.gated_mlp = false;
+  s.activation = "gelu";
+  s.norm = Norm::kLayer;
+  s.bias = true;
+  s.qkv_bias = false;
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", false);
+  return s;
+}
+
+TransformerSpec Bert(const json& cfg, const std::string& type) {
+  TransformerSpec s;
+  s.family = type;
+  const bool distil = type == "distilbert";
+  s.layers = Int(cfg, {distil ? "n_layers" : "num_hidden_layers"});
+  s.hidden = Int(cfg, {distil ? "dim" : "hidden_size"});
+  s.heads = s.kv_heads = Int(cfg, {distil ? "n_heads" : "num_attention_heads"});
+  s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
+  s.ffn = Int(cfg, {distil ? "hidden_dim" : "intermediate_size"});
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = s.learned_positions = Int(cfg, {"max_position_embeddings"}, 512);
+  s.token_types = distil ? 0 : Int(cfg, {"type_vocab_size"}, 2);
+  s.gated_mlp = false;
+  s.activation = "gelu";
+  s.norm = Norm::kLayer;
+  s.post_norm = true;
+  s.causal = false;
+  s.bias = true;
+  s.tied_embeddings = true;
+  s.head = HeadOf(cfg, Head::kMaskedLm);
+  s.num_labels = std::max<std::int64_t>(2, Int(cfg, {"num_labels"}, 2));
+  return s;
+}
+
+TransformerSpec T5(const json& cfg) {
+  TransformerSpec s;
+  s.family = "t5";
+  s.layers = Int(cfg, {"num_layers"});
+  s.decoder_layers = Int(cfg, {"num_decoder_layers"}, s.layers);
+  s.hidden = Int(cfg, {"d_model"});
+  s.heads = s.kv_heads = Int(cfg, {"num_heads"});
+  s.head_dim = Int(cfg, {"d_kv"}, s.heads > 0 ? s.hidden / s.heads : 0);
+  s.ffn = Int(cfg, {"d_ff"});
+  s.vocab = Int(cfg, {"vocab_size"});
+  bool gated = false;
+  s.activation = ActivationName(StringMember(cfg, "feed_forward_proj").empty()
+                                    ? "relu"
+                                    : StringMember(cfg, "feed_forward_proj"),
+                                gated);
+  s.gated_mlp = gated;
+  s.norm = Norm::kRms;  // T5's LayerNorm has no mean and no bias
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", true);
+  return s;
+}
+
+Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& what) {
+  // Multimodal wrappers (Gemma 3, Llava) keep the language model in `text_config`.
+  const json* text = Member(root, "text_config");
+  const json& cfg = text != nullptr && text->is_object() ? *text : root;
+  std::string type = Lower(StringMember(cfg, "model_type"));
+  if (type.empty()) type = Lower(StringMember(root, "model_type"));
+  TransformerSpec s;
+  if (type == "gpt2") {
+    s = Gpt2(cfg);
+  } else if (type == "gpt_neox") {
+    s = GptNeoX(cfg);
+  } else if (type == "bert" || type == "roberta" || type == "distilbert" || type == "xlm-roberta" ||
+             type == "electra") {
+    s = Bert(cfg, type);
+  } else if (type == "t5" || type == "mt5" || type == "umt5") {
+    s = T5(cfg);
+  } else if (Member(cfg, "hidden_size") != nullptr &&
+             Member(cfg, "num_hidden_layers") != nullptr &&
+             Member(cfg, "num_attention_heads") != nullptr) {
+    static const std::set<std::string> kKnown = {
+        "llama",   "mistral", "mixtral", "qwen2",  "qwen2_moe", "qwen3",  "qwen3_moe", "gemma",
+        "gemma2",  "gemma3",  "gemma3_text", "phi3", "olmo",     "olmo2",  "granite",   "cohere"};
+    s = Decoder(cfg, type.empty() ? "decoder" : type);
+    if (!kKnown.count(type)) {
+      s.notes.push_back("model_type `" + (type.empty() ? std::string("?") : type) +
+                        "` is read as a Llama-style decoder (RMSNorm, gated MLP, rotary "
+                        "positions); check the parameter count against the model card");
+    }
+  } else {
+    return MakeError(what + ": a Hugging Face config of model_type `" + type +
+                     "`, which tpu-doctor cannot build (it reads Llama/Mistral/Mixtral/Qwen/"
+                     "Gemma/Phi-3-style decoders, GPT-2, GPT-NeoX, BERT/RoBERTa/DistilBERT and "
+                     "T5 configs)");
+  }
+  if (text != nullptr) s.notes.push_back("the language model of a multimodal config; other towers are not counted");
+  return s;
+}
+
+// MaxText's model YAML (src/MaxText/configs/models/*.yml): `base_*` sizes, `mlp_activations`
+// (["silu","linear"] is SwiGLU), `num_experts`, `logits_via_embedding` (tied output).
+Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
+  TransformerSpec s;
+  const std::string block = Lower(StringMember(cfg, "decoder_block"));
+  s.family = "maxtext-" + (block.empty() ? std::string("decoder") : block);
+  s.layers = Int(cfg, {"base_num_decoder_layers"});
+  s.hidden = Int(cfg, {"base_emb_dim"});
+  s.heads = Int(cfg, {"base_num_query_heads"});
+  s.kv_heads = Int(cfg, {"base_num_kv_heads"}, s.heads);
+  s.head_dim = Int(cfg, {"head_dim"}, s.heads > 0 ? s.hidden / s.heads : 0);
+  s.ffn = Int(cfg, {"base_mlp_dim"});
+  s.vocab = Int(cfg, {"vocab_size"}, 32000);
+  s.max_positions = Int(cfg, {"max_target_length"});
+  s.tied_embeddings = Bool(cfg, "logits_via_embedding", false);
+  s.experts = Int(cfg, {"num_experts"}, 1);
+  if (s.experts <= 1) {
+    s.experts = 0;
+  } else {
+    s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
+  }
+  std::vector<std::string> acts;
+  if (const json* a = Member(cfg, "mlp_activations"); a != nullptr && a->is_array()) {
+    for (const json& x : *a) {
+      if (x.is_string()) acts.push_back(Lower(x.get<std::string>()));
+    }
+  }
+  s.gated_mlp = acts.size() >= 2;
+  bool gated = false;
+  s.activation = acts.empty() ? "silu" : ActivationName(acts[0], gated);
+  if (block == "gpt3") {
+    s.norm = Norm::kLayer;
+    s.bias = true;
+  }
+  if (s.layers == 0 && s.hidden == 0)
+    return MakeError(what + ": YAML without MaxText's `base_emb_dim`/`base_num_decoder_layers`");
+  return s;
+}
+
+bool LooksLikeYaml(const Source& source) {
+  const std::string& n = source.display_name;
+  return n.ends_with(".yml") || n.ends_with(".yaml");
+}
+
+}  // namespace
+
+int SniffModelConfig(const Source& source) {
+  const std::string_view head = std::string_view(source.bytes).substr(0, 64 << 10);
+  if (head.find("base_emb_dim") != std::string_view::npos &&
+      head.find("base_num_decoder_layers") != std::string_view::npos)
+    return 100;
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] != '{') return 0;
+  if (head.find("\"class_name\"") != std::string_view::npos) return 0;  // a Keras config
+  const bool hf = head.find("\"model_type\"") != std::string_view::npos ||
+                  head.find("\"architectures\"") != std::string_view::npos;
+  return hf ? 100 : 0;
+}
+
+Result<LoadedModel> LoadModelConfig(const Source& source, const ShapeOptions& options) {
+  const std::string& what = source.display_name;
+  if (source.bytes.size() > kMaxConfigBytes)
+    return MakeError(what + ": larger than a model config can be (4 MiB)");
+  const std::size_t first = source.bytes.find_first_not_of(" \t\r\n");
+  const bool yaml =
+      LooksLikeYaml(source) || (first != std::string::npos && source.bytes[first] != '{');
+  auto doc = yaml ? ParseYamlInput(source.bytes, what) : ParseJsonInput(source.bytes, what);
+  if (!doc) return doc.error();
+  if (!doc->is_object())
+    return MakeError(what + ": expected a model config (a mapping of keys), found another value");
+  const bool maxtext = Member(*doc, "base_emb_dim") != nullptr;
+  auto spec = maxtext ? FromMaxText(*doc, what) : FromHuggingFace(*doc, what);
+  if (!spec) return spec.error();
+  if (auto ok = config::ValidateSpec(*spec, what); !ok) return ok.error();
+
+  LoadedModel out;
+  out.format = maxtext ? "maxtext-config" : "hf-config";
+  out.producer = maxtext ? "maxtext" : "transformers config";
+  const std::int64_t batch = options.batch.value_or(1);
+  std::int64_t seq = 0;
+  if (auto it = options.dims.find("seq"); it != options.dims.end()) {
+    seq = it->second;
+  } else {
+    seq = spec->max_positions > 0 ? std::min(spec->max_positions, kDefaultConfigSeq)
+                                  : kDefaultConfigSeq;
+    out.shape_notes.push_back("sequence length " + std::to_string(seq) +
+                              " (the default; set it with --seq)");
+  }
+  if (!options.batch) out.shape_notes.push_back("batch 1 (the default; set it with --batch)");
+  for (const std::string& n : spec->notes) out.shape_notes.push_back(n);
+  auto graph = config::BuildTransformerGraph(*spec, batch, seq);
+  if (!graph) return MakeError(what + ": " + graph.error().message);
+  out.graph = std::move(*graph);
+  if (maxtext) out.graph.mutable_facts().framework = Framework::kJax;
+  return WithOpSupport(std::move(out));
+}
+
+}  // namespace tpudoctor

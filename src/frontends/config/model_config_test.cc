@@ -1,0 +1,151 @@
+#include "tpudoctor/frontend/model_config.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/ir/verify.h"
+
+namespace tpudoctor {
+namespace {
+
+using testing::ReadFile;
+using testing::SourceDir;
+
+Source Example(const std::string& name) {
+  return Source{"examples/configs/" + name, ReadFile(SourceDir() / "examples/configs" / name)};
+}
+
+double Parameters(const Graph& g) {
+  double n = 0;
+  for (const Value& v : g.values()) {
+    if (v.origin == ValueOrigin::kInitializer && v.type.dtype == DType::kFloat32)
+      n += static_cast<double>(*v.type.shape.NumElements());
+  }
+  return n;
+}
+
+LoadedModel LoadOrDie(const Source& s, ShapeOptions o = {}) {
+  auto m = LoadModel(s, o);
+  EXPECT_TRUE(static_cast<bool>(m)) << (m ? "" : m.error().message);
+  if (!m) std::abort();
+  EXPECT_TRUE(VerifyGraph(m->graph).empty());
+  return std::move(*m);
+}
+
+// The parameter counts the model cards publish, within 1%: the graph has the checkpoint's shapes.
+TEST(ModelConfigTest, ParameterCountsMatchThePublishedOnes) {
+  const std::pair<const char*, double> kModels[] = {
+      {"llama-3.1-8b.json", 8.03e9},  {"llama-3.1-70b.json", 70.6e9},
+      {"mixtral-8x7b.json", 46.7e9},  {"gemma-2b.json", 2.51e9},
+      {"gpt2.json", 124.4e6},         {"bert-base-uncased.json", 110e6},
+      {"t5-small.json", 60.5e6},      {"maxtext-llama3.1-8b.yml", 8.03e9},
+      {"maxtext-llama3.1-70b.yml", 70.6e9}};
+  for (const auto& [name, published] : kModels) {
+    SCOPED_TRACE(name);
+    LoadedModel m = LoadOrDie(Example(name));
+    EXPECT_NEAR(Parameters(m.graph) / published, 1.0, 0.01);
+  }
+}
+
+TEST(ModelConfigTest, MaxTextAndHuggingFaceGiveTheSameStep) {
+  ShapeOptions o;
+  o.dims["seq"] = 8192;
+  o.batch = 2;
+  LoadedModel hf = LoadOrDie(Example("llama-3.1-8b.json"), o);
+  LoadedModel mt = LoadOrDie(Example("maxtext-llama3.1-8b.yml"), o);
+  EXPECT_EQ(hf.format, "hf-config");
+  EXPECT_EQ(mt.format, "maxtext-config");
+  EXPECT_EQ(mt.graph.facts().framework, Framework::kJax);
+  EXPECT_EQ(*hf.graph.facts().batch, 2);
+  EstimateOptions eo;
+  eo.train = true;
+  eo.batch = 2;
+  const TargetSpec& v6e = **FindTarget("tpu-v6e");
+  auto a = EstimateStep(hf.graph, v6e, eo);
+  auto b = EstimateStep(mt.graph, v6e, eo);
+  ASSERT_TRUE(a && b);
+  EXPECT_DOUBLE_EQ(a->model_flops, b->model_flops);
+  EXPECT_DOUBLE_EQ(a->memory.total(), b->memory.total());
+  // 6 x parameters x tokens (the embedding lookup is no matmul), plus causal attention
+  // (12 x layers x seq x hidden per token, halved by the mask): the standard training-FLOPs count.
+  const double tokens = 2.0 * 8192;
+  const double dense = 6 * (8.03e9 - 128256.0 * 4096) * tokens;
+  const double attention = 6.0 * 32 * 8192 * 4096 * tokens;
+  EXPECT_NEAR(a->model_flops / (dense + attention), 1.0, 0.01);
+  EXPECT_EQ(a->unknown_ops, 0);
+}
+
+TEST(ModelConfigTest, SequenceDefaultsAndFlags) {
+  LoadedModel bert = LoadOrDie(Example("bert-base-uncased.json"));
+  const Shape& ids = bert.graph.value(bert.graph.inputs()[0]).type.shape;
+  EXPECT_EQ(ids.dim(1).value(), 512);  // its maximum positions, below the 2048 default
+  ASSERT_FALSE(bert.shape_notes.empty());
+  EXPECT_NE(bert.shape_notes[0].find("--seq"), std::string::npos);
+  ShapeOptions o;
+  o.dims["seq"] = 1024;
+  auto too_long = LoadModel(Example("bert-base-uncased.json"), o);
+  ASSERT_FALSE(too_long);
+  EXPECT_NE(too_long.error().message.find("512 positions"), std::string::npos);
+}
+
+TEST(ModelConfigTest, MoeCostsOnlyTheRoutedExperts) {
+  ShapeOptions o;
+  o.dims["seq"] = 4096;
+  LoadedModel m = LoadOrDie(Example("mixtral-8x7b.json"), o);
+  EstimateOptions eo;
+  auto e = EstimateStep(m.graph, **FindTarget("tpu-v5p"), eo);
+  ASSERT_TRUE(e);
+  // Mixtral's 12.9B active parameters (2 of 8 experts), 2 FLOPs each per token, plus attention.
+  const double dense = 2 * 12.9e9 * 4096;
+  const double attention = 2.0 * 32 * 4096 * 4096 * 4096;  // causal: half of 4 x L x S x h
+  EXPECT_NEAR(e->model_flops / (dense + attention), 1.0, 0.05);
+}
+
+TEST(ModelConfigTest, BadConfigsAreOneLineErrors) {
+  const std::pair<const char*, const char*> kBad[] = {
+      {R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2,
+           "num_attention_heads": 32, "num_key_value_heads": 5, "intermediate_size": 1,
+           "vocab_size": 10})",
+       "do not divide"},
+      {R"({"model_type": "llama", "hidden_size": -1, "num_hidden_layers": 2,
+           "num_attention_heads": 32, "intermediate_size": 1, "vocab_size": 10})",
+       "positive"},
+      {R"({"model_type": "llama", "hidden_size": 4096.5, "num_hidden_layers": 2,
+           "num_attention_heads": 32, "intermediate_size": 1, "vocab_size": 10})",
+       "positive"},
+      {R"({"model_type": "llama", "hidden_size": 99999999999, "num_hidden_layers": 2,
+           "num_attention_heads": 32, "intermediate_size": 1, "vocab_size": 10})",
+       "too large"},
+      {R"({"model_type": "whisper", "d_model": 384})", "cannot build"},
+      {R"({"model_type": "gpt2", "n_embd": 768)", "invalid JSON"},
+      {"base_emb_dim: 4096\nbase_num_decoder_layers: [\n", "invalid YAML"},
+  };
+  for (const auto& [text, expected] : kBad) {
+    SCOPED_TRACE(text);
+    auto m = LoadModel(Source{"config.json", text}, {});
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find(expected), std::string::npos) << m.error().message;
+    EXPECT_EQ(m.error().message.find('\n'), std::string::npos);
+  }
+}
+
+TEST(ModelConfigTest, UnknownDecoderFamilyIsReadWithANote) {
+  auto m = LoadModel(Source{"config.json", R"({"model_type": "newlm", "hidden_size": 256,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 512,
+      "vocab_size": 1000})"},
+                     {});
+  ASSERT_TRUE(m);
+  bool noted = false;
+  for (const std::string& n : m->shape_notes) noted |= n.find("Llama-style") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(ModelConfigTest, KerasConfigsAreNotTakenForModelConfigs) {
+  EXPECT_EQ(SniffModelConfig(Source{"m.json", R"({"class_name": "Sequential", "config": {}})"}),
+            0);
+  EXPECT_GT(SniffModelConfig(Example("gpt2.json")), 0);
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -1,0 +1,55 @@
+// TransformerSpec: the handful of numbers that decide a transformer's parameters, FLOPs and
+// activations, read from a Hugging Face config or a MaxText YAML (model_config.cc), and the graph
+// they make (transformer_graph.cc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tpudoctor/ir/graph.h"
+#include "tpudoctor/support/result.h"
+
+namespace tpudoctor::config {
+
+enum class Norm : std::uint8_t { kRms, kLayer };
+enum class Head : std::uint8_t { kCausalLm, kMaskedLm, kClassifier };
+
+struct TransformerSpec {
+  std::string family;  // "llama", "gpt2", "bert", "t5", ... (the config's model_type)
+  std::int64_t layers = 0;          // decoder layers (encoder layers for encoders and T5)
+  std::int64_t decoder_layers = 0;  // T5: decoder layers beside `layers` encoder layers
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t ffn = 0;  // MLP width (per expert for MoE)
+  std::int64_t vocab = 0;
+  std::int64_t max_positions = 0;       // 0: unknown
+  std::int64_t learned_positions = 0;   // rows of a learned position table (GPT-2, BERT)
+  std::int64_t token_types = 0;         // BERT's segment embeddings
+  std::int64_t experts = 0;             // MoE: routed experts per layer
+  std::int64_t experts_per_token = 0;
+  std::int64_t shared_expert_ffn = 0;   // Qwen-MoE's always-on expert
+  bool gated_mlp = true;                // SwiGLU/GeGLU: gate and up projections
+  std::string activation = "silu";      // silu, gelu, relu
+  Norm norm = Norm::kRms;
+  bool post_norm = false;               // BERT: norm after the residual add
+  bool causal = true;
+  bool bias = false;                    // biases on the projections (GPT-2, BERT, GPT-NeoX)
+  bool qkv_bias = false;                // biases on Q/K/V only (Qwen2)
+  bool tied_embeddings = false;
+  Head head = Head::kCausalLm;
+  std::int64_t num_labels = 2;
+  std::vector<std::string> notes;  // what was assumed while reading the config
+};
+
+// The graph of one training/inference step on `batch` sequences of `seq` tokens. Errors: sizes
+// that overflow or that do not describe a transformer (zero heads, hidden not divisible, ...).
+Result<Graph> BuildTransformerGraph(const TransformerSpec& spec, std::int64_t batch,
+                                    std::int64_t seq);
+
+// Checks the numbers before building: every size positive and below sane bounds.
+Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what);
+
+}  // namespace tpudoctor::config
