@@ -42,6 +42,10 @@ struct AnalyzeOptions {
   // Price overrides per target (the target's name, e.g. "tpu-v5e"), USD per chip-hour:
   // committed-use or negotiated prices instead of the on-demand list price.
   std::map<std::string, double> prices;
+  // How each slice's chips share the step (--parallel; default data parallel) and what the forward
+  // pass keeps for the backward pass (--remat).
+  Parallelism parallel;
+  Remat remat = Remat::kNone;
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

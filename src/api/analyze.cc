@@ -61,7 +61,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     const auto price = options.prices.find(slice.target->name);
     if (report.estimate && slice.chips == 1 && slice.target->name == report.target &&
         !options.calibration && !options.dataset_size && price == options.prices.end() &&
-        graph.facts().batch == batch) {
+        options.parallel.fsdp == 1 && options.parallel.tensor == 1 &&
+        options.remat == Remat::kNone && graph.facts().batch == batch) {
       report.estimates.push_back(*report.estimate);
       report.estimates.back().target = slice.name;
       continue;
@@ -72,11 +73,13 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.precision = options.check.precision;
     o.batch = *batch;
     o.chips = slice.chips;
+    o.parallel = options.parallel;
+    o.remat = options.remat;
     o.dataset_size = options.dataset_size;
     if (price != options.prices.end()) o.usd_per_chip_hour = price->second;
     if (options.calibration) o.calibration = &*options.calibration;
     auto e = EstimateStep(graph, *slice.target, o);
-    if (!e) return e.error();
+    if (!e) return MakeError(slice.name + ": " + e.error().message);
     e->target = slice.name;
     report.estimates.push_back(std::move(*e));
   }

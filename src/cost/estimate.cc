@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "src/cost/sharding.h"
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
 
@@ -257,9 +258,16 @@ bool IsNonlinearUnary(std::string_view op) {
   return kOps.count(op) > 0;
 }
 
+bool IsMatrixKind(OpKind kind) {
+  return kind == OpKind::kMatMul || kind == OpKind::kConv || kind == OpKind::kConvTranspose ||
+         kind == OpKind::kRecurrent;
+}
+
 struct SavedTensors {
-  double saved = 0;    // bytes autograd keeps for the backward pass, each tensor once
-  double natural = 0;  // the same without TPU tile padding
+  double saved = 0;   // bytes autograd keeps for the backward pass, each tensor once
+  double matrix = 0;  // of which the inputs of matmuls and convolutions
+  std::map<std::string, double> by_layer;  // saved bytes per layer (LayerKey of the keeping op)
+  double natural = 0;                      // the same without TPU tile padding
   double layout = 0;
   double largest = 0;  // the largest activation tensor
 };
@@ -278,6 +286,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     const Value& val = g.value(v);
     return val.origin != ValueOrigin::kInitializer && !val.known_ints && IsFloat(val.type.dtype);
   };
+  const Node* keeper = nullptr;
   auto keep = [&](ValueId v, int width) {
     if (v == kNoValue || !kept.insert({v, width}).second) return;
     const TensorType& t = g.value(v).type;
@@ -285,6 +294,8 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     auto layout = LayoutBytes(t, target, std::abs(width), facts.channels_minor(g.value(v)));
     if (!natural || !layout) return;
     st.saved += *layout;
+    if (IsMatrixKind(keeper->kind)) st.matrix += *layout;
+    st.by_layer[LayerKey(keeper->loc.scope)] += *layout;
     st.natural += *natural;
     st.layout += *layout;
   };
@@ -292,6 +303,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     const std::size_t i = static_cast<std::size_t>(id);
     const Node& n = g.node(id);
     if (costs[i].cls == CostClass::kFree || (cal.fused_attention && facts.attention[i])) continue;
+    keeper = &n;
     for (ValueId out : n.outputs) {
       if (auto b = LayoutBytes(g.value(out).type, target, eb, facts.channels_minor(g.value(out))))
         st.largest = std::max(st.largest, *b);
@@ -533,6 +545,14 @@ std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& targ
 namespace {
 
 // Everything the phases of one estimate share: the inputs, the per-op costs and graph facts.
+// The layers node scopes name (LayerKey) and the bytes of the tensors that cross from one layer
+// into another: what per-layer rematerialisation keeps, and what tensor parallelism all-reduces.
+struct Layers {
+  int count = 0;
+  double boundary_bytes = 0;
+  double largest_parameters = 0;  // elements of the largest layer's weights (FSDP gathers them)
+};
+
 struct StepContext {
   const Graph& graph;
   const TargetSpec& target;
@@ -542,19 +562,45 @@ struct StepContext {
   Rates rates;
   std::vector<OpCost> costs;
   GraphFacts facts;
+  Parallelism parallel;  // resolved against the chips
+  Layers layers;
+  Remat remat = Remat::kNone;  // what runs: kLayer becomes kDots on a graph without layers
 };
+
+Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts) {
+  Layers out;
+  std::map<std::string, double> params;
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    const std::string key = LayerKey(n.loc.scope);
+    if (key.empty()) continue;
+    for (ValueId in : n.inputs) {
+      if (in == kNoValue) continue;
+      const Value& v = g.value(in);
+      if (v.origin == ValueOrigin::kInitializer && IsFloat(v.type.dtype))
+        params[key] += static_cast<double>(v.type.shape.NumElements().value_or(0));
+    }
+    for (ValueId o : n.outputs) {
+      const bool leaves =
+          std::any_of(g.value(o).users.begin(), g.value(o).users.end(),
+                      [&](NodeId u) { return LayerKey(g.node(u).loc.scope) != key; });
+      if (leaves)
+        out.boundary_bytes +=
+            LayoutBytes(g.value(o).type, target, eb, facts.channels_minor(g.value(o))).value_or(0);
+    }
+  }
+  out.count = static_cast<int>(params.size());
+  for (const auto& [key, n] : params) out.largest_parameters = std::max(out.largest_parameters, n);
+  return out;
+}
 
 struct ForwardBackward {
   double forward_s = 0;
+  double forward_vector_s = 0;  // of which ops other than matmuls and convolutions
   double backward_s = 0;
   double useful_flops = 0;  // forward, unpadded
   std::vector<NodeTime> times;
 };
-
-bool IsMatrixKind(OpKind kind) {
-  return kind == OpKind::kMatMul || kind == OpKind::kConv || kind == OpKind::kConvTranspose ||
-         kind == OpKind::kRecurrent;
-}
 
 bool AllShapesStatic(const Graph& g, const Node& n) {
   for (ValueId v : n.inputs) {
@@ -663,6 +709,7 @@ ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
     const double kernels_fwd = 1;
     const double kernels_bwd = cost.cls == CostClass::kMatrix ? 2 : 1;
     fb.forward_s += t + kernels_fwd * overhead_s;
+    if (cost.cls != CostClass::kMatrix) fb.forward_vector_s += t + kernels_fwd * overhead_s;
     e.components.forward_kernels += kernels_fwd;
     if (options.train) e.components.backward_kernels += kernels_bwd;
     double node_total = t + kernels_fwd * overhead_s;
@@ -723,29 +770,50 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
               (c.rates.bandwidth * c.cal.memory_efficiency) +
           params.tensors * overhead_s;
   }
-  // Data-parallel gradient all-reduce over ICI (ring: 2(n-1)/n of the gradient bytes each way).
-  double allreduce = 0;
-  if (options.train && options.chips > 1) {
-    const double grad_bytes = params.count * (options.precision == Precision::kMixed ? 2 : 4);
-    const double link = c.target.ici_gbps.value_or(0) * 1e9 / 2;
-    if (link > 0) allreduce = 2.0 * (options.chips - 1) / options.chips * grad_bytes / link;
-  }
+  // Tensor parallelism divides every op's work; rematerialisation runs forward work again in the
+  // backward pass; the collectives of each parallelism axis (sharding.h).
+  const double tp = c.parallel.tensor;
+  const double recompute = !options.train                                           ? 0
+                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? fb.forward_s
+                           : c.remat == Remat::kDots ? fb.forward_vector_s
+                                                     : 0;
+  CollectiveInputs ci;
+  ci.parallel = c.parallel;
+  ci.param_count = params.count;
+  ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
+  ci.grad_bytes_per_param = options.precision == Precision::kMixed ? 2 : 4;
+  // Two all-reduces of a layer's activations forward (after attention and after the MLP) and two
+  // backward, each of the tensor that crosses the layer boundary.
+  ci.tensor_allreduce_bytes = c.layers.count > 0 ? 4 * c.layers.boundary_bytes : 0;
+  ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 / 2;
+  ci.train = options.train;
+  const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
     e.components.optimizer_bytes = params.count * UpdateBytesPerParam(options.optimizer);
     e.components.parameter_tensors = params.tensors;
   }
   e.components.matrix_peak_flops = c.rates.matrix_flops;
   e.components.bandwidth = c.rates.bandwidth;
-  e.forward_ms = fb.forward_s * 1e3;
-  e.backward_ms = fb.backward_s * 1e3;
-  e.optimizer_ms = opt * 1e3;
-  e.allreduce_ms = allreduce * 1e3;
-  e.step_ms = e.forward_ms + e.backward_ms + e.optimizer_ms + e.allreduce_ms;
-  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * options.chips;
+  const double shards = static_cast<double>(c.parallel.fsdp) * c.parallel.tensor;
+  e.forward_ms = fb.forward_s / tp * 1e3;
+  e.backward_ms = fb.backward_s / tp * 1e3;
+  e.recompute_ms = recompute / tp * 1e3;
+  e.optimizer_ms = opt / shards * 1e3;
+  e.allreduce_ms = coll.data_s * 1e3;
+  e.fsdp_ms = coll.fsdp_s * 1e3;
+  e.tensor_ms = coll.tensor_s * 1e3;
+  // XLA overlaps the FSDP all-gather of the next layer with the current one: only what the
+  // compute cannot hide adds to the step.
+  const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
+  const double exposed_fsdp_ms = std::max(0.0, e.fsdp_ms - compute_ms);
+  e.step_ms = compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms;
+  const double replicas = options.chips / tp;
+  e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
+  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
   const double step_s = e.step_ms / 1e3;
   const double peak = c.target.bf16_tflops.value_or(c.target.fp32_tflops.value_or(0)) * 1e12;
   if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips);
-  if (step_s > 0) e.samples_per_s = static_cast<double>(options.batch * options.chips) / step_s;
+  if (step_s > 0) e.samples_per_s = static_cast<double>(e.global_batch) / step_s;
 }
 
 struct ActivationBytes {
@@ -801,6 +869,48 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   return a;
 }
 
+// What rematerialisation keeps instead of every saved tensor: the matmul/conv inputs (kDots), or
+// each layer's boundary tensors plus one layer's saved tensors while it is recomputed (kLayer).
+double RematActivations(const StepContext& c, const SavedTensors& st) {
+  switch (c.remat) {
+    case Remat::kNone:
+      return st.saved * c.cal.saved_activation_share;
+    case Remat::kDots:
+      return st.matrix;
+    case Remat::kLayer:
+    case Remat::kOffload: {
+      double largest_layer = 0, outside = 0;
+      for (const auto& [key, bytes] : st.by_layer) {
+        if (key.empty()) {
+          outside += bytes;
+        } else {
+          largest_layer = std::max(largest_layer, bytes);
+        }
+      }
+      return (c.remat == Remat::kOffload ? 0 : c.layers.boundary_bytes) + largest_layer + outside;
+    }
+  }
+  return st.saved;
+}
+
+// Sharding: FSDP and tensor parallelism divide the parameter state; tensor parallelism divides
+// activations too (sequence-parallel layout between the matmuls). An FSDP chip holds the gathered
+// weights of the layer it runs and of the next one (prefetch).
+void ShardMemory(const StepContext& c, Estimate& e) {
+  MemoryBreakdown& m = e.memory;
+  const double shards = static_cast<double>(c.parallel.fsdp) * c.parallel.tensor;
+  const double tp = c.parallel.tensor;
+  m.weights /= shards;
+  m.gradients /= shards;
+  m.optimizer_state /= shards;
+  m.master_weights /= shards;
+  m.activations /= tp;
+  m.transients /= tp;
+  m.padding_waste /= tp;
+  if (c.parallel.fsdp > 1) m.transients += 2 * c.layers.largest_parameters / tp * c.element_bytes;
+  e.components.state_bytes /= shards;
+}
+
 // Phase 4: memory per chip: weights, gradients, optimizer state, activations, transients.
 void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) {
   const EstimateOptions& options = c.options;
@@ -833,7 +943,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
     act.natural_total = st.natural;
     act.layout_total = st.layout;
     largest = st.largest;
-    m.activations = st.saved * c.cal.saved_activation_share;
+    m.activations = RematActivations(c, st);
     m.transients = largest * c.cal.transient_factor;
     e.components.saved_bytes = st.saved;
   } else {
@@ -843,6 +953,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   e.components.largest_tensor_bytes = largest;
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
   m.padding_waste = act.layout_total - act.natural_total;
+  ShardMemory(c, e);
 }
 
 // Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).
@@ -911,15 +1022,48 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "convs; "
         "training runs one BatchNorm per conv again");
   }
-  if (options.chips > 1 && c.target.ici_gbps) {
+  if (options.chips > 1 && c.parallel.data == options.chips && c.target.ici_gbps) {
     out.push_back("data parallel over " + std::to_string(options.chips) +
                   " chips: ring all-reduce of the gradients over ICI at half the "
                   "bidirectional bandwidth, not overlapped");
-  } else if (options.chips > 1) {
+  } else if (options.chips > 1 && !c.target.ici_gbps) {
     out.push_back("data parallel over " + std::to_string(options.chips) +
                   " chips: " + c.target.name +
                   "'s interconnect bandwidth is not known, so the gradient all-reduce is not "
                   "counted (the step time is a lower bound)");
+  }
+  const Parallelism& p = c.parallel;
+  if (p.fsdp > 1 || p.tensor > 1) {
+    out.push_back(
+        "parallelism " + ToString(p) + ": parameters, gradients and optimizer state divided over " +
+        std::to_string(p.fsdp * p.tensor) + " chips" +
+        (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
+                      "reduce-scatters the gradients over ICI, overlapped with compute"
+                    : "") +
+        (p.tensor > 1 ? "; tensor parallelism divides each op and the activations " +
+                            std::to_string(p.tensor) +
+                            " ways and all-reduces each layer's activations twice forward and "
+                            "twice backward, not overlapped"
+                      : ""));
+  }
+  if (options.train && options.remat != Remat::kNone) {
+    if (c.remat == Remat::kLayer || c.remat == Remat::kOffload) {
+      out.push_back("rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
+                    " layers keeps the tensors that leave it" +
+                    (c.remat == Remat::kOffload
+                         ? " in host memory (" + FormatBytes(c.layers.boundary_bytes) +
+                               " offloaded per step, the transfers assumed hidden behind compute)"
+                         : std::string()) +
+                    ", and runs its forward pass again in the backward pass");
+    } else {
+      out.push_back(
+          std::string(options.remat != Remat::kDots
+                          ? "the graph names no layers (node scopes), so --remat layer is "
+                            "estimated as `dots`: "
+                          : "rematerialisation `dots`: ") +
+          "the inputs of matmuls and convolutions are kept, the ops between them run again in "
+          "the backward pass");
+    }
   }
   out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
                 FormatFixed(e.hbm_bytes / kGiB, 1) +
@@ -940,19 +1084,27 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                      "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
   }
   const int eb = options.precision == Precision::kFp32 ? 4 : 2;
-  const StepContext c{graph,
-                      target,
-                      options,
-                      options.calibration ? *options.calibration : CalibrationFor(target),
-                      eb,
-                      RatesFor(target, options.precision),
-                      ComputeOpCosts(graph, eb),
-                      AnalyzeGraph(graph)};
+  auto parallel = ResolveParallelism(options.parallel, options.chips);
+  if (!parallel) return parallel.error();
+  StepContext c{graph,
+                target,
+                options,
+                options.calibration ? *options.calibration : CalibrationFor(target),
+                eb,
+                RatesFor(target, options.precision),
+                ComputeOpCosts(graph, eb),
+                AnalyzeGraph(graph),
+                *parallel};
+  c.layers = FindLayers(graph, target, eb, c.facts);
+  const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
+  c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;
   e.channels_minor = c.facts.channels_minor.any();
   e.target = target.name;
   e.chips = options.chips;
   e.hardware = target.name;
+  e.parallel = c.parallel;
+  e.remat = c.remat;
   ForwardBackward fb = TimeNodes(c, e);
   e.coverage_warning = CoverageWarning(e);
   const Parameters params = CountParameters(graph);

@@ -249,7 +249,8 @@ class Coster {
   OpCost Attention(const Node& n) const {
     const Shape& q = ShapeOf(n.input(0));
     const Shape& k = ShapeOf(n.input(1));
-    if (!q.is_static() || !k.is_static() || q.rank() != k.rank() || (q.rank() != 3 && q.rank() != 4))
+    if (!q.is_static() || !k.is_static() || q.rank() != k.rank() ||
+        (q.rank() != 3 && q.rank() != 4))
       return Unknown();
     OpCost c;
     c.cls = CostClass::kMatrix;

@@ -19,6 +19,13 @@ ordered_json EstimateJson(const Estimate& e) {
   j["backward_ms"] = e.backward_ms;
   j["optimizer_ms"] = e.optimizer_ms;
   j["allreduce_ms"] = e.allreduce_ms;
+  j["fsdp_ms"] = e.fsdp_ms;
+  j["tensor_parallel_ms"] = e.tensor_ms;
+  j["recompute_ms"] = e.recompute_ms;
+  j["parallel"] = {
+      {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
+  j["remat"] = std::string(NameOf(e.remat));
+  j["global_batch"] = e.global_batch;
   j["samples_per_s"] = e.samples_per_s;
   j["model_flops_per_step"] = e.model_flops;
   j["mfu"] = e.mfu;
@@ -124,6 +131,15 @@ std::string RenderEstimateText(const Report& r) {
         (e.memory.padding_waste > 0 ? " (tile padding " + FormatBytes(e.memory.padding_waste) + ")"
                                     : "") +
         " of " + FormatBytes(e.hbm_bytes) + " HBM\n";
+    if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.remat != Remat::kNone) {
+      out += "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
+             ", global batch " + std::to_string(e.global_batch) + "; forward " +
+             FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) +
+             " ms, recompute " + FormatMs(e.recompute_ms) + " ms, optimizer " +
+             FormatMs(e.optimizer_ms) + " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) +
+             " ms, FSDP collectives " + FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " +
+             FormatMs(e.tensor_ms) + " ms\n";
+    }
     for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
   }
   return out;

@@ -28,8 +28,7 @@ int NestingDepth(std::string_view text) {
       if (indents.empty() || indents.back() < indent) indents.push_back(indent);
       // "- - - x" opens a sequence per dash on one line.
       std::size_t dashes = 0;
-      for (std::size_t j = i; j + 1 < text.size() && text[j] == '-' && text[j + 1] == ' ';
-           j += 2) {
+      for (std::size_t j = i; j + 1 < text.size() && text[j] == '-' && text[j + 1] == ' '; j += 2) {
         ++dashes;
         while (j + 2 < text.size() && text[j + 2] == ' ') ++j;
       }

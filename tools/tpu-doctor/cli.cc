@@ -41,9 +41,10 @@ void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim
          "--seq", [&args](std::int64_t seq) { args.dims["seq"] = seq; },
          "sequence length (the `seq` dim; model configs default to 2048)")
       ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
-  cmd->add_option("--input-format", args.input_format,
-                  "read the model as this format instead of detecting it: config, hlo, keras, onnx, pt2, "
-                  "stablehlo or tf")
+  cmd->add_option(
+         "--input-format", args.input_format,
+         "read the model as this format instead of detecting it: config, hlo, keras, onnx, pt2, "
+         "stablehlo or tf")
       ->check(CLI::IsMember(InputFormats()));
 }
 
@@ -151,13 +152,21 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "comma-separated targets, slices allowed (tpu-v5e-8)");
   est_cmd->add_flag("--train", est.train, "a training step (forward + backward + optimizer)");
   est_cmd->add_option("--optimizer", est.optimizer, "sgd, momentum, adam/adamw, adafactor");
-  est_cmd->add_option("--precision", est.precision,
-                      "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), mixed");
+  est_cmd->add_option(
+      "--precision", est.precision,
+      "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), mixed");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,
                       "TARGET=USD per chip-hour instead of the list price (repeatable; e.g. "
                       "committed-use discounts: tpu-v5e=0.84)");
+  est_cmd->add_option("--parallel", est.parallel,
+                      "how a slice's chips share the step: data=N,fsdp=N,tp=N (default: data "
+                      "parallel over all chips)");
+  est_cmd->add_option("--remat", est.remat,
+                      "activation rematerialisation: none, dots (keep matmul inputs), layer "
+                      "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "
+                      "host memory)");
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

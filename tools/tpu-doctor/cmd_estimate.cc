@@ -38,6 +38,20 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   options.check.optimizer = *optimizer;
   options.check.precision = *precision;
   options.dataset_size = args.dataset_size;
+  if (!args.parallel.empty()) {
+    auto parallel = ParseParallelism(args.parallel);
+    if (!parallel) {
+      err << "tpu-doctor: " << parallel.error().message << "\n";
+      return std::nullopt;
+    }
+    options.parallel = *parallel;
+  }
+  if (auto remat = ParseRemat(args.remat)) {
+    options.remat = *remat;
+  } else {
+    err << "tpu-doctor: --remat: `" << args.remat << "` is not none, dots, layer or offload\n";
+    return std::nullopt;
+  }
   for (std::string_view name : Split(args.targets, ',')) {
     std::string target(Trim(name));
     if (auto t = FindSliceTarget(target); !t) {

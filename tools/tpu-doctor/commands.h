@@ -49,6 +49,8 @@ struct EstimateArgs {
   std::string calibration_file;     // overrides the targets' calibration
   std::vector<std::string> prices;  // TARGET=USD_PER_CHIP_HOUR overrides (committed-use prices)
   bool compare = false;             // the one-screen cost comparison
+  std::string parallel;             // --parallel fsdp=16,tp=4 (empty: data parallel)
+  std::string remat = "none";       // none, dots, layer
   std::string format = "text";
 };
 

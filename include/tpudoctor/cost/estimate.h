@@ -33,14 +33,42 @@ std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
 
+// How a slice's chips share one training step. Compute replicas = chips / tensor: each processes
+// `EstimateOptions::batch` samples. `data` replicas keep a full copy of their state (gradients
+// all-reduced); `fsdp` chips divide parameters, gradients and optimizer state (ZeRO-3: parameters
+// all-gathered per layer forward and backward, gradients reduce-scattered); `tensor` chips divide
+// each layer's matmuls, activations and state (Megatron-style, one all-reduce of the layer's
+// activations after the attention and the MLP, forward and backward). data x fsdp x tensor =
+// chips; a degree left 0 is what remains.
+struct Parallelism {
+  int data = 0;
+  int fsdp = 1;
+  int tensor = 1;
+};
+// `data=2,fsdp=16,tp=4` (keys data|dp, fsdp, tensor|tp; positive integers).
+Result<Parallelism> ParseParallelism(std::string_view text);
+std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when > 1)
+
+// Activation rematerialisation (gradient checkpointing): what the forward pass keeps for the
+// backward pass, and what it recomputes. kDots keeps the matmul/conv inputs and recomputes the
+// pointwise ops between them (JAX's `checkpoint_dots`); kLayer keeps each layer's input and
+// recomputes the layer (MaxText's `remat_policy: full`, PyTorch checkpointing per block);
+// kOffload is kLayer with the kept layer inputs moved to host memory (MaxText's
+// `decoder_layer_input: offload`), the transfers hidden behind compute.
+enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
+std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
+std::string_view NameOf(Remat r);
+
 struct Calibration;
 
 struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
   Precision precision = Precision::kBf16;
-  std::int64_t batch = 1;                    // the batch the graph's shapes were made static with
-  int chips = 1;                             // data-parallel replicas (a slice such as tpu-v5e-8)
+  std::int64_t batch = 1;  // the batch the graph's shapes were made static with
+  int chips = 1;           // chips of the slice (tpu-v5e-8: 8)
+  Parallelism parallel;    // how they share the step (default: data parallel)
+  Remat remat = Remat::kNone;
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
@@ -122,9 +150,15 @@ struct Estimate {
   double forward_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
-  double allreduce_ms = 0;
-  double model_flops = 0;  // useful FLOPs of one step (all chips)
-  double mfu = 0;          // model FLOPs / (step time × peak)
+  double allreduce_ms = 0;  // data-parallel gradient all-reduce (not overlapped)
+  double fsdp_ms = 0;       // FSDP all-gathers and reduce-scatters (overlapped with compute)
+  double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
+  double recompute_ms = 0;  // forward work rematerialisation runs again
+  Parallelism parallel;     // resolved: data x fsdp x tensor = chips
+  Remat remat = Remat::kNone;
+  std::int64_t global_batch = 0;  // samples per step over all chips
+  double model_flops = 0;         // useful FLOPs of one step (all chips)
+  double mfu = 0;                 // model FLOPs / (step time × peak)
   double samples_per_s = 0;
   MemoryBreakdown memory;  // per chip
   double hbm_bytes = 0;    // per device

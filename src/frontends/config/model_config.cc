@@ -69,8 +69,7 @@ Head HeadOf(const json& cfg, Head fallback) {
       a.ends_with("ForConditionalGeneration"))
     return Head::kCausalLm;
   if (a.ends_with("ForMaskedLM") || a.ends_with("ForPreTraining")) return Head::kMaskedLm;
-  if (a.ends_with("Classification") || a.ends_with("QuestionAnswering") ||
-      a.ends_with("Model"))
+  if (a.ends_with("Classification") || a.ends_with("QuestionAnswering") || a.ends_with("Model"))
     return Head::kClassifier;
   return fallback;
 }
@@ -92,10 +91,10 @@ TransformerSpec Decoder(const json& cfg, const std::string& type) {
   s.tied_embeddings = Bool(cfg, "tie_word_embeddings", gemma);
   s.qkv_bias = type.starts_with("qwen2") || Bool(cfg, "attention_bias", false);
   bool gated = true;
-  s.activation = ActivationName(
-      StringMember(cfg, "hidden_act").empty() ? StringMember(cfg, "hidden_activation")
-                                              : StringMember(cfg, "hidden_act"),
-      gated);
+  s.activation = ActivationName(StringMember(cfg, "hidden_act").empty()
+                                    ? StringMember(cfg, "hidden_activation")
+                                    : StringMember(cfg, "hidden_act"),
+                                gated);
   s.experts = Int(cfg, {"num_local_experts", "num_experts", "n_routed_experts"});
   if (s.experts > 0) {
     s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
@@ -195,12 +194,11 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
     s = Bert(cfg, type);
   } else if (type == "t5" || type == "mt5" || type == "umt5") {
     s = T5(cfg);
-  } else if (Member(cfg, "hidden_size") != nullptr &&
-             Member(cfg, "num_hidden_layers") != nullptr &&
+  } else if (Member(cfg, "hidden_size") != nullptr && Member(cfg, "num_hidden_layers") != nullptr &&
              Member(cfg, "num_attention_heads") != nullptr) {
     static const std::set<std::string> kKnown = {
-        "llama",   "mistral", "mixtral", "qwen2",  "qwen2_moe", "qwen3",  "qwen3_moe", "gemma",
-        "gemma2",  "gemma3",  "gemma3_text", "phi3", "olmo",     "olmo2",  "granite",   "cohere"};
+        "llama",  "mistral", "mixtral",     "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
+        "gemma2", "gemma3",  "gemma3_text", "phi3",  "olmo",      "olmo2", "granite",   "cohere"};
     s = Decoder(cfg, type.empty() ? "decoder" : type);
     if (!kKnown.count(type)) {
       s.notes.push_back("model_type `" + (type.empty() ? std::string("?") : type) +
@@ -213,7 +211,8 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
                      "Gemma/Phi-3-style decoders, GPT-2, GPT-NeoX, BERT/RoBERTa/DistilBERT and "
                      "T5 configs)");
   }
-  if (text != nullptr) s.notes.push_back("the language model of a multimodal config; other towers are not counted");
+  if (text != nullptr)
+    s.notes.push_back("the language model of a multimodal config; other towers are not counted");
   return s;
 }
 

@@ -35,12 +35,15 @@ LoadedModel LoadOrDie(const Source& s, ShapeOptions o = {}) {
 
 // The parameter counts the model cards publish, within 1%: the graph has the checkpoint's shapes.
 TEST(ModelConfigTest, ParameterCountsMatchThePublishedOnes) {
-  const std::pair<const char*, double> kModels[] = {
-      {"llama-3.1-8b.json", 8.03e9},  {"llama-3.1-70b.json", 70.6e9},
-      {"mixtral-8x7b.json", 46.7e9},  {"gemma-2b.json", 2.51e9},
-      {"gpt2.json", 124.4e6},         {"bert-base-uncased.json", 110e6},
-      {"t5-small.json", 60.5e6},      {"maxtext-llama3.1-8b.yml", 8.03e9},
-      {"maxtext-llama3.1-70b.yml", 70.6e9}};
+  const std::pair<const char*, double> kModels[] = {{"llama-3.1-8b.json", 8.03e9},
+                                                    {"llama-3.1-70b.json", 70.6e9},
+                                                    {"mixtral-8x7b.json", 46.7e9},
+                                                    {"gemma-2b.json", 2.51e9},
+                                                    {"gpt2.json", 124.4e6},
+                                                    {"bert-base-uncased.json", 110e6},
+                                                    {"t5-small.json", 60.5e6},
+                                                    {"maxtext-llama3.1-8b.yml", 8.03e9},
+                                                    {"maxtext-llama3.1-70b.yml", 70.6e9}};
   for (const auto& [name, published] : kModels) {
     SCOPED_TRACE(name);
     LoadedModel m = LoadOrDie(Example(name));
@@ -142,8 +145,7 @@ TEST(ModelConfigTest, UnknownDecoderFamilyIsReadWithANote) {
 }
 
 TEST(ModelConfigTest, KerasConfigsAreNotTakenForModelConfigs) {
-  EXPECT_EQ(SniffModelConfig(Source{"m.json", R"({"class_name": "Sequential", "config": {}})"}),
-            0);
+  EXPECT_EQ(SniffModelConfig(Source{"m.json", R"({"class_name": "Sequential", "config": {}})"}), 0);
   EXPECT_GT(SniffModelConfig(Example("gpt2.json")), 0);
 }
 

@@ -16,7 +16,7 @@ enum class Norm : std::uint8_t { kRms, kLayer };
 enum class Head : std::uint8_t { kCausalLm, kMaskedLm, kClassifier };
 
 struct TransformerSpec {
-  std::string family;  // "llama", "gpt2", "bert", "t5", ... (the config's model_type)
+  std::string family;               // "llama", "gpt2", "bert", "t5", ... (the config's model_type)
   std::int64_t layers = 0;          // decoder layers (encoder layers for encoders and T5)
   std::int64_t decoder_layers = 0;  // T5: decoder layers beside `layers` encoder layers
   std::int64_t hidden = 0;
@@ -25,19 +25,19 @@ struct TransformerSpec {
   std::int64_t head_dim = 0;
   std::int64_t ffn = 0;  // MLP width (per expert for MoE)
   std::int64_t vocab = 0;
-  std::int64_t max_positions = 0;       // 0: unknown
-  std::int64_t learned_positions = 0;   // rows of a learned position table (GPT-2, BERT)
-  std::int64_t token_types = 0;         // BERT's segment embeddings
-  std::int64_t experts = 0;             // MoE: routed experts per layer
+  std::int64_t max_positions = 0;      // 0: unknown
+  std::int64_t learned_positions = 0;  // rows of a learned position table (GPT-2, BERT)
+  std::int64_t token_types = 0;        // BERT's segment embeddings
+  std::int64_t experts = 0;            // MoE: routed experts per layer
   std::int64_t experts_per_token = 0;
-  std::int64_t shared_expert_ffn = 0;   // Qwen-MoE's always-on expert
-  bool gated_mlp = true;                // SwiGLU/GeGLU: gate and up projections
-  std::string activation = "silu";      // silu, gelu, relu
+  std::int64_t shared_expert_ffn = 0;  // Qwen-MoE's always-on expert
+  bool gated_mlp = true;               // SwiGLU/GeGLU: gate and up projections
+  std::string activation = "silu";     // silu, gelu, relu
   Norm norm = Norm::kRms;
-  bool post_norm = false;               // BERT: norm after the residual add
+  bool post_norm = false;  // BERT: norm after the residual add
   bool causal = true;
-  bool bias = false;                    // biases on the projections (GPT-2, BERT, GPT-NeoX)
-  bool qkv_bias = false;                // biases on Q/K/V only (Qwen2)
+  bool bias = false;      // biases on the projections (GPT-2, BERT, GPT-NeoX)
+  bool qkv_bias = false;  // biases on Q/K/V only (Qwen2)
   bool tied_embeddings = false;
   Head head = Head::kCausalLm;
   std::int64_t num_labels = 2;

@@ -36,9 +36,9 @@ class Builder {
   }
   // A small int64 constant (a Reshape's target shape), known to the analyses.
   ValueId ShapeConstant(const Dims& dims) {
-    const ValueId v = graph_.AddValue("shape" + std::to_string(++constants_),
-                                      Typed(DType::kInt64, {static_cast<std::int64_t>(dims.size())}),
-                                      ValueOrigin::kInitializer);
+    const ValueId v = graph_.AddValue(
+        "shape" + std::to_string(++constants_),
+        Typed(DType::kInt64, {static_cast<std::int64_t>(dims.size())}), ValueOrigin::kInitializer);
     std::vector<Dim> known;
     for (std::int64_t d : dims) known.push_back(Dim::Static(d));
     graph_.mutable_value(v).known_ints = std::move(known);
@@ -82,9 +82,8 @@ class Builder {
     const Attribute axis{"axis", std::int64_t{-1}};
     if (spec_.norm == Norm::kRms)
       return Op("RMSNormalization", {x, Weight(name + ".weight", {h})}, Float(DimsOf(x)), {axis});
-    return Op("LayerNormalization",
-              {x, Weight(name + ".weight", {h}), Weight(name + ".bias", {h})}, Float(DimsOf(x)),
-              {axis});
+    return Op("LayerNormalization", {x, Weight(name + ".weight", {h}), Weight(name + ".bias", {h})},
+              Float(DimsOf(x)), {axis});
   }
   ValueId Activation(ValueId x) {
     if (spec_.activation == "gelu") return Op("Gelu", {x}, Float(DimsOf(x)));
@@ -157,17 +156,17 @@ ValueId Builder::Moe(ValueId x) {
   topk.kind = LookupOnnxOp("", "TopK").kind;
   topk.inputs = {probs, ShapeConstant({k})};
   topk.loc.scope = scope_;
-  const ValueId weights = graph_.AddValue(topk.name + ":0", Float({tokens, k}),
-                                          ValueOrigin::kNodeOutput);
-  const ValueId chosen = graph_.AddValue(
-      topk.name + ":1", Typed(DType::kInt64, {tokens, k}), ValueOrigin::kNodeOutput);
+  const ValueId weights =
+      graph_.AddValue(topk.name + ":0", Float({tokens, k}), ValueOrigin::kNodeOutput);
+  const ValueId chosen = graph_.AddValue(topk.name + ":1", Typed(DType::kInt64, {tokens, k}),
+                                         ValueOrigin::kNodeOutput);
   topk.outputs = {weights, chosen};
   graph_.AddNode(std::move(topk));
   // Dispatch: each expert's slots gathered from the tokens routed to it.
-  const ValueId slot_index = Op("Reshape", {chosen, ShapeConstant({e, slots})},
-                                Typed(DType::kInt64, {e, slots}));
-  const ValueId routed = Op("Gather", {flat, slot_index}, Float({e, slots, h}),
-                               {{"axis", std::int64_t{0}}});
+  const ValueId slot_index =
+      Op("Reshape", {chosen, ShapeConstant({e, slots})}, Typed(DType::kInt64, {e, slots}));
+  const ValueId routed =
+      Op("Gather", {flat, slot_index}, Float({e, slots, h}), {{"axis", std::int64_t{0}}});
   auto expert = [&](ValueId in, const std::string& name, std::int64_t n) {
     const std::int64_t kin = DimsOf(in).back();
     return Op("MatMul", {in, Weight("experts." + name + ".weight", {e, kin, n})},
@@ -178,8 +177,8 @@ ValueId Builder::Moe(ValueId x) {
   const ValueId out = expert(act, "down_proj", h);
   // Combine: back to (token, choice), weighted by the router, summed over the choices.
   const ValueId per_choice = Reshape(out, {tokens, k, h});
-  const ValueId weighted = Op("Mul", {per_choice, Reshape(weights, {tokens, k, 1})},
-                              Float({tokens, k, h}));
+  const ValueId weighted =
+      Op("Mul", {per_choice, Reshape(weights, {tokens, k, 1})}, Float({tokens, k, h}));
   ValueId y = Op("ReduceSum", {weighted, ShapeConstant({1})}, Float({tokens, h}),
                  {{"keepdims", std::int64_t{0}}});
   scope_ = outer;
@@ -219,9 +218,9 @@ ValueId Builder::Embed(ValueId ids, ValueId positions, ValueId& table) {
   ValueId x = Op("Gather", {table, ids}, Float(out), {{"axis", std::int64_t{0}}});
   if (spec_.learned_positions > 0) {
     scope_ = "/model/embed_positions";
-    const ValueId pos = Op("Gather", {Weight("weight", {spec_.learned_positions, spec_.hidden}),
-                                      positions},
-                           Float({1, s_, spec_.hidden}), {{"axis", std::int64_t{0}}});
+    const ValueId pos =
+        Op("Gather", {Weight("weight", {spec_.learned_positions, spec_.hidden}), positions},
+           Float({1, s_, spec_.hidden}), {{"axis", std::int64_t{0}}});
     x = Op("Add", {x, pos}, Float(out));
   }
   if (spec_.token_types > 0) {
@@ -240,10 +239,10 @@ ValueId Builder::Loss(ValueId x, ValueId table, ValueId labels) {
   if (spec_.head == Head::kClassifier) {
     const ValueId first = Op("Gather", {x, ShapeConstant({0})}, Float({b_, 1, spec_.hidden}),
                              {{"axis", std::int64_t{1}}});
-    const ValueId pooled = Op("Tanh", {Linear(first, "pooler", spec_.hidden, true)},
-                              Float({b_, 1, spec_.hidden}));
-    const ValueId logits = Reshape(Linear(pooled, "classifier", spec_.num_labels, true),
-                                   {b_, spec_.num_labels});
+    const ValueId pooled =
+        Op("Tanh", {Linear(first, "pooler", spec_.hidden, true)}, Float({b_, 1, spec_.hidden}));
+    const ValueId logits =
+        Reshape(Linear(pooled, "classifier", spec_.num_labels, true), {b_, spec_.num_labels});
     return Op("SoftmaxCrossEntropyLoss", {logits, labels}, Float({}));
   }
   if (spec_.head == Head::kMaskedLm)
@@ -265,8 +264,8 @@ Result<Graph> Builder::Build() {
   const ValueId ids = Input("input_ids", DType::kInt32, {b_, s_});
   const ValueId positions =
       spec_.learned_positions > 0 ? Input("position_ids", DType::kInt32, {1, s_}) : kNoValue;
-  const ValueId labels = Input("labels", DType::kInt32,
-                               spec_.head == Head::kClassifier ? Dims{b_} : Dims{b_, s_});
+  const ValueId labels =
+      Input("labels", DType::kInt32, spec_.head == Head::kClassifier ? Dims{b_} : Dims{b_, s_});
   ValueId table = kNoValue;
   ValueId x = Embed(ids, positions, table);
   ValueId memory = kNoValue;
@@ -301,12 +300,14 @@ Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
   auto bad = [&](const std::string& why) { return MakeError(what + ": " + why); };
   constexpr std::int64_t kMax = std::int64_t{1} << 24;
   const std::pair<const char*, std::int64_t> sizes[] = {
-      {"layers", spec.layers},   {"hidden size", spec.hidden},  {"attention heads", spec.heads},
-      {"key/value heads", spec.kv_heads}, {"head dim", spec.head_dim}, {"MLP width", spec.ffn},
+      {"layers", spec.layers},         {"hidden size", spec.hidden},
+      {"attention heads", spec.heads}, {"key/value heads", spec.kv_heads},
+      {"head dim", spec.head_dim},     {"MLP width", spec.ffn},
       {"vocabulary", spec.vocab}};
   for (const auto& [name, v] : sizes) {
     if (v <= 0) return bad(std::string("the ") + name + " must be a positive integer");
-    if (v > kMax) return bad(std::string("the ") + name + " (" + std::to_string(v) + ") is too large");
+    if (v > kMax)
+      return bad(std::string("the ") + name + " (" + std::to_string(v) + ") is too large");
   }
   if (spec.layers > 4096 || spec.decoder_layers > 4096 || spec.decoder_layers < 0)
     return bad("more than 4096 layers");
@@ -329,8 +330,8 @@ Result<Graph> BuildTransformerGraph(const TransformerSpec& spec, std::int64_t ba
   // The largest tensors are [batch x seq, vocab] logits and [experts, slots, ffn]; keep every
   // element count well inside int64 and double precision.
   const double tokens = static_cast<double>(batch) * static_cast<double>(seq);
-  const double widest = static_cast<double>(std::max<std::int64_t>({spec.vocab, spec.ffn, spec.hidden,
-                                                                     spec.heads * spec.head_dim})) *
+  const double widest = static_cast<double>(std::max<std::int64_t>(
+                            {spec.vocab, spec.ffn, spec.hidden, spec.heads * spec.head_dim})) *
                         static_cast<double>(std::max<std::int64_t>(1, spec.experts_per_token));
   if (tokens * widest > 1e15)
     return MakeError("batch x seq x width is too large to build (more than 1e15 elements)");

@@ -1,0 +1,128 @@
+#include "src/cost/sharding.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+bool EndsInNumber(std::string_view c) {
+  return !c.empty() && std::isdigit(static_cast<unsigned char>(c.back())) &&
+         (c.size() == 1 || c.find_first_not_of("0123456789") == std::string_view::npos ||
+          c.find_last_of("._") != std::string_view::npos);
+}
+
+double Ring(int n) { return n > 1 ? static_cast<double>(n - 1) / n : 0; }
+
+}  // namespace
+
+std::string LayerKey(std::string_view scope) {
+  std::size_t pos = 0;
+  while (pos < scope.size()) {
+    const std::size_t start = scope[pos] == '/' ? pos + 1 : pos;
+    const std::size_t end = std::min(scope.find('/', start), scope.size());
+    const std::string_view component = scope.substr(start, end - start);
+    if (EndsInNumber(component)) {
+      // `layers.3`, `layer_3`, `3` (after `layer/`); not `layer1` (a stage of four blocks).
+      const std::size_t dot = component.find_last_of("._");
+      const bool numbered =
+          dot != std::string_view::npos
+              ? component.find_first_not_of("0123456789", dot + 1) == std::string_view::npos
+              : component.find_first_not_of("0123456789") == std::string_view::npos;
+      if (numbered) return std::string(scope.substr(0, end));
+    }
+    pos = end;
+  }
+  return "";
+}
+
+Result<Parallelism> ParseParallelism(std::string_view text) {
+  Parallelism p;
+  auto bad = [&](const std::string& why) {
+    return MakeError("--parallel " + std::string(text) + ": " + why +
+                     " (expected e.g. fsdp=16,tp=4 with keys data, fsdp, tp)");
+  };
+  for (std::string_view part : Split(text, ',')) {
+    const std::size_t eq = part.find('=');
+    if (eq == std::string_view::npos) return bad("`" + std::string(part) + "` has no `=`");
+    const std::string_view key = part.substr(0, eq), value = part.substr(eq + 1);
+    int n = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > 65536)
+      return bad("`" + std::string(value) + "` is not a degree from 1 to 65536");
+    if (key == "data" || key == "dp") {
+      p.data = n;
+    } else if (key == "fsdp") {
+      p.fsdp = n;
+    } else if (key == "tensor" || key == "tp") {
+      p.tensor = n;
+    } else {
+      return bad("unknown axis `" + std::string(key) + "`");
+    }
+  }
+  return p;
+}
+
+std::string ToString(const Parallelism& p) {
+  std::vector<std::string> parts;
+  if (p.data > 1) parts.push_back("data=" + std::to_string(p.data));
+  if (p.fsdp > 1) parts.push_back("fsdp=" + std::to_string(p.fsdp));
+  if (p.tensor > 1) parts.push_back("tp=" + std::to_string(p.tensor));
+  return parts.empty() ? "data=1" : Join(parts, ",");
+}
+
+std::optional<Remat> ParseRemat(std::string_view name) {
+  if (name == "none") return Remat::kNone;
+  if (name == "dots") return Remat::kDots;
+  if (name == "layer" || name == "full") return Remat::kLayer;
+  if (name == "offload") return Remat::kOffload;
+  return std::nullopt;
+}
+
+std::string_view NameOf(Remat r) {
+  switch (r) {
+    case Remat::kNone:
+      return "none";
+    case Remat::kDots:
+      return "dots";
+    case Remat::kLayer:
+      return "layer";
+    case Remat::kOffload:
+      return "offload";
+  }
+  return "none";
+}
+
+Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
+  const long long sharded = static_cast<long long>(p.fsdp) * p.tensor;
+  if (p.data == 0) {
+    if (sharded > chips || chips % sharded != 0) {
+      return MakeError("fsdp x tp = " + std::to_string(sharded) + " does not divide the " +
+                       std::to_string(chips) + " chips of the slice");
+    }
+    p.data = static_cast<int>(chips / sharded);
+  }
+  if (sharded * p.data != chips) {
+    return MakeError("data x fsdp x tp = " + std::to_string(sharded * p.data) +
+                     " but the slice has " + std::to_string(chips) + " chips");
+  }
+  return p;
+}
+
+CollectiveTimes Collectives(const CollectiveInputs& in) {
+  CollectiveTimes t;
+  if (!in.train || in.link_bytes_s <= 0) return t;
+  const Parallelism& p = in.parallel;
+  // Each chip holds 1/(fsdp x tp) of the parameters.
+  const double shard = in.param_count / (static_cast<double>(p.fsdp) * p.tensor);
+  t.data_s = 2 * Ring(p.data) * shard * in.grad_bytes_per_param / in.link_bytes_s;
+  const double full = in.param_count / p.tensor;  // what an FSDP group gathers
+  t.fsdp_s = Ring(p.fsdp) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) /
+             in.link_bytes_s;
+  t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
+  return t;
+}
+
+}  // namespace tpudoctor

@@ -1,0 +1,39 @@
+// The pieces of the estimate that depend on how a step is spread over a slice: which layer a node
+// belongs to (for per-layer rematerialisation), and the time of the collectives each kind of
+// parallelism adds. Ring collectives over ICI, each chip sending and receiving at `link_bytes_s`:
+// an all-reduce moves 2(n-1)/n of the buffer, an all-gather or reduce-scatter (n-1)/n.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tpudoctor/cost/estimate.h"
+
+namespace tpudoctor {
+
+// The layer a node's scope names: the scope up to its first component that is a number or ends in
+// one (`/model/layers.3/mlp` → `/model/layers.3`, `/encoder/layer/3/attention` →
+// `/encoder/layer/3`, `/layer1/layer1.0/conv1` → `/layer1/layer1.0`); empty outside layers.
+std::string LayerKey(std::string_view scope);
+
+// Resolves the degrees against the slice: fills a 0 data degree with what remains. Errors: a
+// product that does not divide the chips.
+Result<Parallelism> ResolveParallelism(Parallelism p, int chips);
+
+struct CollectiveInputs {
+  Parallelism parallel;
+  double param_count = 0;
+  double weight_bytes_per_param = 2;  // what the forward all-gather moves (bf16 compute copies)
+  double grad_bytes_per_param = 4;
+  double tensor_allreduce_bytes = 0;  // per step, forward + backward, before the ring factor
+  double link_bytes_s = 0;            // 0: interconnect unknown, collectives not counted
+  bool train = false;
+};
+struct CollectiveTimes {
+  double data_s = 0;    // gradient all-reduce across data replicas
+  double fsdp_s = 0;    // parameter all-gathers (forward, backward) + gradient reduce-scatter
+  double tensor_s = 0;  // activation all-reduces of tensor parallelism
+};
+CollectiveTimes Collectives(const CollectiveInputs& in);
+
+}  // namespace tpudoctor
