@@ -175,6 +175,37 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   est_cmd->add_option("--format", est.format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
 
+  PlanArgs plan;
+  std::vector<std::string> plan_dims;
+  std::int64_t plan_batch = 0;
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "choose the TPU slice, batch, parallelism and remat for training, and emit the job");
+  AddModelFlags(plan_cmd, plan.model, plan_dims, plan_batch);
+  plan_cmd->add_option(
+      "--targets", plan.targets,
+      "TPU generations to plan on, comma-separated (default tpu-v5e,tpu-v5p,tpu-v6e)");
+  plan_cmd->add_option("--max-chips", plan.max_chips, "the largest slice to consider (chips)")
+      ->check(CLI::Range(1, 65536));
+  plan_cmd->add_option("--budget", plan.budget, "USD per hour the slice may cost at most")
+      ->check(CLI::PositiveNumber);
+  plan_cmd->add_option("--global-batch", plan.global_batch, "samples per step, exactly")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+  plan_cmd->add_option("--objective", plan.objective, "cost (per 1M samples) or throughput")
+      ->check(CLI::IsMember({"cost", "throughput"}));
+  plan_cmd->add_flag("--inference", plan.inference, "plan inference instead of training");
+  plan_cmd->add_option("--optimizer", plan.optimizer, "sgd, momentum, adam/adamw, adafactor");
+  plan_cmd->add_option("--precision", plan.precision, "fp32, bf16, fp16, mixed");
+  plan_cmd->add_option("--emit", plan.emit_dir,
+                       "write the Vertex AI, gcloud, GKE and training-script files for the choice "
+                       "into this folder");
+  plan_cmd
+      ->add_option("--framework", plan.framework,
+                   "framework of the emitted training script: jax, pytorch or tensorflow")
+      ->check(CLI::IsMember({"jax", "pytorch", "tensorflow"}));
+  plan_cmd->add_option("--zone", plan.zone, "zone for the emitted commands");
+  plan_cmd->add_option("--format", plan.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   LogsArgs logs;
   auto* logs_cmd = app.add_subcommand(
       "logs", "say why a TPU run died, from its logs (plain or gzip; - for stdin)");
@@ -231,6 +262,11 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (auto bad = FinishModelArgs(est.model, est_dims, est_batch)) return usage(*bad);
     if (est_dataset > 0) est.dataset_size = est_dataset;
     return EstimateCommand(est, out, err);
+  }
+  if (plan_cmd->parsed()) {
+    if (plan_batch > 0) return usage("plan: the batch is what the plan searches; drop --batch");
+    if (auto bad = FinishModelArgs(plan.model, plan_dims, plan_batch)) return usage(*bad);
+    return PlanCommand(plan, out, err);
   }
   if (logs_cmd->parsed()) {
     if (logs.files.empty() && !logs.list_signatures)

@@ -54,6 +54,23 @@ struct EstimateArgs {
   std::string format = "text";
 };
 
+struct PlanArgs {
+  ModelArgs model;
+  std::string targets;  // comma-separated generations; empty: v5e, v5p, v6e
+  int max_chips = 256;
+  double budget = 0;              // USD per hour; 0: none
+  std::int64_t global_batch = 0;  // 0: searched (capped)
+  std::string objective = "cost";
+  bool inference = false;
+  std::string optimizer = "adam";
+  std::string precision = "bf16";
+  std::string format = "text";
+  std::string emit_dir;   // --emit DIR
+  std::string framework;  // for the emitted script; empty: the model's
+  std::string zone;
+};
+
+int PlanCommand(const PlanArgs& args, std::ostream& out, std::ostream& err);
 int EstimateCommand(const EstimateArgs& args, std::ostream& out, std::ostream& err);
 int LogsCommand(const LogsArgs& args, std::ostream& out, std::ostream& err);
 int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err);

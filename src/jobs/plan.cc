@@ -1,0 +1,177 @@
+#include "tpudoctor/jobs/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tpudoctor/target/target.h"
+
+namespace tpudoctor {
+namespace {
+
+constexpr std::int64_t kMaxTokensPerStep = std::int64_t{4} << 20;
+constexpr std::int64_t kMaxSamplesPerStep = 4096;
+constexpr std::int64_t kMaxGraphBatch = 1024;
+
+std::vector<Parallelism> Layouts(int chips) {
+  std::vector<Parallelism> out = {{chips, 1, 1}};
+  if (chips > 1) out.push_back({1, chips, 1});
+  for (int tp : {2, 4, 8}) {
+    if (chips % tp == 0 && chips / tp > 1) out.push_back({1, chips / tp, tp});
+    if (chips == tp) out.push_back({1, 1, tp});
+  }
+  return out;
+}
+
+int RematRank(Remat r) { return static_cast<int>(r); }
+
+// Cheaper (or faster) first; among equals the simpler configuration: less remat, no tensor
+// parallelism, fewer chips.
+bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective objective) {
+  const Estimate& x = a.estimate;
+  const Estimate& y = b.estimate;
+  double sx = 0, sy = 0;
+  if (objective == PlanObjective::kCost && x.usd_per_million_samples && y.usd_per_million_samples) {
+    sx = *x.usd_per_million_samples;
+    sy = *y.usd_per_million_samples;
+  } else {
+    sx = -x.samples_per_s;
+    sy = -y.samples_per_s;
+  }
+  if (std::abs(sx - sy) > 0.005 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
+  if (x.remat != y.remat) return RematRank(x.remat) < RematRank(y.remat);
+  if (x.parallel.tensor != y.parallel.tensor) return x.parallel.tensor < y.parallel.tensor;
+  if (x.chips != y.chips) return x.chips < y.chips;
+  return x.step_ms < y.step_ms;
+}
+
+struct LoadedBatch {
+  std::int64_t batch = 0;
+  LoadedModel model;
+};
+
+// The model at each batch the search tries: a model whose batch is fixed (a compiled XLA program,
+// a static ONNX batch) has one.
+Result<std::vector<LoadedBatch>> LoadBatches(const Source& source, const PlanOptions& options,
+                                             Plan& plan) {
+  std::vector<LoadedBatch> out;
+  for (std::int64_t b = 1; b <= kMaxGraphBatch; b *= 2) {
+    ShapeOptions shapes = options.shapes;
+    shapes.batch = b;
+    auto m = LoadModelAs(source, shapes, options.input_format);
+    if (!m) return m.error();
+    const ModelFacts& facts = m->graph.facts();
+    if (b == 1) {
+      plan.format = m->format;
+      plan.framework = facts.framework;
+      if (m->format.ends_with("-config")) {
+        plan.tokens_per_sample = m->graph.value(m->graph.inputs()[0]).type.shape.dim(1).value();
+      }
+      for (const std::string& n : m->shape_notes) {
+        if (n.find("batch 1 (the default") == std::string::npos) plan.notes.push_back(n);
+      }
+    }
+    const std::optional<std::int64_t> batch = facts.batch;
+    if (!batch) {
+      return MakeError(source.display_name +
+                       ": the plan needs a model whose batch it can set (a static graph after "
+                       "--batch; pass --dim for other symbolic dims)");
+    }
+    if (facts.batch_source != BatchSource::kFlag) {
+      out.push_back({*batch, std::move(*m)});
+      plan.notes.push_back("the model's batch is fixed at " + std::to_string(*batch) +
+                           " per step; only slices and parallelism were searched");
+      break;
+    }
+    out.push_back({b, std::move(*m)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
+  Plan plan;
+  plan.model = source.display_name;
+  std::vector<const TpuGeneration*> gens;
+  const std::vector<std::string> names =
+      options.generations.empty() ? std::vector<std::string>{"tpu-v5e", "tpu-v5p", "tpu-v6e"}
+                                  : options.generations;
+  for (const std::string& n : names) {
+    auto slice = FindSliceTarget(n);
+    const TpuGeneration* g = slice ? FindGeneration(slice->target->name) : nullptr;
+    if (g == nullptr) {
+      return MakeError("plan: `" + n +
+                       "` is not a TPU generation the job catalog knows (tpu-v2, tpu-v3, tpu-v4, "
+                       "tpu-v5e, tpu-v5p, tpu-v6e)");
+    }
+    gens.push_back(g);
+  }
+  if (options.max_chips < 1) return MakeError("plan: --max-chips must be at least 1");
+  auto batches = LoadBatches(source, options, plan);
+  if (!batches) return batches.error();
+  plan.max_global_batch = options.max_global_batch.value_or(
+      plan.tokens_per_sample > 1
+          ? std::max<std::int64_t>(1, kMaxTokensPerStep / plan.tokens_per_sample)
+          : kMaxSamplesPerStep);
+  const std::vector<Remat> remats =
+      options.train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
+                    : std::vector<Remat>{Remat::kNone};
+  std::vector<PlanCandidate> all;
+  for (const TpuGeneration* g : gens) {
+    const TargetSpec& target = **FindTarget(g->target);
+    std::optional<PlanCandidate> best;
+    std::string why_not = "nothing fits in " + std::to_string(options.max_chips) + " chips";
+    for (const TpuSlice& slice : g->slices) {
+      if (slice.chips > options.max_chips) continue;
+      if (options.budget_usd_per_hour && target.price_usd_per_chip_hour &&
+          *target.price_usd_per_chip_hour * slice.chips > *options.budget_usd_per_hour) {
+        why_not = "nothing fits within the $" + std::to_string(*options.budget_usd_per_hour) +
+                  "/hour budget";
+        continue;
+      }
+      for (const Parallelism& p : Layouts(slice.chips)) {
+        for (Remat remat : remats) {
+          for (const LoadedBatch& lb : *batches) {
+            const std::int64_t global = lb.batch * slice.chips / p.tensor;
+            if (options.global_batch ? global != *options.global_batch
+                                     : global > plan.max_global_batch)
+              continue;
+            EstimateOptions eo;
+            eo.train = options.train;
+            eo.optimizer = options.optimizer;
+            eo.precision = options.precision;
+            eo.batch = lb.batch;
+            eo.chips = slice.chips;
+            eo.parallel = p;
+            eo.remat = remat;
+            auto e = EstimateStep(lb.model.graph, target, eo);
+            if (!e || !e->fits) continue;
+            PlanCandidate c{g, &slice, g->AcceleratorType(slice.chips), lb.batch, std::move(*e)};
+            c.estimate.target = c.accelerator_type;
+            if (!best || Better(c, *best, options.objective)) best = c;
+            all.push_back(std::move(c));
+          }
+        }
+      }
+    }
+    if (best) {
+      plan.best.push_back(*best);
+    } else {
+      plan.unfit.push_back(g->target + ": " + why_not);
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
+    return Better(a, b, options.objective);
+  });
+  // The runner-ups are other slices, not the same slice with another batch.
+  for (PlanCandidate& c : all) {
+    const bool seen = std::any_of(
+        plan.ranked.begin(), plan.ranked.end(),
+        [&](const PlanCandidate& r) { return r.generation == c.generation && r.slice == c.slice; });
+    if (!seen) plan.ranked.push_back(std::move(c));
+    if (plan.ranked.size() == 8) break;
+  }
+  return plan;
+}
+
+}  // namespace tpudoctor
