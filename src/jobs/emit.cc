@@ -49,7 +49,7 @@ workerPoolSpecs:
     containerSpec:
       imageUri: {{image}}
       command: ["python3", "train.py"]
-      args: ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"]
+      args: ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}]
 )T";
 
 constexpr std::string_view kVertexPy = R"T(# Vertex AI CustomJob through the Python SDK: {{summary}}
@@ -67,7 +67,7 @@ job = aiplatform.CustomJob(
             "container_spec": {
                 "image_uri": "{{image}}",
                 "command": ["python3", "train.py"],
-                "args": ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"],
+                "args": ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}],
             },
         }
     ],
@@ -93,7 +93,7 @@ gcloud compute tpus tpu-vm create "$NAME" --project="$PROJECT" --zone="$ZONE" \
 # Run the training script on every host of the slice ({{hosts}}):
 gcloud compute tpus tpu-vm scp train.py "$NAME": --project="$PROJECT" --zone="$ZONE" --worker=all
 gcloud compute tpus tpu-vm ssh "$NAME" --project="$PROJECT" --zone="$ZONE" --worker=all \
-  --command="{{env}}python3 train.py --per_device_batch={{per_device_batch}} --global_batch={{global_batch}}"
+  --command="{{env}}python3 train.py --per_device_batch={{per_device_batch}} --global_batch={{global_batch}}{{tp_flag}}"
 )T";
 
 constexpr std::string_view kJobSet = R"T(# GKE JobSet: {{summary}}
@@ -124,7 +124,7 @@ spec:
               containers:
                 - name: train
                   image: {{image}}
-                  command: ["python3", "train.py", "--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"]
+                  command: ["python3", "train.py", "--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}]
 {{container_env}}                  resources:
                     limits:
                       google.com/tpu: {{chips_per_node}}
@@ -143,11 +143,16 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=float, default={{per_device_batch}})
 parser.add_argument("--global_batch", type=int, default={{global_batch}})
+parser.add_argument("--ici_fsdp_parallelism", type=int, default={{fsdp}})
+parser.add_argument("--ici_tensor_parallelism", type=int, default={{tensor}})
+parser.add_argument("--remat", default="{{remat}}", choices=["none", "dots", "layer", "offload"])
 args = parser.parse_args()
 
 jax.distributed.initialize()  # one process per host; a no-op on a single host
 assert jax.device_count() == {{chips}}, f"expected {{chips}} chips, found {jax.device_count()}"
-mesh = Mesh(np.array(jax.devices()).reshape({{data}}, {{fsdp}}, {{tensor}}), ("data", "fsdp", "tensor"))
+fsdp, tensor = args.ici_fsdp_parallelism, args.ici_tensor_parallelism
+data = jax.device_count() // (fsdp * tensor)
+mesh = Mesh(np.array(jax.devices()).reshape(data, fsdp, tensor), ("data", "fsdp", "tensor"))
 
 # The batch is split over the data and FSDP axes; every step has the same static shape.
 batch_sharding = NamedSharding(mesh, P(("data", "fsdp")))
@@ -164,6 +169,8 @@ def loss_fn(params, batch):
     return model_apply(params, batch)
 
 {{jax_remat}}
+if args.remat == "dots":
+    loss_fn = jax.checkpoint(loss_fn, policy=jax.checkpoint_policies.checkpoint_dots)
 optimizer = optax.adamw(3e-4)
 
 @jax.jit
@@ -196,7 +203,7 @@ import torch_xla.distributed.xla_multiprocessing as xmp
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=int, default={{per_device_batch_int}})
 parser.add_argument("--global_batch", type=int, default={{global_batch}})
-args = parser.parse_args()
+args, _ = parser.parse_known_args()  # the sharding flags are for the JAX skeleton
 
 
 def build_model():
@@ -239,7 +246,7 @@ import tensorflow as tf
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=int, default={{per_device_batch_int}})
-args = parser.parse_args()
+args, _ = parser.parse_known_args()
 
 resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
 tf.config.experimental_connect_to_cluster(resolver)
@@ -316,6 +323,19 @@ Result<std::vector<EmittedFile>> EmitJobFiles(const Plan& plan, const PlanCandid
   const double pdb = c.per_device_batch();
   v["per_device_batch"] = FormatFixed(pdb, pdb < 1 ? 2 : 0);
   v["per_device_batch_int"] = std::to_string(std::max<std::int64_t>(1, e.global_batch / e.chips));
+  // The sharding and remat, as flags the skeleton reads and `check --job` understands.
+  std::vector<std::string> flags;
+  if (e.parallel.fsdp > 1)
+    flags.push_back("--ici_fsdp_parallelism=" + std::to_string(e.parallel.fsdp));
+  if (e.parallel.tensor > 1)
+    flags.push_back("--ici_tensor_parallelism=" + std::to_string(e.parallel.tensor));
+  if (e.remat != Remat::kNone) flags.push_back("--remat=" + std::string(NameOf(e.remat)));
+  v["tp_arg"] = "";
+  v["tp_flag"] = "";
+  for (const std::string& f : flags) {
+    v["tp_arg"] += ", \"" + f + "\"";
+    v["tp_flag"] += " " + f;
+  }
   v["data"] = std::to_string(e.parallel.data);
   v["fsdp"] = std::to_string(e.parallel.fsdp);
   v["tensor"] = std::to_string(e.parallel.tensor);

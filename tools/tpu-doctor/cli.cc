@@ -119,6 +119,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "colour the text report: auto (a terminal without NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
+  check_cmd->add_option("--job", check.job,
+                        "check a Vertex AI CustomJob spec, GKE manifest or launch script (JOB "
+                        "rules), and the model given against its TPU slice");
   check_cmd->add_flag("--train", check.train,
                       "memory rules count a training step (gradients, optimizer, activations)");
   check_cmd->add_option("--optimizer", check.optimizer,

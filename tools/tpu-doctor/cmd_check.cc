@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
+#include "tpudoctor/jobs/job.h"
 #include "tpudoctor/report/render.h"
 
 namespace tpudoctor::cli {
@@ -66,11 +67,57 @@ std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err
   return options;
 }
 
+// `check --job FILE [MODEL]`: the job spec against the catalog and, with a model, the model
+// against the job's slice (at the job's per-device batch unless --batch says otherwise).
+int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::ostream& out,
+                    std::ostream& err) {
+  auto job_source = ReadSource(args.job);
+  if (!job_source) {
+    err << "tpu-doctor: --job: " << job_source.error().message << "\n";
+    return kExitUsage;
+  }
+  auto spec = ReadJobSpec(*job_source);
+  if (!spec) {
+    err << "tpu-doctor: --job: " << spec.error().message << "\n";
+    return kExitUsage;
+  }
+  std::optional<LoadedModel> model;
+  if (!args.model.model.empty()) {
+    ModelArgs m = args.model;
+    if (!m.batch && spec->per_device_batch) m.batch = spec->per_device_batch;
+    model = LoadModelArg(m, err);
+    if (!model) return kExitUsage;
+  }
+  JobContext context{*spec, model ? &model->graph : nullptr, options.check.train,
+                     options.check.optimizer, options.check.precision};
+  std::vector<Diagnostic> findings = CheckJob(context);
+  std::erase_if(findings,
+                [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
+  out << (args.format == "json" ? RenderJobJson(*spec, findings) : RenderJobText(*spec, findings));
+  if (args.fail_on == "never") return kExitOk;
+  const Severity threshold = ParseSeverity(args.fail_on).value_or(Severity::kError);
+  for (const Diagnostic& d : findings) {
+    if (d.severity >= threshold) return kExitFindings;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
   auto options = OptionsOf(args, err);
   if (!options) return kExitUsage;
+  if (!args.job.empty()) {
+    if (args.format != "text" && args.format != "json") {
+      err << "tpu-doctor: check --job writes text or json\n";
+      return kExitUsage;
+    }
+    if (!args.more_models.empty()) {
+      err << "tpu-doctor: check --job takes at most one model\n";
+      return kExitUsage;
+    }
+    return CheckJobCommand(args, *options, out, err);
+  }
   auto paths = ModelPaths(args, err);
   if (!paths) return kExitUsage;
   // Every model is analysed before anything is written: a bad one leaves stdout empty.

@@ -31,6 +31,7 @@ struct CheckArgs {
   std::vector<std::string> select;  // rule codes or prefixes
   std::vector<std::string> ignore;
   bool color = false;  // ANSI colours in the text report
+  std::string job;     // --job FILE: check a job spec or launch script (and the model against it)
 };
 
 struct LogsArgs {

@@ -1,0 +1,73 @@
+#include "tpudoctor/jobs/job.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tpudoctor/report/report.h"
+
+namespace tpudoctor {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string What(const JobSpec& s) {
+  std::string out = s.kind;
+  if (s.generation && s.chips) {
+    out += ": " + s.generation->AcceleratorType(s.chips) + " (" + s.generation->target + ", " +
+           std::to_string(s.chips) + " chips)";
+  } else if (!s.accelerator_type.empty() || !s.vertex_accelerator_type.empty() ||
+             !s.vertex_machine_type.empty() || !s.gke_accelerator.empty()) {
+    out += ": " + (s.accelerator_type + s.vertex_machine_type + " " + s.vertex_accelerator_type +
+                   " " + s.gke_accelerator);
+  }
+  return out;
+}
+
+int Count(const std::vector<Diagnostic>& f, Severity s) {
+  return static_cast<int>(
+      std::count_if(f.begin(), f.end(), [&](const Diagnostic& d) { return d.severity == s; }));
+}
+
+}  // namespace
+
+std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& findings) {
+  const int errors = Count(findings, Severity::kError);
+  const int warnings = Count(findings, Severity::kWarning);
+  std::string out = "tpu-doctor " + std::string(kToolVersion) + ": job " + spec.file + " (" +
+                    What(spec) + ")\n\nverdict: " +
+                    (errors > 0     ? "BLOCKED"
+                     : warnings > 0 ? "RUNS WITH WARNINGS"
+                                    : "READY") +
+                    " (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " +
+                    std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") + ")\n";
+  for (const Diagnostic& d : findings) {
+    out += "\n" + std::string(NameOf(d.severity)) + "[" + d.code + "]: " + d.message + "\n";
+    out += "  --> " + spec.file + (d.location.node.empty() ? "" : " " + d.location.node) + "\n";
+    for (const std::string& n : d.notes) out += "  = note: " + n + "\n";
+    if (d.fix) out += "  = fix: " + d.fix->description + "\n";
+  }
+  return out;
+}
+
+std::string RenderJobJson(const JobSpec& spec, const std::vector<Diagnostic>& findings) {
+  ordered_json j;
+  j["schema_version"] = 1;
+  j["job"] = spec.file;
+  j["kind"] = spec.kind;
+  j["generation"] = spec.generation ? ordered_json(spec.generation->target) : ordered_json();
+  j["accelerator_type"] = spec.generation && spec.chips
+                              ? ordered_json(spec.generation->AcceleratorType(spec.chips))
+                              : ordered_json();
+  j["chips"] = spec.chips;
+  ordered_json list = ordered_json::array();
+  for (const Diagnostic& d : findings) {
+    list.push_back({{"code", d.code},
+                    {"severity", std::string(NameOf(d.severity))},
+                    {"message", d.message},
+                    {"where", d.location.node},
+                    {"fix", d.fix ? ordered_json(d.fix->description) : ordered_json()}});
+  }
+  j["findings"] = list;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tpudoctor
