@@ -31,7 +31,9 @@ SKIP_SUFFIXES = (".md", ".jsonl", ".expected", ".py", ".sh", ".csv", ".tsv", ".l
 def find_models(root):
     """Files under root a user would pass to check; SavedModel folders as the folder."""
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "variables")
+        # JOB rule fixtures are job files (and the configs they are checked with), not models.
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "variables"
+                             and not d.startswith("JOB"))
         if "saved_model.pb" in filenames or "saved_model.pbtxt" in filenames:
             yield dirpath
             dirnames[:] = []

@@ -208,6 +208,7 @@ void ReadScript(std::string_view text, JobSpec& spec) {
       set("runtime_version", spec.runtime_version);
     if (RE2::PartialMatch(line, R"(xmp\.spawn\(.*\bnprocs\s*=\s*(\d+))", &v))
       set_int("xmp_nprocs", spec.xmp_nprocs);
+    if (line.find("xmp.spawn(") != std::string::npos) spec.xmp_spawn = true;
     if (line.find("XRT_TPU_CONFIG") != std::string::npos) spec.xrt_runtime = true;
     if (line.find("TPUStrategy") != std::string::npos) spec.tpu_strategy = true;
     if (RE2::PartialMatch(line, R"(\.batch\(([^)]*)\))", &v) &&
@@ -275,7 +276,7 @@ bool Structured(const Source& source) {
 bool Empty(const JobSpec& s) {
   return s.accelerator_type.empty() && s.vertex_machine_type.empty() &&
          s.vertex_accelerator_type.empty() && s.gke_accelerator.empty() && s.topology.empty() &&
-         !s.xmp_nprocs && !s.tpu_strategy && !s.global_batch && !s.per_device_batch &&
+         !s.xmp_spawn && !s.tpu_strategy && !s.global_batch && !s.per_device_batch &&
          s.runtime_version.empty();
 }
 

@@ -24,8 +24,12 @@ std::vector<Parallelism> Layouts(int chips) {
 
 int RematRank(Remat r) { return static_cast<int>(r); }
 
-// Cheaper (or faster) first; among equals the simpler configuration: less remat, no tensor
-// parallelism, fewer chips.
+// Sharding a configuration needs beyond data parallelism: none, FSDP, FSDP and tensor.
+int ShardingRank(const Parallelism& p) { return (p.fsdp > 1 ? 1 : 0) + (p.tensor > 1 ? 2 : 0); }
+
+// Cheaper (or faster) first. Within 3% the simpler configuration wins: plain data parallelism
+// before FSDP before tensor parallelism, less remat, fewer chips; the estimate is not precise
+// enough to prefer a more complex set-up for less.
 bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective objective) {
   const Estimate& x = a.estimate;
   const Estimate& y = b.estimate;
@@ -37,11 +41,12 @@ bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective object
     sx = -x.samples_per_s;
     sy = -y.samples_per_s;
   }
-  if (std::abs(sx - sy) > 0.005 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
+  if (std::abs(sx - sy) > 0.03 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
+  if (ShardingRank(x.parallel) != ShardingRank(y.parallel))
+    return ShardingRank(x.parallel) < ShardingRank(y.parallel);
   if (x.remat != y.remat) return RematRank(x.remat) < RematRank(y.remat);
-  if (x.parallel.tensor != y.parallel.tensor) return x.parallel.tensor < y.parallel.tensor;
   if (x.chips != y.chips) return x.chips < y.chips;
-  return x.step_ms < y.step_ms;
+  return sx < sy;
 }
 
 struct LoadedBatch {
@@ -67,7 +72,8 @@ Result<std::vector<LoadedBatch>> LoadBatches(const Source& source, const PlanOpt
         plan.tokens_per_sample = m->graph.value(m->graph.inputs()[0]).type.shape.dim(1).value();
       }
       for (const std::string& n : m->shape_notes) {
-        if (n.find("batch 1 (the default") == std::string::npos) plan.notes.push_back(n);
+        // Notes about the batch describe the load at batch 1, not the plan's batches.
+        if (n.find("batch") == std::string::npos) plan.notes.push_back(n);
       }
     }
     const std::optional<std::int64_t> batch = facts.batch;

@@ -12,7 +12,7 @@ using nlohmann::ordered_json;
 
 std::string Money(const std::optional<double>& usd) {
   if (!usd) return "-";
-  return "$" + FormatFixed(*usd, *usd < 10 ? 2 : (*usd < 1000 ? 1 : 0));
+  return "$" + FormatFixed(*usd, *usd < 0.1 ? 4 : *usd < 10 ? 2 : (*usd < 1000 ? 1 : 0));
 }
 
 // Dollars per million samples, or per million tokens for sequence models.

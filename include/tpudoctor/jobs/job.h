@@ -41,6 +41,7 @@ struct JobSpec {
   std::string region;
   std::string runtime_version;  // gcloud --version / --runtime-version
   // Training settings a script or the container args name.
+  bool xmp_spawn = false;  // torch_xla's xmp.spawn starts the training
   std::optional<std::int64_t> xmp_nprocs;
   bool xrt_runtime = false;  // XRT_TPU_CONFIG: the pre-PJRT torch_xla runtime
   bool tpu_strategy = false;

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Published training throughput beside tpu-doctor's prediction, row by row.
+
+Every row of ../shared/knowledge/published_results.csv (copied as bench/data/published_results.csv)
+that describes a model tpu-doctor can build is predicted with `tpu-doctor estimate` in the set-up
+the publication used (slice, global batch, sequence length, precision, and for MaxText runs FSDP
+over the slice with the layer inputs offloaded, as the tpu-recipes configure them), and printed
+beside the published figure with the error. Rows of models tpu-doctor cannot build (GPT-3 175B,
+PaLM, DeepSeek-V3, MLPerf time-to-train) are listed as skipped with the reason.
+
+    python3 bench/published_validate.py [--binary build/tpu-doctor]
+
+The median absolute error is printed last. Nothing here is fitted to these rows: the efficiency
+factors come from data/calibration/*.json.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = os.path.join(ROOT, "examples", "configs")
+RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
+
+# (model, hardware as published, throughput) → how to predict it. `per` is the unit: tokens/s per
+# chip, samples/s in total, or TFLOP/s per chip. `batch` is the per-device batch the run used.
+ROWS = [
+    # MaxText on Trillium (tpu-recipes): FSDP over the slice, decoder layer inputs offloaded.
+    dict(match=("Llama3.1-8B", "v6e-8)"), model="llama-3.1-8b.json", target="tpu-v6e-8", seq=8192,
+         batch=3, chips=8, parallel="fsdp=8", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-8B", "v6e-256)"), model="llama-3.1-8b.json", target="tpu-v6e-256",
+         seq=8192, batch=4, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-70B", "v6e-32)"), model="llama-3.1-70b.json", target="tpu-v6e-32",
+         seq=8192, batch=2, chips=32, parallel="fsdp=32", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-70B", "v6e-256)"), model="llama-3.1-70b.json", target="tpu-v6e-256",
+         seq=8192, batch=5, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",
+         seq=4096, batch=2, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    dict(match=("Mixtral-8x7B", "v6e-256)"), model="mixtral-8x7b.json", target="tpu-v6e-256",
+         seq=4096, batch=12, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    dict(match=("Llama2-70B", "TPU v5p"), model="llama-2-70b.json", target="tpu-v5p-1024",
+         seq=4096, batch=4, chips=512, parallel="fsdp=512", remat="layer", per="tokens/chip"),
+    dict(match=("Llama2-7B", "8x H100"), model="llama-2-7b.json", target="nvidia-h100-8",
+         seq=4096, batch=4, chips=8, parallel="fsdp=8", remat="layer", per="tflops/chip"),
+    # ResNet-50 (the bundled ONNX export of torchvision's ResNet-50).
+    dict(match=("ResNet-50 (Flax example)", "TPU v3"), model=RESNET, target="tpu-v3-8", batch=256,
+         chips=4, per="samples"),
+    dict(match=("ResNet-50 (Flax example)", "8x V100"), model=RESNET, target="nvidia-v100-8",
+         batch=256, chips=8, precision="fp16", per="samples"),
+    dict(match=("ResNet-50 v1.5", "1x A100"), model=RESNET, target="nvidia-a100", batch=256, chips=1,
+         precision="fp16", per="samples"),
+    dict(match=("ResNet-50 v1.5", "8x A100 80GB (DGX A100)", "fp16"), model=RESNET,
+         target="nvidia-a100-8", batch=256, chips=8, precision="fp16", per="samples"),
+    dict(match=("ResNet-50 v1.5", "8x A100 80GB (DGX A100)", "tf32"), model=RESNET,
+         target="nvidia-a100-8", batch=256, chips=8, precision="fp32", per="samples"),
+    dict(match=("ResNet-50 v1.5", "1x V100"), model=RESNET, target="nvidia-v100", batch=256, chips=1,
+         precision="fp16", per="samples"),
+    dict(match=("ResNet-50 v1.5", "8x V100"), model=RESNET, target="nvidia-v100-8", batch=256,
+         chips=8, precision="fp16", per="samples"),
+    # BERT-large pretraining (DeepLearningExamples), per-GPU micro-batch as they ran it.
+    dict(match=("BERT-large", "8x A100", "phase 1"), model="bert-large-uncased.json",
+         target="nvidia-a100-8", seq=128, batch=256, chips=8, precision="fp16", per="samples"),
+    dict(match=("BERT-large", "8x A100", "phase 2"), model="bert-large-uncased.json",
+         target="nvidia-a100-8", seq=512, batch=32, chips=8, precision="fp16", per="samples"),
+    dict(match=("BERT-large", "8x V100"), model="bert-large-uncased.json", target="nvidia-v100-8",
+         seq=128, batch=64, chips=8, precision="fp16", per="samples"),
+]
+
+
+def row_matches(row, spec):
+    text = " ".join(row.values())
+    return all(m in text for m in spec["match"]) and row["model"].startswith(spec["match"][0])
+
+
+def predict(binary, spec):
+    model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
+    cmd = [binary, "estimate", model, "--train", "--targets", spec["target"], "--batch",
+           str(spec["batch"]), "--format", "json",
+           "--precision", spec.get("precision", "bf16")]
+    if "seq" in spec:
+        cmd += ["--seq", str(spec["seq"])]
+    if "parallel" in spec:
+        cmd += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    e = json.loads(out)["estimates"][0]
+    step_s = e["step_time_ms"] / 1e3
+    if spec["per"] == "tokens/chip":
+        return e["global_batch"] * spec["seq"] / step_s / spec["chips"], e
+    if spec["per"] == "tflops/chip":
+        return e["model_flops_per_step"] / step_s / spec["chips"] / 1e12, e
+    return e["samples_per_s"], e
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "tpu-doctor"))
+    ap.add_argument("--csv", default=os.path.join(ROOT, "bench", "data", "published_results.csv"))
+    args = ap.parse_args()
+    rows = list(csv.DictReader(open(args.csv)))
+    errors = []
+    print(f"{'model':<26} {'hardware':<28} {'published':>11} {'predicted':>11}  error  unit")
+    for row in rows:
+        spec = next((s for s in ROWS if row_matches(row, s)), None)
+        label = (row["model"][:26], row["hardware"][:28])
+        if spec is None:
+            print(f"{label[0]:<26} {label[1]:<28} {row['throughput']:>11}  skipped: no buildable "
+                  f"model or not a throughput ({row['unit']})")
+            continue
+        published = float(row["throughput"].replace(",", ""))
+        predicted, _ = predict(args.binary, spec)
+        err = predicted / published - 1
+        errors.append(abs(err))
+        print(f"{label[0]:<26} {label[1]:<28} {published:>11.1f} {predicted:>11.1f} {err:+6.0%}  "
+              f"{row['unit']}")
+    if not errors:
+        sys.exit("no rows predicted")
+    print(f"\n{len(errors)} rows predicted; median absolute error {statistics.median(errors):.0%}, "
+          f"within 25%: {sum(e <= 0.25 for e in errors)}/{len(errors)}")
+
+
+if __name__ == "__main__":
+    main()
