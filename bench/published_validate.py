@@ -33,8 +33,10 @@ ROWS = [
          batch=3, chips=8, parallel="fsdp=8", remat="offload", per="tokens/chip"),
     dict(match=("Llama3.1-8B", "v6e-256)"), model="llama-3.1-8b.json", target="tpu-v6e-256",
          seq=8192, batch=4, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    # The v6e-32 recipe sets weight_dtype=bfloat16 (maxtext_trillium_model_configs.py).
     dict(match=("Llama3.1-70B", "v6e-32)"), model="llama-3.1-70b.json", target="tpu-v6e-32",
-         seq=8192, batch=2, chips=32, parallel="fsdp=32", remat="offload", per="tokens/chip"),
+         seq=8192, batch=2, chips=32, parallel="fsdp=32", remat="offload", per="tokens/chip",
+         precision="bf16-params"),
     dict(match=("Llama3.1-70B", "v6e-256)"), model="llama-3.1-70b.json", target="tpu-v6e-256",
          seq=8192, batch=5, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",

@@ -63,7 +63,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   }
   auto precision = ParsePrecision(a.precision);
   if (!precision)
-    throw ToolError("precision `" + a.precision + "` is not fp32, bf16, fp16 or mixed");
+    throw ToolError("precision `" + a.precision + "` is not fp32, bf16, fp16, mixed or bf16-params");
   o.check.optimizer = *optimizer;
   o.check.precision = *precision;
   o.check.select = a.select;

@@ -362,6 +362,7 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   if (name == "bf16") return Precision::kBf16;
   if (name == "fp16") return Precision::kFp16;
   if (name == "mixed") return Precision::kMixed;
+  if (name == "bf16-params") return Precision::kBf16Params;
   return std::nullopt;
 }
 
@@ -389,6 +390,8 @@ std::string_view NameOf(Precision p) {
       return "fp16";
     case Precision::kMixed:
       return "mixed";
+    case Precision::kBf16Params:
+      return "bf16-params";
   }
   return "bf16";
 }
@@ -766,7 +769,9 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   double opt = 0;
   if (options.train) {
-    opt = params.count * UpdateBytesPerParam(options.optimizer) /
+    // bf16 parameters and optimizer state move half the bytes.
+    const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
+    opt = params.count * UpdateBytesPerParam(options.optimizer) * state_scale /
               (c.rates.bandwidth * c.cal.memory_efficiency) +
           params.tensors * overhead_s;
   }
@@ -781,7 +786,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.parallel = c.parallel;
   ci.param_count = params.count;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
-  ci.grad_bytes_per_param = options.precision == Precision::kMixed ? 2 : 4;
+  ci.grad_bytes_per_param =
+      options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and two
   // backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes = c.layers.count > 0 ? 4 * c.layers.boundary_bytes : 0;
@@ -916,22 +922,26 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const EstimateOptions& options = c.options;
   MemoryBreakdown& m = e.memory;
   const bool mixed = options.precision == Precision::kMixed;
-  m.weights = params.count * (mixed ? 2 : 4) + params.constant_bytes;
+  // bf16-params: weights, gradients and optimizer state all in bf16, no fp32 copy (MaxText's
+  // weight_dtype=bfloat16; optax keeps Adam's moments in the parameters' dtype).
+  const bool bf16_params = options.precision == Precision::kBf16Params;
+  const double state_scale = bf16_params ? 0.5 : 1.0;
+  m.weights = params.count * (mixed || bf16_params ? 2 : 4) + params.constant_bytes;
   if (options.train) {
-    m.gradients = params.count * (mixed ? 2 : 4);
+    m.gradients = params.count * (mixed || bf16_params ? 2 : 4);
     m.master_weights = mixed ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
         m.optimizer_state = 0;
         break;
       case Optimizer::kMomentum:
-        m.optimizer_state = 4 * params.count;
+        m.optimizer_state = 4 * params.count * state_scale;
         break;
       case Optimizer::kAdam:
-        m.optimizer_state = 8 * params.count;
+        m.optimizer_state = 8 * params.count * state_scale;
         break;
       case Optimizer::kAdafactor:
-        m.optimizer_state = params.adafactor_state;
+        m.optimizer_state = params.adafactor_state * state_scale;
         break;
     }
   }
@@ -992,6 +1002,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
       std::string(options.train ? "training step" : "inference step") + ", " +
           std::string(NameOf(options.precision)) +
           (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
+          (options.precision == Precision::kBf16Params
+               ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
+               : "") +
           (options.precision == Precision::kFp16
                ? " (fp16 compute with loss scaling, fp32 master weights)"
                : "") +

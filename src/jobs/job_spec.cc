@@ -85,6 +85,8 @@ void ReadArgs(const std::string& text, const std::string& where, JobSpec& spec) 
 class Walker {
  public:
   explicit Walker(JobSpec& spec) : spec_(spec) {}
+  // The first field of the wrong type, as `path: expected ...`.
+  const std::optional<std::string>& error() const { return error_; }
 
   void Walk(const json& j, const std::string& path) {
     if (j.is_array()) {
@@ -99,12 +101,16 @@ class Walker {
     for (const auto& [key, value] : j.items()) {
       const std::string p = path.empty() ? key : path + "." + key;
       const std::string k = Canonical(key);
-      if (k == "machinespec" && value.is_object()) {
+      if (k == "machinespec" && !value.is_object()) {
+        Fail(p + ": expected a mapping (machineType, tpuTopology, ...)");
+      } else if (k == "machinespec") {
         Pool(j, value, p);
       } else if (key == "cloud.google.com/gke-tpu-accelerator") {
         Set("gke_accelerator", spec_.gke_accelerator, AsString(value), p);
       } else if (key == "cloud.google.com/gke-tpu-topology") {
         Set("topology", spec_.topology, AsString(value), p);
+      } else if (key == "google.com/tpu" && !AsInt(value)) {
+        Fail(p + ": expected a number of chips");
       } else if (key == "google.com/tpu" && !spec_.gke_tpu_per_node) {
         spec_.gke_tpu_per_node = AsInt(value);
         spec_.where["gke_tpu_per_node"] = p;
@@ -133,6 +139,9 @@ class Walker {
     std::optional<std::int64_t> count;
     for (const auto& [key, value] : machine.items()) {
       const std::string k = Canonical(key);
+      const bool text = k == "machinetype" || k == "acceleratortype" || k == "tputopology";
+      if (text && !value.is_string()) Fail(p + "." + key + ": expected a string");
+      if (k == "acceleratorcount" && !AsInt(value)) Fail(p + "." + key + ": expected an integer");
       if (k == "machinetype") type = AsString(value);
       if (k == "acceleratortype") accel = AsString(value);
       if (k == "acceleratorcount") count = AsInt(value);
@@ -150,7 +159,9 @@ class Walker {
       spec_.where["vertex_accelerator_count"] = p + ".acceleratorCount";
     }
     for (const auto& [key, value] : pool.items()) {
-      if (Canonical(key) == "replicacount") {
+      if (Canonical(key) == "replicacount" && !AsInt(value)) {
+        Fail(key + ": expected an integer");
+      } else if (Canonical(key) == "replicacount") {
         spec_.replica_count = AsInt(value);
         const std::size_t dot = p.rfind('.');
         spec_.where["replica_count"] = (dot == std::string::npos ? "" : p.substr(0, dot + 1)) + key;
@@ -158,7 +169,12 @@ class Walker {
     }
   }
 
+  void Fail(const std::string& why) {
+    if (!error_) error_ = why;
+  }
+
   JobSpec& spec_;
+  std::optional<std::string> error_;
 };
 
 // A launch script: each pattern's first match, with its line.
@@ -299,7 +315,9 @@ Result<JobSpec> ReadJobSpec(const Source& source) {
     if (!doc->is_object() && !doc->is_array())
       return MakeError(what + ": expected a job spec (a mapping), found a single value");
     spec.kind = "gke-manifest";
-    Walker(spec).Walk(*doc, "");
+    Walker walker(spec);
+    walker.Walk(*doc, "");
+    if (walker.error()) return MakeError(what + ": " + *walker.error());
     if (!spec.vertex_machine_type.empty() || !spec.vertex_accelerator_type.empty())
       spec.kind = "vertex-custom-job";
   } else {

@@ -27,7 +27,7 @@ int RematRank(Remat r) { return static_cast<int>(r); }
 // Sharding a configuration needs beyond data parallelism: none, FSDP, FSDP and tensor.
 int ShardingRank(const Parallelism& p) { return (p.fsdp > 1 ? 1 : 0) + (p.tensor > 1 ? 2 : 0); }
 
-// Cheaper (or faster) first. Within 3% the simpler configuration wins: plain data parallelism
+// Cheaper (or faster) first. Within 5% the simpler configuration wins: plain data parallelism
 // before FSDP before tensor parallelism, less remat, fewer chips; the estimate is not precise
 // enough to prefer a more complex set-up for less.
 bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective objective) {
@@ -41,7 +41,7 @@ bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective object
     sx = -x.samples_per_s;
     sy = -y.samples_per_s;
   }
-  if (std::abs(sx - sy) > 0.03 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
+  if (std::abs(sx - sy) > 0.05 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
   if (ShardingRank(x.parallel) != ShardingRank(y.parallel))
     return ShardingRank(x.parallel) < ShardingRank(y.parallel);
   if (x.remat != y.remat) return RematRank(x.remat) < RematRank(y.remat);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/report/report.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -16,8 +17,12 @@ std::string What(const JobSpec& s) {
            std::to_string(s.chips) + " chips)";
   } else if (!s.accelerator_type.empty() || !s.vertex_accelerator_type.empty() ||
              !s.vertex_machine_type.empty() || !s.gke_accelerator.empty()) {
-    out += ": " + (s.accelerator_type + s.vertex_machine_type + " " + s.vertex_accelerator_type +
-                   " " + s.gke_accelerator);
+    std::vector<std::string> parts;
+    for (const std::string* p : {&s.accelerator_type, &s.vertex_machine_type,
+                                 &s.vertex_accelerator_type, &s.gke_accelerator}) {
+      if (!p->empty()) parts.push_back(*p);
+    }
+    out += ": " + Join(parts, " ");
   }
   return out;
 }

@@ -24,12 +24,14 @@ namespace tpudoctor {
 
 enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
 // kBf16 and kFp16: autocast with fp32 master weights (fp16 with loss scaling); kMixed: bf16 weights
-// and gradients with an fp32 master copy in the optimizer.
-enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed };
+// and gradients with an fp32 master copy in the optimizer; kBf16Params: everything in bf16 with no
+// fp32 copy (MaxText's weight_dtype=bfloat16: 8 bytes per parameter with Adam instead of 16).
+enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params };
 
 std::optional<Optimizer> ParseOptimizer(
     std::string_view name);  // sgd, momentum, adam, adamw, adafactor
-std::optional<Precision> ParsePrecision(std::string_view name);  // fp32, bf16, fp16, mixed
+// fp32, bf16, fp16, mixed, bf16-params
+std::optional<Precision> ParsePrecision(std::string_view name);
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
 

@@ -10,6 +10,15 @@ namespace {
 // tpuTopology (no accelerator count); the topology must be a slice of the generation, the machine
 // type must hold that many chips per VM; on GKE, google.com/tpu is the chips of one node and the
 // Job runs one pod per host.
+// `machineType: ct5lp-hightpu-4t` with `tpuTopology: "4x4"`: a consistent example (16 chips).
+std::string Suggestion(const TpuGeneration& g) {
+  const TpuSlice* example = g.SliceWithChips(16);
+  if (example == nullptr) example = &g.slices.back();
+  return "set `machineType: " + g.VertexMachineType(example->chips) + "` with `tpuTopology: \"" +
+         example->topology + "\"` (" + std::to_string(example->chips) +
+         " chips; any topology of the generation), and drop acceleratorType/acceleratorCount";
+}
+
 class Job002 final : public JobRule {
  public:
   TPUD_JOB_RULE(Job002, "JOB002", "slice-shape",
@@ -29,11 +38,7 @@ class Job002 final : public JobRule {
                                                    : s.vertex_accelerator_type) +
                 "` with `acceleratorCount: " + std::to_string(*s.vertex_accelerator_count) +
                 "`; it takes a machine type with a TPU topology",
-            "vertex_accelerator_count",
-            "set `machineType: " + g.VertexMachineType(g.chips_per_vm) +
-                "` and `tpuTopology` (e.g. `" +
-                g.slices[std::min<std::size_t>(2, g.slices.size() - 1)].topology +
-                "`), and drop acceleratorType/acceleratorCount");
+            "vertex_accelerator_count", Suggestion(g));
         return;
       }
       if (counted) {

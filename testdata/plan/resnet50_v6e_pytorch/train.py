@@ -1,0 +1,50 @@
+# PyTorch/XLA training skeleton: v6e-1 (1x1), data=1, remat none, global batch 256 (planned by tpu-doctor for examples/resnet50.onnx)
+# PJRT runtime: one process per TPU device, started by xmp.spawn without nprocs.
+import argparse
+import os
+
+os.environ.setdefault("PJRT_DEVICE", "TPU")
+
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--per_device_batch", type=int, default=256)
+parser.add_argument("--global_batch", type=int, default=256)
+args, _ = parser.parse_known_args()  # the sharding flags are for the JAX skeleton
+
+
+def build_model():
+    raise NotImplementedError("construct your torch.nn.Module here")
+
+
+def build_dataset():
+    raise NotImplementedError("return your torch.utils.data.Dataset here")
+
+
+def _mp_fn(index):
+    device = torch_xla.device()
+    world = xm.xrt_world_size()
+    assert args.global_batch == args.per_device_batch * world, "global batch != per-device x devices"
+    model = build_model().to(device)
+    # Data parallel: every device keeps the whole model.
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    dataset = build_dataset()
+    sampler = torch.utils.data.distributed.DistributedSampler(
+        dataset, num_replicas=world, rank=xm.get_ordinal(), shuffle=True)
+    # drop_last keeps every step's shape static: a smaller last batch would recompile.
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_size=args.per_device_batch, sampler=sampler, drop_last=True, num_workers=4)
+    for batch in pl.MpDeviceLoader(loader, device):
+        optimizer.zero_grad()
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            loss = model(*batch)
+        loss.backward()
+        xm.optimizer_step(optimizer)  # all-reduces the gradients, then steps
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=())

@@ -1,0 +1,167 @@
+// `plan`: the configurations it chooses fit by the tool's own memory model and name FSDP where
+// data parallelism cannot fit; the files it emits are valid (YAML parses, required fields, catalog
+// strings), match their goldens (testdata/plan/CASE/FILE), and pass `check --job`.
+#include "tpudoctor/jobs/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "src/support/yaml_input.h"
+#include "tests/test_util.h"
+#include "tpudoctor/jobs/emit.h"
+#include "tpudoctor/jobs/job.h"
+
+namespace tpudoctor {
+namespace {
+
+namespace fs = std::filesystem;
+
+Source Read(const std::string& rel) {
+  auto s = ReadSource((testing::SourceDir() / rel).string());
+  EXPECT_TRUE(s);
+  s->display_name = rel;  // goldens do not depend on where the repository is
+  return *s;
+}
+
+Plan PlanOf(const std::string& rel, std::optional<std::int64_t> seq,
+            std::vector<std::string> generations = {}) {
+  PlanOptions o;
+  if (seq) o.shapes.dims["seq"] = *seq;
+  o.generations = std::move(generations);
+  auto plan = MakePlan(Read(rel), o);
+  EXPECT_TRUE(plan) << (plan ? "" : plan.error().message);
+  return *plan;
+}
+
+struct Case {
+  const char* model;
+  std::optional<std::int64_t> seq;
+  bool needs_sharding;  // data parallelism alone cannot fit on any slice
+};
+
+TEST(PlanTest, ChoicesFitAndShardOnlyWhenDataParallelCannot) {
+  const Case kCases[] = {{"examples/resnet50.onnx", std::nullopt, false},
+                         {"examples/configs/bert-base-uncased.json", 512, false},
+                         {"examples/configs/llama-3.1-8b.json", 8192, true},
+                         {"examples/configs/llama-3.1-70b.json", 8192, true}};
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.model);
+    const Plan plan = PlanOf(c.model, c.seq);
+    ASSERT_EQ(plan.best.size(), 3u) << "v5e, v5p and v6e each get a plan";
+    for (const PlanCandidate& p : plan.best) {
+      SCOPED_TRACE(p.accelerator_type);
+      EXPECT_TRUE(p.estimate.fits);
+      EXPECT_LE(p.estimate.memory.total(), p.estimate.hbm_bytes);
+      EXPECT_LE(p.estimate.global_batch, plan.max_global_batch);
+      const bool sharded = p.estimate.parallel.fsdp > 1 || p.estimate.parallel.tensor > 1;
+      EXPECT_EQ(sharded, c.needs_sharding);
+      if (!sharded) continue;
+      // The same slice and batch data parallel does not fit.
+      PlanOptions o;
+      ShapeOptions shapes;
+      shapes.dims["seq"] = *c.seq;
+      shapes.batch = std::max<std::int64_t>(1, p.graph_batch);
+      auto m = LoadModel(Read(c.model), shapes);
+      EstimateOptions eo;
+      eo.train = true;
+      eo.batch = *shapes.batch;
+      eo.chips = p.estimate.chips;
+      auto dp = EstimateStep(m->graph, **FindTarget(p.generation->target), eo);
+      ASSERT_TRUE(dp);
+      EXPECT_FALSE(dp->fits);
+    }
+  }
+}
+
+// The published MaxText runs of Llama 3.1 8B and 70B: the plan's throughput on the published slice
+// is within 25% of the published tokens/s/chip (bench/published_validate.py prints all rows).
+TEST(PlanTest, LlamaPlansAreNearThePublishedThroughput) {
+  // The 70B run on v6e-32 keeps its weights and Adam state in bf16 (MaxText weight_dtype).
+  const std::tuple<const char*, int, double, Precision> kRuns[] = {
+      {"examples/configs/llama-3.1-8b.json", 8, 7138.9, Precision::kBf16},
+      {"examples/configs/llama-3.1-70b.json", 32, 921.0, Precision::kBf16Params}};
+  for (const auto& [model, chips, published, precision] : kRuns) {
+    SCOPED_TRACE(model);
+    PlanOptions o;
+    o.precision = precision;
+    o.shapes.dims["seq"] = 8192;
+    o.generations = {"tpu-v6e"};
+    o.max_chips = chips;
+    o.objective = PlanObjective::kThroughput;
+    auto plan = MakePlan(Read(model), o);
+    ASSERT_TRUE(plan && plan->choice());
+    const Estimate& e = plan->choice()->estimate;
+    const double tokens_per_chip = e.samples_per_s * 8192 / e.chips;
+    EXPECT_NEAR(tokens_per_chip / published, 1.0, 0.25);
+  }
+}
+
+struct EmitCase {
+  const char* name;
+  const char* model;
+  std::optional<std::int64_t> seq;
+  const char* generation;
+  const char* framework;
+};
+
+TEST(PlanTest, EmittedFilesAreValidMatchGoldensAndPassCheckJob) {
+  const EmitCase kCases[] = {
+      {"llama8b_v5e_jax", "examples/configs/llama-3.1-8b.json", 8192, "tpu-v5e", ""},
+      {"resnet50_v6e_pytorch", "examples/resnet50.onnx", std::nullopt, "tpu-v6e", "pytorch"},
+      {"bert_v3_tensorflow", "examples/configs/bert-base-uncased.json", 128, "tpu-v3",
+       "tensorflow"}};
+  for (const EmitCase& c : kCases) {
+    SCOPED_TRACE(c.name);
+    PlanOptions po;
+    if (c.seq) po.shapes.dims["seq"] = *c.seq;
+    po.generations = {c.generation};
+    po.max_chips = std::string(c.generation) == "tpu-v3" ? 4 : 256;
+    auto plan = MakePlan(Read(c.model), po);
+    ASSERT_TRUE(plan && plan->choice());
+    EmitOptions eo;
+    eo.framework = c.framework;
+    auto files = EmitJobFiles(*plan, *plan->choice(), eo);
+    ASSERT_TRUE(files);
+    const fs::path dir = testing::Testdata("plan") / c.name;
+    if (testing::UpdateGoldens()) fs::create_directories(dir);
+    bool vertex = false;
+    for (const EmittedFile& f : *files) {
+      SCOPED_TRACE(f.name);
+      testing::ExpectGolden(dir / f.name, f.text);
+      if (f.name.ends_with(".yaml")) {
+        auto doc = ParseYamlInput(f.text, f.name);
+        ASSERT_TRUE(doc) << doc.error().message;
+        if (f.name.starts_with("vertex")) {
+          vertex = true;
+          const auto& pool = (*doc)["workerPoolSpecs"][0];
+          EXPECT_TRUE(pool["machineSpec"].contains("machineType"));
+          EXPECT_EQ(pool["replicaCount"], 1);
+          EXPECT_TRUE(pool["containerSpec"].contains("imageUri"));
+        } else {
+          const std::string text = doc->dump();
+          EXPECT_NE(text.find("cloud.google.com/gke-tpu-accelerator"), std::string::npos);
+          EXPECT_NE(text.find("google.com/tpu"), std::string::npos);
+        }
+      }
+      // Every emitted file passes check --job with the model it was planned for.
+      ShapeOptions shapes;
+      if (c.seq) shapes.dims["seq"] = *c.seq;
+      shapes.batch = plan->choice()->graph_batch;
+      auto model = LoadModel(Read(c.model), shapes);
+      auto spec = ReadJobSpec(Source{f.name, f.text});
+      ASSERT_TRUE(spec) << spec.error().message;
+      if (spec->generation != nullptr) {
+        EXPECT_EQ(spec->generation, plan->choice()->generation);
+        EXPECT_EQ(spec->chips, plan->choice()->estimate.chips);
+      }
+      for (const Diagnostic& d : CheckJob({*spec, &model->graph})) {
+        ADD_FAILURE() << d.code << ": " << d.message;
+      }
+    }
+    EXPECT_TRUE(vertex) << "a Vertex AI job for every generation Vertex AI trains on";
+  }
+}
+
+}  // namespace
+}  // namespace tpudoctor
