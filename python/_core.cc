@@ -11,6 +11,9 @@
 #include "tpudoctor/analyze.h"
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/jobs/emit.h"
+#include "tpudoctor/jobs/job.h"
+#include "tpudoctor/jobs/plan.h"
 #include "tpudoctor/logs/logs.h"
 #include "tpudoctor/report/render.h"
 #include "tpudoctor/support/embedded.h"
@@ -43,6 +46,8 @@ struct PyAnalyzeArgs {
   std::vector<std::string> estimate_targets;
   std::optional<double> dataset_size;
   std::map<std::string, double> prices;  // target name → USD per chip-hour
+  std::string parallel;                  // "fsdp=8,tp=2"; empty: data parallel
+  std::string remat = "none";
 };
 
 AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
@@ -63,13 +68,18 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   }
   auto precision = ParsePrecision(a.precision);
   if (!precision)
-    throw ToolError("precision `" + a.precision + "` is not fp32, bf16, fp16, mixed or bf16-params");
+    throw ToolError("precision `" + a.precision +
+                    "` is not fp32, bf16, fp16, mixed or bf16-params");
   o.check.optimizer = *optimizer;
   o.check.precision = *precision;
   o.check.select = a.select;
   o.check.ignore = a.ignore;
   o.estimate_targets = a.estimate_targets;
   o.dataset_size = a.dataset_size;
+  if (!a.parallel.empty()) o.parallel = OrRaise(ParseParallelism(a.parallel));
+  auto remat = ParseRemat(a.remat);
+  if (!remat) throw ToolError("remat `" + a.remat + "` is not none, dots, layer or offload");
+  o.remat = *remat;
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
   }
@@ -109,6 +119,71 @@ std::optional<std::string> CheckEstimateJson(const Report& r) {
   return RenderEstimateJson(copy);
 }
 
+struct PyPlanArgs {
+  std::map<std::string, std::int64_t> dims;
+  std::string input_format;
+  std::vector<std::string> targets;
+  int max_chips = 256;
+  std::optional<double> budget;
+  std::optional<std::int64_t> global_batch;
+  std::string objective = "cost";
+  bool train = true;
+  std::string optimizer = "adam";
+  std::string precision = "bf16";
+  bool emit = false;
+  std::string framework;
+};
+
+// The plan as `tpu-doctor plan --format json` prints it, and the emitted files (name → text) when
+// asked for.
+std::pair<std::string, std::map<std::string, std::string>> PlanSource(const Source& source,
+                                                                      const PyPlanArgs& a) {
+  PlanOptions o;
+  o.shapes.dims = a.dims;
+  o.input_format = a.input_format;
+  o.generations = a.targets;
+  o.max_chips = a.max_chips;
+  o.budget_usd_per_hour = a.budget;
+  o.global_batch = a.global_batch;
+  if (a.objective != "cost" && a.objective != "throughput")
+    throw ToolError("objective `" + a.objective + "` is not cost or throughput");
+  o.objective = a.objective == "cost" ? PlanObjective::kCost : PlanObjective::kThroughput;
+  o.train = a.train;
+  auto optimizer = ParseOptimizer(a.optimizer);
+  auto precision = ParsePrecision(a.precision);
+  if (!optimizer || !precision) throw ToolError("unknown optimizer or precision");
+  o.optimizer = *optimizer;
+  o.precision = *precision;
+  Result<Plan> plan = MakeError("");
+  {
+    py::gil_scoped_release release;
+    plan = MakePlan(source, o);
+  }
+  Plan p = OrRaise(std::move(plan));
+  std::map<std::string, std::string> files;
+  if (a.emit && p.choice() != nullptr) {
+    EmitOptions eo;
+    eo.framework = a.framework;
+    for (EmittedFile& f : OrRaise(EmitJobFiles(p, *p.choice(), eo)))
+      files[f.name] = std::move(f.text);
+  }
+  return {RenderPlanJson(p), files};
+}
+
+// `check --job`: the findings as JSON; the model (a path, or none) loaded at the job's batch.
+std::string CheckJobJson(const std::string& job_path, const std::optional<std::string>& model_path,
+                         bool train) {
+  const JobSpec spec = OrRaise(ReadJobSpec(OrRaise(ReadSource(job_path))));
+  std::optional<LoadedModel> model;
+  if (model_path) {
+    ShapeOptions shapes;
+    shapes.batch = spec.per_device_batch;
+    model = OrRaise(LoadModel(OrRaise(ReadSource(*model_path)), shapes));
+  }
+  JobContext context{spec, model ? &model->graph : nullptr, train};
+  return RenderJobJson(spec, CheckJob(context));
+}
+
 std::pair<std::string, std::string> Logs(const LogDiagnosis& d) {
   return {RenderLogsJson(d), RenderLogsText(d)};
 }
@@ -138,7 +213,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("ignore", &PyAnalyzeArgs::ignore)
       .def_readwrite("estimate_targets", &PyAnalyzeArgs::estimate_targets)
       .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size)
-      .def_readwrite("prices", &PyAnalyzeArgs::prices);
+      .def_readwrite("prices", &PyAnalyzeArgs::prices)
+      .def_readwrite("parallel", &PyAnalyzeArgs::parallel)
+      .def_readwrite("remat", &PyAnalyzeArgs::remat);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })
@@ -163,6 +240,30 @@ PYBIND11_MODULE(_core, m) {
                              })
       .def_property_readonly("estimate_count", [](const Report& r) { return r.estimates.size(); });
 
+  py::class_<PyPlanArgs>(m, "PlanArgs")
+      .def(py::init<>())
+      .def_readwrite("dims", &PyPlanArgs::dims)
+      .def_readwrite("input_format", &PyPlanArgs::input_format)
+      .def_readwrite("targets", &PyPlanArgs::targets)
+      .def_readwrite("max_chips", &PyPlanArgs::max_chips)
+      .def_readwrite("budget", &PyPlanArgs::budget)
+      .def_readwrite("global_batch", &PyPlanArgs::global_batch)
+      .def_readwrite("objective", &PyPlanArgs::objective)
+      .def_readwrite("train", &PyPlanArgs::train)
+      .def_readwrite("optimizer", &PyPlanArgs::optimizer)
+      .def_readwrite("precision", &PyPlanArgs::precision)
+      .def_readwrite("emit", &PyPlanArgs::emit)
+      .def_readwrite("framework", &PyPlanArgs::framework);
+  m.def("plan_path", [](const std::string& path, const PyPlanArgs& a) {
+    return PlanSource(OrRaise(ReadSource(path)), a);
+  });
+  m.def("plan_bytes", [](py::bytes data, const std::string& name, const PyPlanArgs& a) {
+    Source source;
+    source.display_name = name;
+    source.bytes = std::string(data);
+    return PlanSource(source, a);
+  });
+  m.def("check_job_json", &CheckJobJson, py::arg("job"), py::arg("model"), py::arg("train"));
   m.def("analyze_path", &AnalyzePath, py::arg("path"), py::arg("args"));
   m.def("analyze_bytes", &AnalyzeBytes, py::arg("data"), py::arg("name"), py::arg("args"));
   m.def("bundled_example", [] {

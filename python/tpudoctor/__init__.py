@@ -45,9 +45,11 @@ __all__ = [
     "LogReport",
     "Report",
     "check",
+    "check_job",
     "estimate",
     "example",
     "logs",
+    "plan",
     "rule",
     "rules",
     "targets",
@@ -97,13 +99,21 @@ def estimate(
     dataset_size: Optional[float] = None,
     input_format: Optional[str] = None,
     prices: Optional[Mapping[str, float]] = None,
+    seq: Optional[int] = None,
+    parallel: Optional[str] = None,
+    remat: str = "none",
 ) -> Report:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
     Returns a Report whose `estimates` has one Estimate per target ("tpu-v5e-8" and Google Cloud's
     "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
-    ({"tpu-v5e": 0.84} for a committed-use discount). Raises Error when the model cannot be estimated (a symbolic dim without `batch`/`dims`).
+    ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
+    config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
+    each slice shares the step (docs/plan.md). Raises Error when the model cannot be estimated (a
+    symbolic dim without `batch`/`dims`).
     """
+    if seq is not None:
+        dims = {**(dims or {}), "seq": int(seq)}
     args = _args(
         targets[0] if isinstance(targets, (list, tuple)) and targets else "tpu-v5e",
         batch, dims, train, optimizer, precision, (), (),
@@ -118,10 +128,79 @@ def estimate(
         args.dataset_size = float(dataset_size)
     if prices:
         args.prices = {str(k): float(v) for k, v in prices.items()}
+    if parallel:
+        args.parallel = str(parallel)
+    args.remat = str(remat)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)
     return Report(native)
+
+
+def plan(
+    obj: Any,
+    *example_inputs: Any,
+    seq: Optional[int] = None,
+    dims: Optional[Mapping[str, int]] = None,
+    targets: Union[str, Sequence[str]] = (),
+    max_chips: int = 256,
+    budget: Optional[float] = None,
+    global_batch: Optional[int] = None,
+    objective: str = "cost",
+    train: bool = True,
+    optimizer: str = "adam",
+    precision: str = "bf16",
+    emit: bool = False,
+    framework: Optional[str] = None,
+    input_format: Optional[str] = None,
+) -> dict:
+    """The TPU slice, per-chip batch, parallelism and remat to train `obj` on (`tpu-doctor plan`).
+
+    Returns the plan as a dict (`choice`, `best_per_generation`, `runner_ups`, ...; the JSON of
+    `tpu-doctor plan --format json`). With `emit=True` it also has `files`: the Vertex AI, gcloud,
+    GKE and training-script files for the choice, name → text (nothing is written).
+    """
+    import json
+
+    a = _core.PlanArgs()
+    dims = dict(dims or {})
+    if seq is not None:
+        dims["seq"] = int(seq)
+    a.dims = {str(k): int(v) for k, v in dims.items()}
+    if isinstance(targets, str):
+        targets = [t.strip() for t in targets.split(",") if t.strip()]
+    a.targets = list(targets)
+    a.max_chips = int(max_chips)
+    if budget is not None:
+        a.budget = float(budget)
+    if global_batch is not None:
+        a.global_batch = int(global_batch)
+    a.objective = objective
+    a.train = bool(train)
+    a.optimizer = optimizer
+    a.precision = precision
+    a.emit = bool(emit)
+    a.framework = framework or ""
+    model = resolve(obj, example_inputs, input_format)
+    a.input_format = model.input_format
+    if model.path is not None:
+        text, files = _core.plan_path(model.path, a)
+    else:
+        text, files = _core.plan_bytes(model.data, model.name, a)
+    result = json.loads(text)
+    if emit:
+        result["files"] = dict(files)
+    return result
+
+
+def check_job(job: Union[str, os.PathLike], model: Optional[Union[str, os.PathLike]] = None,
+              train: bool = True) -> dict:
+    """JOB findings for a Vertex AI CustomJob spec, GKE manifest or launch script (`check --job`),
+    and, with a model path, the model's fit on the job's slice. Returns the JSON as a dict."""
+    import json
+
+    return json.loads(_core.check_job_json(os.fspath(job),
+                                           None if model is None else os.fspath(model), train))
 
 
 def logs(text_or_path: Union[str, bytes, os.PathLike], *more_paths: Union[str, os.PathLike]) -> LogReport:

@@ -1,0 +1,55 @@
+"""tpudoctor.plan, check_job and the sharded estimate, against the CLI's answers."""
+import json
+import os
+import subprocess
+
+import pytest
+import tpudoctor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LLAMA = os.path.join(ROOT, "examples", "configs", "llama-3.1-8b.json")
+BINARY = os.path.join(ROOT, "build", "tpu-doctor")
+
+
+def test_plan_matches_the_cli_and_emits_files():
+    plan = tpudoctor.plan(LLAMA, seq=8192, targets="tpu-v5e", emit=True)
+    cli = json.loads(subprocess.run(
+        [BINARY, "plan", LLAMA, "--seq", "8192", "--targets", "tpu-v5e", "--format", "json"],
+        capture_output=True, text=True, check=True).stdout)
+    assert plan["choice"] == cli["choice"]
+    assert plan["choice"]["parallel"]["fsdp"] > 1  # 8B with Adam does not fit a v5e data parallel
+    assert set(plan["files"]) >= {"vertex_custom_job.yaml", "create_tpu_vm.sh", "train.py"}
+    assert plan["choice"]["accelerator_type"] in plan["files"]["create_tpu_vm.sh"]
+
+
+def test_plan_of_a_model_given_as_bytes():
+    with open(LLAMA, "rb") as f:
+        plan = tpudoctor.plan(f.read(), seq=2048, targets=["tpu-v6e"], max_chips=64)
+    assert plan["choice"]["generation"] == "tpu-v6e"
+    assert plan["choice"]["chips"] <= 64
+
+
+def test_sharded_estimate():
+    sharded = tpudoctor.estimate(LLAMA, seq=8192, batch=1, train=True, targets="v6e-8",
+                                 parallel="fsdp=8", remat="offload").estimates[0]
+    replicated = tpudoctor.estimate(LLAMA, seq=8192, batch=1, train=True,
+                                    targets="v6e-8").estimates[0]
+    assert sharded.fits and not replicated.fits
+    assert sharded.memory["weights"] * 8 == pytest.approx(replicated.memory["weights"])
+    assert any("fsdp=8" in a for a in sharded.assumptions)
+    with pytest.raises(tpudoctor.Error, match="does not divide"):
+        tpudoctor.estimate(LLAMA, seq=8192, batch=2, targets="v6e-8", parallel="fsdp=16")
+    with pytest.raises(tpudoctor.Error, match="remat"):
+        tpudoctor.estimate(LLAMA, batch=2, targets="v6e-8", remat="sometimes")
+
+
+def test_check_job(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"
+                   "      acceleratorType: TPU_V5_LITEPOD\n      acceleratorCount: 8\n"
+                   "    replicaCount: 1\n")
+    result = tpudoctor.check_job(job)
+    assert [f["code"] for f in result["findings"]] == ["JOB002"]
+    job.write_text("not: [yaml\n")
+    with pytest.raises(tpudoctor.Error):
+        tpudoctor.check_job(job)
