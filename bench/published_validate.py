@@ -39,6 +39,16 @@ ROWS = [
          precision="bf16-params"),
     dict(match=("Llama3.1-70B", "v6e-256)"), model="llama-3.1-70b.json", target="tpu-v6e-256",
          seq=8192, batch=5, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-405B", "2x v6e-256"), model="llama-3.1-405b.json", target="tpu-v6e-256",
+         seq=8192, batch=1, chips=512, slices=2, parallel="fsdp=256", remat="offload",
+         per="tokens/chip"),
+    dict(match=("Llama3.1-405B", "TPU v5p"), model="llama-3.1-405b.json", target="tpu-v5p-1024",
+         seq=8192, batch=2, chips=512, parallel="fsdp=512", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-70B", "Ironwood", "bf16"), model="llama-3.1-70b.json",
+         target="tpu7x-64", seq=8192, batch=4, chips=64, parallel="fsdp=64", remat="offload",
+         per="tokens/chip"),
+    dict(match=("Llama3.1-405B", "Ironwood"), model="llama-3.1-405b.json", target="tpu7x-256",
+         seq=8192, batch=6, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",
          seq=4096, batch=2, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Mixtral-8x7B", "v6e-256)"), model="mixtral-8x7b.json", target="tpu-v6e-256",
@@ -84,6 +94,8 @@ def predict(binary, spec):
            "--precision", spec.get("precision", "bf16")]
     if "seq" in spec:
         cmd += ["--seq", str(spec["seq"])]
+    if "slices" in spec:
+        cmd += ["--slices", str(spec["slices"])]
     if "parallel" in spec:
         cmd += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

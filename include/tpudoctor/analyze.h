@@ -46,6 +46,7 @@ struct AnalyzeOptions {
   // pass keeps for the backward pass (--remat).
   Parallelism parallel;
   Remat remat = Remat::kNone;
+  int slices = 1;  // --slices: identical slices, data parallel over DCN
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

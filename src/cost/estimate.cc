@@ -812,13 +812,25 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
   const double exposed_fsdp_ms = std::max(0.0, e.fsdp_ms - compute_ms);
-  e.step_ms = compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms;
-  const double replicas = options.chips / tp;
+  // Multislice: each chip all-reduces its gradient shard with its peers in the other slices over
+  // DCN, overlapped with the backward pass (XLA's async collectives; MaxText's data-parallel
+  // overlap flags).
+  const int slices = std::max(1, options.slices);
+  if (options.train && slices > 1 && c.target.dcn_gbps) {
+    const double shard = params.count / (static_cast<double>(c.parallel.fsdp) * c.parallel.tensor) *
+                         ci.grad_bytes_per_param;
+    e.dcn_ms = 2.0 * (slices - 1) / slices * shard / (*c.target.dcn_gbps * 1e9) * 1e3;
+  }
+  const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
+  e.step_ms =
+      compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms + exposed_dcn_ms;
+  e.slices = slices;
+  const double replicas = options.chips / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
   const double step_s = e.step_ms / 1e3;
   const double peak = c.target.bf16_tflops.value_or(c.target.fp32_tflops.value_or(0)) * 1e12;
-  if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips);
+  if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips * slices);
   if (step_s > 0) e.samples_per_s = static_cast<double>(e.global_batch) / step_s;
 }
 
@@ -984,7 +996,7 @@ void Prices(const StepContext& c, Estimate& e) {
   const std::optional<double> price =
       c.options.usd_per_chip_hour ? c.options.usd_per_chip_hour : c.target.price_usd_per_chip_hour;
   if (price) {
-    e.usd_per_hour = *price * c.options.chips;
+    e.usd_per_hour = *price * c.options.chips * std::max(1, c.options.slices);
     if (e.samples_per_s > 0)
       e.usd_per_million_samples = *e.usd_per_hour / (e.samples_per_s * 3600) * 1e6;
   }
@@ -1059,6 +1071,16 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                             "twice backward, not overlapped"
                       : ""));
   }
+  if (options.slices > 1) {
+    out.push_back(std::to_string(options.slices) + " slices, data parallel between them: " +
+                  (c.target.dcn_gbps
+                       ? "each chip all-reduces its gradient shard over DCN at " +
+                             FormatFixed(*c.target.dcn_gbps, 2) +
+                             " GB/s per chip, overlapped with the backward pass"
+                       : c.target.name +
+                             "'s DCN bandwidth is not known, so the all-reduce between slices "
+                             "is not counted (a lower bound)"));
+  }
   if (options.train && options.remat != Remat::kNone) {
     if (c.remat == Remat::kLayer || c.remat == Remat::kOffload) {
       out.push_back("rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
@@ -1091,6 +1113,8 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
 Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
+  if (options.slices < 1 || options.slices > 1024)
+    return MakeError("the number of slices must be between 1 and 1024");
   if (!target.hbm_gbps || !target.hbm_gib ||
       (!target.bf16_tflops.has_value() && !target.fp32_tflops.has_value())) {
     return MakeError("target `" + target.name +
@@ -1107,7 +1131,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 RatesFor(target, options.precision),
                 ComputeOpCosts(graph, eb),
                 AnalyzeGraph(graph),
-                *parallel};
+                *parallel,
+                Layers{},
+                Remat::kNone};
   c.layers = FindLayers(graph, target, eb, c.facts);
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
@@ -1118,6 +1144,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   e.hardware = target.name;
   e.parallel = c.parallel;
   e.remat = c.remat;
+  e.slices = options.slices;
   ForwardBackward fb = TimeNodes(c, e);
   e.coverage_warning = CoverageWarning(e);
   const Parameters params = CountParameters(graph);

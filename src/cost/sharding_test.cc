@@ -116,3 +116,36 @@ TEST_F(ShardedEstimateTest, Llama8bOnV6e8IsNearThePublishedStep) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// Multislice: MaxText's published Llama 3.1 405B run on two v6e-256 slices (512 sequences of 8192
+// tokens, 54.8 s per step, 149.5 tokens/s/chip): FSDP within each slice, data parallel over DCN.
+TEST(ShardingTest, MultisliceLlama405bIsNearThePublishedStep) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.dims["seq"] = 8192;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-405b.json").string());
+  auto m = LoadModel(*src, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  o.chips = 256;
+  o.slices = 2;
+  o.parallel = {0, 256, 1};
+  o.remat = Remat::kOffload;
+  auto e = EstimateStep(m->graph, **FindTarget("tpu-v6e"), o);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->global_batch, 512);
+  EXPECT_GT(e->dcn_ms, 0);
+  EXPECT_NEAR(*e->usd_per_hour, 2.7 * 512, 1e-6);
+  const double tokens_per_chip_s = 512.0 * 8192 / (e->step_ms / 1e3) / 512;
+  EXPECT_NEAR(tokens_per_chip_s / 149.5, 1.0, 0.25);
+  o.slices = 0;
+  EXPECT_FALSE(EstimateStep(m->graph, **FindTarget("tpu-v6e"), o));
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -22,6 +22,8 @@ ordered_json EstimateJson(const Estimate& e) {
   j["fsdp_ms"] = e.fsdp_ms;
   j["tensor_parallel_ms"] = e.tensor_ms;
   j["recompute_ms"] = e.recompute_ms;
+  j["slices"] = e.slices;
+  j["dcn_ms"] = e.dcn_ms;
   j["parallel"] = {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
   j["remat"] = std::string(NameOf(e.remat));
@@ -131,14 +133,18 @@ std::string RenderEstimateText(const Report& r) {
         (e.memory.padding_waste > 0 ? " (tile padding " + FormatBytes(e.memory.padding_waste) + ")"
                                     : "") +
         " of " + FormatBytes(e.hbm_bytes) + " HBM\n";
-    if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.remat != Remat::kNone) {
+    if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.remat != Remat::kNone || e.slices > 1) {
       out += "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
              ", global batch " + std::to_string(e.global_batch) + "; forward " +
              FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) +
              " ms, recompute " + FormatMs(e.recompute_ms) + " ms, optimizer " +
              FormatMs(e.optimizer_ms) + " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) +
              " ms, FSDP collectives " + FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " +
-             FormatMs(e.tensor_ms) + " ms\n";
+             FormatMs(e.tensor_ms) + " ms" +
+             (e.slices > 1 ? ", " + std::to_string(e.slices) + " slices: DCN all-reduce " +
+                                 FormatMs(e.dcn_ms) + " ms (overlapped)"
+                           : "") +
+             "\n";
     }
     for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
   }

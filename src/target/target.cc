@@ -45,6 +45,7 @@ TargetSpec ParseTarget(const json& j) {
   t.hbm_gib = Opt<double>(j, "hbm_gib");
   t.hbm_gbps = Opt<double>(j, "hbm_gbps");
   t.ici_gbps = Opt<double>(j, "ici_gbps");
+  t.dcn_gbps = Opt<double>(j, "dcn_gbps");
   t.price_usd_per_chip_hour = Opt<double>(j, "price_usd_per_chip_hour");
   if (auto it = j.find("dtypes"); it != j.end()) {
     for (const auto& [key, rule] : it->items()) {

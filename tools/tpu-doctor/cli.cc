@@ -171,6 +171,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "
                       "host memory)");
+  est_cmd
+      ->add_option("--slices", est.slices,
+                   "identical slices, data parallel between them over DCN (multislice)")
+      ->check(CLI::Range(1, 1024));
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

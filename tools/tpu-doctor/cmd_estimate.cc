@@ -47,6 +47,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     }
     options.parallel = *parallel;
   }
+  options.slices = args.slices;
   if (auto remat = ParseRemat(args.remat)) {
     options.remat = *remat;
   } else {

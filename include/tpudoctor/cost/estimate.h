@@ -70,6 +70,7 @@ struct EstimateOptions {
   std::int64_t batch = 1;  // the batch the graph's shapes were made static with
   int chips = 1;           // chips of the slice (tpu-v5e-8: 8)
   Parallelism parallel;    // how they share the step (default: data parallel)
+  int slices = 1;          // identical slices over DCN, data parallel between them (multislice)
   Remat remat = Remat::kNone;
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
@@ -156,6 +157,8 @@ struct Estimate {
   double fsdp_ms = 0;       // FSDP all-gathers and reduce-scatters (overlapped with compute)
   double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
+  double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
+  int slices = 1;
   Parallelism parallel;     // resolved: data x fsdp x tensor = chips
   Remat remat = Remat::kNone;
   std::int64_t global_batch = 0;  // samples per step over all chips
