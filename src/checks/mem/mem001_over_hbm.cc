@@ -49,7 +49,8 @@ class Mem001OverHbm final : public Check {
                   "optimizer "
                   "state (FSDP), rematerialize activations, or pick a target with more HBM"
             : "the weights and optimizer state alone do not fit: shard them across devices (FSDP / "
-              "tensor parallelism) or pick a target with more HBM",
+              "tensor parallelism; `tpu-doctor plan MODEL` finds a slice and sharding that fit) or "
+              "pick a target with more HBM",
         FixApplicability::kDisplayOnly};
     sink.Add(std::move(d));
   }
