@@ -26,7 +26,8 @@ CONFIGS = os.path.join(ROOT, "examples", "configs")
 RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 
 # (model, hardware as published, throughput) → how to predict it. `per` is the unit: tokens/s per
-# chip, samples/s in total, or TFLOP/s per chip. `batch` is the per-device batch the run used.
+# chip, samples/s in total, or TFLOP/s per chip. `batch` is the per-device batch the run used (a
+# device is a TensorCore on v2/v3 and a chiplet on TPU7x: two per chip).
 ROWS = [
     # MaxText on Trillium (tpu-recipes): FSDP over the slice, decoder layer inputs offloaded.
     dict(match=("Llama3.1-8B", "v6e-8)"), model="llama-3.1-8b.json", target="tpu-v6e-8", seq=8192,
@@ -45,10 +46,10 @@ ROWS = [
     dict(match=("Llama3.1-405B", "TPU v5p"), model="llama-3.1-405b.json", target="tpu-v5p-1024",
          seq=8192, batch=2, chips=512, parallel="fsdp=512", remat="offload", per="tokens/chip"),
     dict(match=("Llama3.1-70B", "Ironwood", "bf16"), model="llama-3.1-70b.json",
-         target="tpu7x-64", seq=8192, batch=4, chips=64, parallel="fsdp=64", remat="offload",
+         target="tpu7x-64", seq=8192, batch=2, chips=64, parallel="fsdp=64", remat="offload",
          per="tokens/chip"),
     dict(match=("Llama3.1-405B", "Ironwood"), model="llama-3.1-405b.json", target="tpu7x-256",
-         seq=8192, batch=6, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+         seq=8192, batch=3, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",
          seq=4096, batch=2, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Mixtral-8x7B", "v6e-256)"), model="mixtral-8x7b.json", target="tpu-v6e-256",
@@ -58,7 +59,7 @@ ROWS = [
     dict(match=("Llama2-7B", "8x H100"), model="llama-2-7b.json", target="nvidia-h100-8",
          seq=4096, batch=4, chips=8, parallel="fsdp=8", remat="layer", per="tflops/chip"),
     # ResNet-50 (the bundled ONNX export of torchvision's ResNet-50).
-    dict(match=("ResNet-50 (Flax example)", "TPU v3"), model=RESNET, target="tpu-v3-8", batch=256,
+    dict(match=("ResNet-50 (Flax example)", "TPU v3"), model=RESNET, target="tpu-v3-8", batch=128,
          chips=4, per="samples"),
     dict(match=("ResNet-50 (Flax example)", "8x V100"), model=RESNET, target="nvidia-v100-8",
          batch=256, chips=8, precision="fp16", per="samples"),

@@ -221,12 +221,15 @@ TEST(EstimateTest, AllReduceOnV2AndV3Slices) {
   EstimateOptions o;
   o.batch = 8;
   o.train = true;
-  o.chips = 4;  // v3-8
+  o.chips = 4;  // v3-8: 8 devices (TensorCores), 8 samples each
   auto v3 = EstimateStep(g, **FindTarget("tpu-v3"), o);
   auto v2 = EstimateStep(g, **FindTarget("tpu-v2"), o);
   ASSERT_TRUE(v3.ok() && v2.ok());
-  // Ring all-reduce of 64 MiB of fp32 gradients: 2 * 3/4 * 64 MiB at 400 GB/s one way.
-  EXPECT_NEAR(v3->allreduce_ms, 2.0 * 3 / 4 * 4096 * 4096 * 4 / 400e9 * 1e3, 1e-6);
+  // Ring all-reduce of 64 MiB of fp32 gradients over the 8 devices: 2 * 7/8 * 64 MiB at 400 GB/s
+  // one way.
+  EXPECT_NEAR(v3->allreduce_ms, 2.0 * 7 / 8 * 4096 * 4096 * 4 / 400e9 * 1e3, 1e-6);
+  EXPECT_EQ(v3->global_batch, 64);
+  EXPECT_EQ(v3->parallel.data, 8);
   EXPECT_EQ(v2->allreduce_ms, 0);
   bool said = false;
   for (const std::string& a : v2->assumptions) said |= a.find("not known") != std::string::npos;

@@ -68,7 +68,7 @@ struct Rates {
   std::string matrix_note;
 };
 
-Rates RatesFor(const TargetSpec& t, Precision p) {
+Rates ChipRates(const TargetSpec& t, Precision p) {
   Rates r;
   r.bandwidth = t.hbm_gbps.value_or(0) * 1e9;
   const double bf16 = t.bf16_tflops.value_or(0) * 1e12;
@@ -112,6 +112,16 @@ Rates RatesFor(const TargetSpec& t, Precision p) {
     r.matrix_flops = t.fp32_tflops.value_or(0) * 1e12;
     r.matrix_note = "fp32 matmuls at the fp32 rate (no TF32)";
   }
+  return r;
+}
+
+// The rates of one device: v2/v3 chips are two TensorCores that frameworks drive as two devices,
+// TPU7x two chiplets; each gets half the chip's peak and bandwidth.
+Rates RatesFor(const TargetSpec& t, Precision p) {
+  Rates r = ChipRates(t, p);
+  const double devices = std::max(1, t.devices_per_chip);
+  r.matrix_flops /= devices;
+  r.bandwidth /= devices;
   return r;
 }
 
@@ -565,9 +575,12 @@ struct StepContext {
   Rates rates;
   std::vector<OpCost> costs;
   GraphFacts facts;
-  Parallelism parallel;  // resolved against the chips
+  Parallelism parallel;  // resolved against the devices
   Layers layers;
   Remat remat = Remat::kNone;  // what runs: kLayer becomes kDots on a graph without layers
+  int devices_per_chip = 1;    // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
+  // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
+  int Devices() const { return options.chips * devices_per_chip; }
 };
 
 Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts) {
@@ -791,6 +804,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and two
   // backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes = c.layers.count > 0 ? 4 * c.layers.boundary_bytes : 0;
+  // The two devices of a v2/v3/7x chip reduce between themselves first (on the chip, about free);
+  // the ring between chips runs at the chip's links.
   ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 / 2;
   ci.train = options.train;
   const CollectiveTimes coll = Collectives(ci);
@@ -819,13 +834,14 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   if (options.train && slices > 1 && c.target.dcn_gbps) {
     const double shard = params.count / (static_cast<double>(c.parallel.fsdp) * c.parallel.tensor) *
                          ci.grad_bytes_per_param;
-    e.dcn_ms = 2.0 * (slices - 1) / slices * shard / (*c.target.dcn_gbps * 1e9) * 1e3;
+    e.dcn_ms = 2.0 * (slices - 1) / slices * shard * c.devices_per_chip /
+               (*c.target.dcn_gbps * 1e9) * 1e3;
   }
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
   e.step_ms =
       compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms + exposed_dcn_ms;
   e.slices = slices;
-  const double replicas = options.chips / tp * slices;
+  const double replicas = static_cast<double>(c.Devices()) / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
   const double step_s = e.step_ms / 1e3;
@@ -1047,13 +1063,17 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "convs; "
         "training runs one BatchNorm per conv again");
   }
-  if (options.chips > 1 && c.parallel.data == options.chips && c.target.ici_gbps) {
-    out.push_back("data parallel over " + std::to_string(options.chips) +
-                  " chips: ring all-reduce of the gradients over ICI at half the "
+  const std::string devices =
+      c.devices_per_chip > 1 ? std::to_string(c.Devices()) + " devices (" +
+                                   std::to_string(options.chips) + " chips x " +
+                                   std::to_string(c.devices_per_chip) + ")"
+                             : std::to_string(options.chips) + " chips";
+  if (c.Devices() > 1 && c.parallel.data == c.Devices() && c.target.ici_gbps) {
+    out.push_back("data parallel over " + devices +
+                  ": ring all-reduce of the gradients over ICI at half the "
                   "bidirectional bandwidth, not overlapped");
-  } else if (options.chips > 1 && !c.target.ici_gbps) {
-    out.push_back("data parallel over " + std::to_string(options.chips) +
-                  " chips: " + c.target.name +
+  } else if (c.Devices() > 1 && !c.target.ici_gbps) {
+    out.push_back("data parallel over " + devices + ": " + c.target.name +
                   "'s interconnect bandwidth is not known, so the gradient all-reduce is not "
                   "counted (the step time is a lower bound)");
   }
@@ -1121,7 +1141,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                      "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
   }
   const int eb = options.precision == Precision::kFp32 ? 4 : 2;
-  auto parallel = ResolveParallelism(options.parallel, options.chips);
+  const int devices_per_chip = std::max(1, target.devices_per_chip);
+  auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
   StepContext c{graph,
                 target,
@@ -1133,7 +1154,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 AnalyzeGraph(graph),
                 *parallel,
                 Layers{},
-                Remat::kNone};
+                Remat::kNone,
+                devices_per_chip};
   c.layers = FindLayers(graph, target, eb, c.facts);
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
