@@ -834,8 +834,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   if (options.train && slices > 1 && c.target.dcn_gbps) {
     const double shard = params.count / (static_cast<double>(c.parallel.fsdp) * c.parallel.tensor) *
                          ci.grad_bytes_per_param;
-    e.dcn_ms = 2.0 * (slices - 1) / slices * shard * c.devices_per_chip /
-               (*c.target.dcn_gbps * 1e9) * 1e3;
+    e.dcn_ms =
+        2.0 * (slices - 1) / slices * shard * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
   }
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
   e.step_ms =
@@ -1063,11 +1063,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "convs; "
         "training runs one BatchNorm per conv again");
   }
-  const std::string devices =
-      c.devices_per_chip > 1 ? std::to_string(c.Devices()) + " devices (" +
-                                   std::to_string(options.chips) + " chips x " +
-                                   std::to_string(c.devices_per_chip) + ")"
-                             : std::to_string(options.chips) + " chips";
+  const std::string devices = c.devices_per_chip > 1
+                                  ? std::to_string(c.Devices()) + " devices (" +
+                                        std::to_string(options.chips) + " chips x " +
+                                        std::to_string(c.devices_per_chip) + ")"
+                                  : std::to_string(options.chips) + " chips";
   if (c.Devices() > 1 && c.parallel.data == c.Devices() && c.target.ici_gbps) {
     out.push_back("data parallel over " + devices +
                   ": ring all-reduce of the gradients over ICI at half the "

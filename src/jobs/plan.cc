@@ -135,10 +135,12 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
                   "/hour budget";
         continue;
       }
-      for (const Parallelism& p : Layouts(slice.chips)) {
+      // Parallel degrees count the devices a framework sees (two per v2/v3/7x chip).
+      const int devices = slice.chips * std::max(1, target.devices_per_chip);
+      for (const Parallelism& p : Layouts(devices)) {
         for (Remat remat : remats) {
           for (const LoadedBatch& lb : *batches) {
-            const std::int64_t global = lb.batch * slice.chips / p.tensor;
+            const std::int64_t global = lb.batch * devices / p.tensor;
             if (options.global_batch ? global != *options.global_batch
                                      : global > plan.max_global_batch)
               continue;
@@ -152,7 +154,8 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             eo.remat = remat;
             auto e = EstimateStep(lb.model.graph, target, eo);
             if (!e || !e->fits) continue;
-            PlanCandidate c{g, &slice, g->AcceleratorType(slice.chips), lb.batch, std::move(*e)};
+            PlanCandidate c{g,        &slice,        g->AcceleratorType(slice.chips),
+                            lb.batch, std::move(*e), devices};
             c.estimate.target = c.accelerator_type;
             if (!best || Better(c, *best, options.objective)) best = c;
             all.push_back(std::move(c));

@@ -45,8 +45,9 @@ struct PlanCandidate {
   std::string accelerator_type;  // `v5p-128`
   std::int64_t graph_batch = 0;  // samples each compute replica (chips / tp) processes
   Estimate estimate;             // parallel, remat, global batch, memory, time, cost
+  int devices = 0;               // what a framework sees: chips x devices per chip
   double per_device_batch() const {
-    return static_cast<double>(estimate.global_batch) / estimate.chips;
+    return static_cast<double>(estimate.global_batch) / std::max(1, devices);
   }
 };
 
