@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tpudoctor/check/check.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
@@ -76,6 +77,13 @@ Result<std::vector<LoadedBatch>> LoadBatches(const Source& source, const PlanOpt
         if (n.find("batch") == std::string::npos) plan.notes.push_back(n);
       }
     }
+    if (facts.xla_program) {
+      plan.notes.push_back(
+          "an XLA program's shapes are fixed by the compiler: each replica runs the program as it "
+          "is, so a \"sample\" below is one execution of it, with the batch it was compiled for");
+      out.push_back({1, std::move(*m)});
+      break;
+    }
     const std::optional<std::int64_t> batch = facts.batch;
     if (!batch) {
       return MakeError(source.display_name +
@@ -115,6 +123,17 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   if (options.max_chips < 1) return MakeError("plan: --max-chips must be at least 1");
   auto batches = LoadBatches(source, options, plan);
   if (!batches) return batches.error();
+  // A model that does not run on a TPU as it is gets planned, but the plan says so first.
+  for (const Diagnostic& d :
+       RunChecks(batches->front().model.graph, **FindTarget(gens.front()->target))) {
+    const std::string line = d.code + ": " + d.message;
+    if (d.severity == Severity::kError && d.code != "MEM001" &&
+        std::find(plan.blockers.begin(), plan.blockers.end(), line) == plan.blockers.end())
+      plan.blockers.push_back(line);
+  }
+  // An XLA program is the whole step already (a jitted training step holds its backward pass and
+  // optimizer update): it is costed as it is, not as the forward pass of a training step.
+  const bool train = options.train && !batches->front().model.graph.facts().xla_program;
   plan.max_global_batch = options.max_global_batch.value_or(
       plan.tokens_per_sample > 1
           ? std::max<std::int64_t>(1, kMaxTokensPerStep / plan.tokens_per_sample)
@@ -145,7 +164,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
                                      : global > plan.max_global_batch)
               continue;
             EstimateOptions eo;
-            eo.train = options.train;
+            eo.train = train;
             eo.optimizer = options.optimizer;
             eo.precision = options.precision;
             eo.batch = lb.batch;

@@ -93,6 +93,12 @@ std::string RenderPlanText(const Plan& plan) {
                          : "") +
                     "), global batch at most " + std::to_string(plan.max_global_batch) + "\n";
   for (const std::string& n : plan.notes) out += "note: " + n + "\n";
+  if (!plan.blockers.empty()) {
+    out +=
+        "\nwarning: the model does not run on a TPU as it is (`tpu-doctor check` says why); fix "
+        "these first, the plan assumes they are fixed:\n";
+    for (const std::string& b : plan.blockers) out += "  " + b + "\n";
+  }
   const PlanCandidate* choice = plan.choice();
   if (choice == nullptr) {
     out += "\nno configuration fits:\n";
@@ -135,6 +141,7 @@ std::string RenderPlanJson(const Plan& plan) {
   j["runner_ups"] = ranked;
   j["unfit"] = plan.unfit;
   j["notes"] = plan.notes;
+  j["blockers"] = plan.blockers;
   return j.dump(2) + "\n";
 }
 

@@ -111,7 +111,7 @@ int PlanCommand(const PlanArgs& args, std::ostream& out, std::ostream& err) {
     for (const EmittedFile& f : files) out << " " << f.name;
     out << "\n";
   }
-  return plan->choice() == nullptr ? kExitFindings : kExitOk;
+  return plan->choice() == nullptr || !plan->blockers.empty() ? kExitFindings : kExitOk;
 }
 
 }  // namespace tpudoctor::cli

@@ -61,6 +61,9 @@ struct Plan {
   std::vector<PlanCandidate> ranked;   // the best configuration of each slice, best first (8 kept)
   std::vector<std::string> unfit;      // generations with nothing that fits, and why
   std::vector<std::string> notes;      // load notes and assumptions
+  // Errors `check` finds on the first generation besides memory (SHP001, TPU001, ...): the model
+  // does not run on a TPU as it is, whatever the plan says about memory and time.
+  std::vector<std::string> blockers;
   const PlanCandidate* choice() const { return ranked.empty() ? nullptr : &ranked.front(); }
 };
 
