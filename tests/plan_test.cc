@@ -97,6 +97,28 @@ TEST(PlanTest, LlamaPlansAreNearThePublishedThroughput) {
   }
 }
 
+TEST(PlanTest, GlobalBatchBudgetAndObjective) {
+  PlanOptions o;
+  o.shapes.dims["seq"] = 1024;
+  o.global_batch = 64;
+  o.budget_usd_per_hour = 25;
+  auto plan = MakePlan(Read("examples/configs/gpt2.json"), o);
+  ASSERT_TRUE(plan && plan->choice());
+  for (const PlanCandidate& c : plan->ranked) {
+    EXPECT_EQ(c.estimate.global_batch, 64);
+    EXPECT_LE(*c.estimate.usd_per_hour, 25.0);
+  }
+  o.objective = PlanObjective::kThroughput;
+  auto fast = MakePlan(Read("examples/configs/gpt2.json"), o);
+  ASSERT_TRUE(fast && fast->choice());
+  EXPECT_GE(fast->choice()->estimate.samples_per_s, 0.95 * plan->choice()->estimate.samples_per_s);
+  o.max_chips = 0;
+  EXPECT_FALSE(MakePlan(Read("examples/configs/gpt2.json"), o));
+  PlanOptions gpu;
+  gpu.generations = {"nvidia-h100"};
+  EXPECT_FALSE(MakePlan(Read("examples/configs/gpt2.json"), gpu));
+}
+
 struct EmitCase {
   const char* name;
   const char* model;
