@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/target/target.h"
@@ -28,26 +29,36 @@ int RematRank(Remat r) { return static_cast<int>(r); }
 // Sharding a configuration needs beyond data parallelism: none, FSDP, FSDP and tensor.
 int ShardingRank(const Parallelism& p) { return (p.fsdp > 1 ? 1 : 0) + (p.tensor > 1 ? 2 : 0); }
 
-// Cheaper (or faster) first. Within 5% the simpler configuration wins: plain data parallelism
-// before FSDP before tensor parallelism, less remat, fewer chips; the estimate is not precise
-// enough to prefer a more complex set-up for less.
-bool Better(const PlanCandidate& a, const PlanCandidate& b, PlanObjective objective) {
-  const Estimate& x = a.estimate;
-  const Estimate& y = b.estimate;
-  double sx = 0, sy = 0;
-  if (objective == PlanObjective::kCost && x.usd_per_million_samples && y.usd_per_million_samples) {
-    sx = *x.usd_per_million_samples;
-    sy = *y.usd_per_million_samples;
-  } else {
-    sx = -x.samples_per_s;
-    sy = -y.samples_per_s;
+// How good a configuration is, smaller first: dollars per million samples, or for the throughput
+// objective (and where a price is unknown) seconds per million samples.
+double Score(const Estimate& e, PlanObjective objective) {
+  if (objective == PlanObjective::kCost && e.usd_per_million_samples)
+    return *e.usd_per_million_samples;
+  return e.samples_per_s > 0 ? 1e6 / e.samples_per_s : 1e300;
+}
+
+// How much a configuration asks of the user: sharding, remat, chips.
+std::tuple<int, int, int> Complexity(const Estimate& e) {
+  return {ShardingRank(e.parallel), RematRank(e.remat), e.chips};
+}
+
+// The choice among candidates: the simplest of those within 5% of the best score (plain data
+// parallelism before FSDP before tensor parallelism, less remat, fewer chips): the estimate is not
+// precise enough to prefer a more complex set-up for less.
+const PlanCandidate* Choose(const std::vector<const PlanCandidate*>& candidates,
+                            PlanObjective objective) {
+  double best = 1e300;
+  for (const PlanCandidate* c : candidates) best = std::min(best, Score(c->estimate, objective));
+  const PlanCandidate* choice = nullptr;
+  for (const PlanCandidate* c : candidates) {
+    const Estimate& e = c->estimate;
+    if (Score(e, objective) > best * 1.05) continue;
+    if (choice == nullptr ||
+        std::make_tuple(Complexity(e), Score(e, objective)) <
+            std::make_tuple(Complexity(choice->estimate), Score(choice->estimate, objective)))
+      choice = c;
   }
-  if (std::abs(sx - sy) > 0.05 * std::max(std::abs(sx), std::abs(sy))) return sx < sy;
-  if (ShardingRank(x.parallel) != ShardingRank(y.parallel))
-    return ShardingRank(x.parallel) < ShardingRank(y.parallel);
-  if (x.remat != y.remat) return RematRank(x.remat) < RematRank(y.remat);
-  if (x.chips != y.chips) return x.chips < y.chips;
-  return sx < sy;
+  return choice;
 }
 
 struct LoadedBatch {
@@ -139,12 +150,12 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
           ? std::max<std::int64_t>(1, kMaxTokensPerStep / plan.tokens_per_sample)
           : kMaxSamplesPerStep);
   const std::vector<Remat> remats =
-      options.train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
-                    : std::vector<Remat>{Remat::kNone};
+      train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
+            : std::vector<Remat>{Remat::kNone};
   std::vector<PlanCandidate> all;
   for (const TpuGeneration* g : gens) {
     const TargetSpec& target = **FindTarget(g->target);
-    std::optional<PlanCandidate> best;
+    bool fits = false;
     std::string why_not = "nothing fits in " + std::to_string(options.max_chips) + " chips";
     for (const TpuSlice& slice : g->slices) {
       if (slice.chips > options.max_chips) continue;
@@ -176,27 +187,40 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             PlanCandidate c{g,        &slice,        g->AcceleratorType(slice.chips),
                             lb.batch, std::move(*e), devices};
             c.estimate.target = c.accelerator_type;
-            if (!best || Better(c, *best, options.objective)) best = c;
+            fits = true;
             all.push_back(std::move(c));
           }
         }
       }
     }
-    if (best) {
-      plan.best.push_back(*best);
-    } else {
-      plan.unfit.push_back(g->target + ": " + why_not);
-    }
+    if (!fits) plan.unfit.push_back(g->target + ": " + why_not);
   }
-  std::stable_sort(all.begin(), all.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
-    return Better(a, b, options.objective);
+  // The best per generation, in the order asked, and the overall choice first among the
+  // runner-ups, which are ranked by score and are other slices, not the same slice with another
+  // batch.
+  const auto of = [&](const TpuGeneration* g) {
+    std::vector<const PlanCandidate*> out;
+    for (const PlanCandidate& c : all) {
+      if (g == nullptr || c.generation == g) out.push_back(&c);
+    }
+    return out;
+  };
+  for (const TpuGeneration* g : gens) {
+    if (const PlanCandidate* b = Choose(of(g), options.objective)) plan.best.push_back(*b);
+  }
+  const PlanCandidate* choice = Choose(of(nullptr), options.objective);
+  std::vector<const PlanCandidate*> order = of(nullptr);
+  std::stable_sort(order.begin(), order.end(), [&](const PlanCandidate* a, const PlanCandidate* b) {
+    return std::make_tuple(Score(a->estimate, options.objective), Complexity(a->estimate)) <
+           std::make_tuple(Score(b->estimate, options.objective), Complexity(b->estimate));
   });
-  // The runner-ups are other slices, not the same slice with another batch.
-  for (PlanCandidate& c : all) {
-    const bool seen = std::any_of(
-        plan.ranked.begin(), plan.ranked.end(),
-        [&](const PlanCandidate& r) { return r.generation == c.generation && r.slice == c.slice; });
-    if (!seen) plan.ranked.push_back(std::move(c));
+  if (choice != nullptr) order.insert(order.begin(), choice);
+  for (const PlanCandidate* c : order) {
+    const bool seen =
+        std::any_of(plan.ranked.begin(), plan.ranked.end(), [&](const PlanCandidate& r) {
+          return r.generation == c->generation && r.slice == c->slice;
+        });
+    if (!seen) plan.ranked.push_back(*c);
     if (plan.ranked.size() == 8) break;
   }
   return plan;
