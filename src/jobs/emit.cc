@@ -50,7 +50,7 @@ workerPoolSpecs:
     containerSpec:
       imageUri: {{image}}
       command: ["python3", "train.py"]
-      args: ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}]
+      args: ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{flag_args}}]
 )T";
 
 constexpr std::string_view kVertexPy = R"T(# Vertex AI CustomJob through the Python SDK: {{summary}}
@@ -68,7 +68,7 @@ job = aiplatform.CustomJob(
             "container_spec": {
                 "image_uri": "{{image}}",
                 "command": ["python3", "train.py"],
-                "args": ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}],
+                "args": ["--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{flag_args}}],
             },
         }
     ],
@@ -94,7 +94,7 @@ gcloud compute tpus tpu-vm create "$NAME" --project="$PROJECT" --zone="$ZONE" \
 # Run the training script on every host of the slice ({{hosts}}):
 gcloud compute tpus tpu-vm scp train.py "$NAME": --project="$PROJECT" --zone="$ZONE" --worker=all
 gcloud compute tpus tpu-vm ssh "$NAME" --project="$PROJECT" --zone="$ZONE" --worker=all \
-  --command="{{env}}python3 train.py --per_device_batch={{per_device_batch}} --global_batch={{global_batch}}{{tp_flag}}"
+  --command="{{env}}python3 train.py --per_device_batch={{per_device_batch}} --global_batch={{global_batch}}{{flag_line}}"
 )T";
 
 constexpr std::string_view kJobSet = R"T(# GKE JobSet: {{summary}}
@@ -125,7 +125,7 @@ spec:
               containers:
                 - name: train
                   image: {{image}}
-                  command: ["python3", "train.py", "--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{tp_arg}}]
+                  command: ["python3", "train.py", "--per_device_batch={{per_device_batch}}", "--global_batch={{global_batch}}"{{flag_args}}]
 {{container_env}}                  resources:
                     limits:
                       google.com/tpu: {{chips_per_node}}
@@ -335,11 +335,11 @@ Result<std::vector<EmittedFile>> EmitJobFiles(const Plan& plan, const PlanCandid
   if (e.parallel.tensor > 1)
     flags.push_back("--ici_tensor_parallelism=" + std::to_string(e.parallel.tensor));
   if (e.remat != Remat::kNone) flags.push_back("--remat=" + std::string(NameOf(e.remat)));
-  v["tp_arg"] = "";
-  v["tp_flag"] = "";
+  v["flag_args"] = "";
+  v["flag_line"] = "";
   for (const std::string& f : flags) {
-    v["tp_arg"] += ", \"" + f + "\"";
-    v["tp_flag"] += " " + f;
+    v["flag_args"] += ", \"" + f + "\"";
+    v["flag_line"] += " " + f;
   }
   v["data"] = std::to_string(e.parallel.data);
   v["fsdp"] = std::to_string(e.parallel.fsdp);
