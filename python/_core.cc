@@ -176,9 +176,7 @@ std::string CheckJobJson(const std::string& job_path, const std::optional<std::s
   const JobSpec spec = OrRaise(ReadJobSpec(OrRaise(ReadSource(job_path))));
   std::optional<LoadedModel> model;
   if (model_path) {
-    ShapeOptions shapes;
-    shapes.batch = spec.per_device_batch;
-    model = OrRaise(LoadModel(OrRaise(ReadSource(*model_path)), shapes));
+    model = OrRaise(LoadModel(OrRaise(ReadSource(*model_path)), JobShapes(spec, {})));
   }
   JobContext context{spec, model ? &model->graph : nullptr, train};
   return RenderJobJson(spec, CheckJob(context));

@@ -80,9 +80,7 @@ TEST(JobRulesTest, FixturesMatchGoldens) {
         std::string name = testing::ReadFile(model_file);
         name.erase(name.find_last_not_of("\n") + 1);
         auto model_source = ReadSource((path.parent_path() / name).string());
-        ShapeOptions shapes;
-        shapes.batch = spec->per_device_batch;
-        auto loaded = LoadModel(*model_source, shapes);
+        auto loaded = LoadModel(*model_source, JobShapes(*spec, {}));
         ASSERT_TRUE(loaded) << loaded.error().message;
         model = std::move(*loaded);
       }

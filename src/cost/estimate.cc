@@ -144,6 +144,7 @@ struct GraphFacts {
   std::vector<bool> attention;          // inside a softmax(QK^T)V core, between the two matmuls
   std::vector<bool> implied_batchnorm;  // a conv whose BatchNorm the inference export folded
   std::vector<bool> depthwise;          // depthwise convolution
+  std::vector<std::string> layer;       // LayerKey of the node's scope, "" outside layers
   bool any_attention = false;
   bool any_implied_batchnorm = false;
   ChannelsMinorValues channels_minor;  // conv activations laid out channels-minor
@@ -232,6 +233,8 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.attention.assign(g.nodes().size(), false);
   f.implied_batchnorm.assign(g.nodes().size(), false);
   f.depthwise.assign(g.nodes().size(), false);
+  f.layer.reserve(g.nodes().size());
+  for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
   MarkAttention(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
@@ -305,7 +308,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     if (!natural || !layout) return;
     st.saved += *layout;
     if (IsMatrixKind(keeper->kind)) st.matrix += *layout;
-    st.by_layer[LayerKey(keeper->loc.scope)] += *layout;
+    st.by_layer[facts.layer[static_cast<std::size_t>(keeper->id)]] += *layout;
     st.natural += *natural;
     st.layout += *layout;
   };
@@ -588,7 +591,7 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
   std::map<std::string, double> params;
   for (NodeId id : g.topo_order()) {
     const Node& n = g.node(id);
-    const std::string key = LayerKey(n.loc.scope);
+    const std::string& key = facts.layer[static_cast<std::size_t>(id)];
     if (key.empty()) continue;
     for (ValueId in : n.inputs) {
       if (in == kNoValue) continue;
@@ -599,7 +602,7 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
     for (ValueId o : n.outputs) {
       const bool leaves =
           std::any_of(g.value(o).users.begin(), g.value(o).users.end(),
-                      [&](NodeId u) { return LayerKey(g.node(u).loc.scope) != key; });
+                      [&](NodeId u) { return facts.layer[static_cast<std::size_t>(u)] != key; });
       if (leaves)
         out.boundary_bytes +=
             LayoutBytes(g.value(o).type, target, eb, facts.channels_minor(g.value(o))).value_or(0);
@@ -830,7 +833,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // Multislice: each chip all-reduces its gradient shard with its peers in the other slices over
   // DCN, overlapped with the backward pass (XLA's async collectives; MaxText's data-parallel
   // overlap flags).
-  const int slices = std::max(1, options.slices);
+  const int slices = options.slices;  // validated by EstimateStep
   if (options.train && slices > 1 && c.target.dcn_gbps) {
     const double shard = params.count / (static_cast<double>(c.parallel.fsdp) * c.parallel.tensor) *
                          ci.grad_bytes_per_param;
@@ -840,7 +843,6 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
   e.step_ms =
       compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms + exposed_dcn_ms;
-  e.slices = slices;
   const double replicas = static_cast<double>(c.Devices()) / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
@@ -1012,7 +1014,7 @@ void Prices(const StepContext& c, Estimate& e) {
   const std::optional<double> price =
       c.options.usd_per_chip_hour ? c.options.usd_per_chip_hour : c.target.price_usd_per_chip_hour;
   if (price) {
-    e.usd_per_hour = *price * c.options.chips * std::max(1, c.options.slices);
+    e.usd_per_hour = *price * c.options.chips * c.options.slices;
     if (e.samples_per_s > 0)
       e.usd_per_million_samples = *e.usd_per_hour / (e.samples_per_s * 3600) * 1e6;
   }

@@ -1,6 +1,5 @@
 #include "src/cost/sharding.h"
 
-#include <cctype>
 #include <charconv>
 
 #include "tpudoctor/support/strings.h"
@@ -8,10 +7,12 @@
 namespace tpudoctor {
 namespace {
 
-bool EndsInNumber(std::string_view c) {
-  return !c.empty() && std::isdigit(static_cast<unsigned char>(c.back())) &&
-         (c.size() == 1 || c.find_first_not_of("0123456789") == std::string_view::npos ||
-          c.find_last_of("._") != std::string_view::npos);
+// `layers.3`, `layer_3`, `3` (after `layer/`); not `layer1` (a stage of four blocks).
+bool IsNumbered(std::string_view component) {
+  const std::size_t sep = component.find_last_of("._");
+  const std::string_view number =
+      sep == std::string_view::npos ? component : component.substr(sep + 1);
+  return !number.empty() && number.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 double Ring(int n) { return n > 1 ? static_cast<double>(n - 1) / n : 0; }
@@ -24,15 +25,7 @@ std::string LayerKey(std::string_view scope) {
     const std::size_t start = scope[pos] == '/' ? pos + 1 : pos;
     const std::size_t end = std::min(scope.find('/', start), scope.size());
     const std::string_view component = scope.substr(start, end - start);
-    if (EndsInNumber(component)) {
-      // `layers.3`, `layer_3`, `3` (after `layer/`); not `layer1` (a stage of four blocks).
-      const std::size_t dot = component.find_last_of("._");
-      const bool numbered =
-          dot != std::string_view::npos
-              ? component.find_first_not_of("0123456789", dot + 1) == std::string_view::npos
-              : component.find_first_not_of("0123456789") == std::string_view::npos;
-      if (numbered) return std::string(scope.substr(0, end));
-    }
+    if (IsNumbered(component)) return std::string(scope.substr(0, end));
     pos = end;
   }
   return "";

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "tpudoctor/support/strings.h"
-#include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
 namespace {
@@ -323,11 +322,9 @@ Result<std::vector<EmittedFile>> EmitJobFiles(const Plan& plan, const PlanCandid
   v["global_batch"] = std::to_string(e.global_batch);
   // Per framework device: v2/v3 chips are two devices each (TPUStrategy replicas, torch_xla
   // processes).
-  auto target = FindTarget(g.target);
-  const int devices = s.chips * std::max(1, target ? (*target)->devices_per_chip : 1);
-  const double pdb = static_cast<double>(e.global_batch) / devices;
+  const double pdb = c.per_device_batch();
   v["per_device_batch"] = FormatFixed(pdb, pdb < 1 ? 2 : 0);
-  v["per_device_batch_int"] = std::to_string(std::max<std::int64_t>(1, e.global_batch / devices));
+  v["per_device_batch_int"] = std::to_string(std::max<std::int64_t>(1, e.global_batch / c.devices));
   // The sharding and remat, as flags the skeleton reads and `check --job` understands.
   std::vector<std::string> flags;
   if (e.parallel.fsdp > 1)

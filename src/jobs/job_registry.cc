@@ -22,6 +22,11 @@ const std::vector<std::unique_ptr<JobRule>>& AllJobRules() {
   return *rules;
 }
 
+ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given) {
+  if (!given.batch) given.batch = spec.per_device_batch;
+  return given;
+}
+
 std::vector<Diagnostic> CheckJob(const JobContext& context) {
   DiagnosticSink sink;
   for (const auto& rule : AllJobRules()) rule->Run(context, sink);

@@ -34,11 +34,8 @@ std::string AsString(const json& v) {
 
 // camelCase and snake_case spell the same field.
 std::string Canonical(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '_' || c == '-') continue;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  std::string out = AsciiLower(key);
+  std::erase_if(out, [](char c) { return c == '_' || c == '-'; });
   return out;
 }
 
@@ -46,7 +43,39 @@ bool IsTpuMachine(const std::string& machine, const std::string& accelerator) {
   return machine == "cloud-tpu" || machine.starts_with("ct") || accelerator.starts_with("TPU_");
 }
 
-// Flags of a training command line: `--per_device_batch=4`, `--global_batch 32`, `--batch_size=8`.
+// The patterns of job settings, compiled once (RE2::PartialMatch given pattern text compiles it on
+// every call, and a script is matched line by line).
+struct Patterns {
+  const RE2 global_batch_flag{R"(--global[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+))"};
+  const RE2 per_device_batch_flag{
+      R"(--per[_-](?:device|core|replica)[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+(?:\.\d+)?))"};
+  const RE2 tensor_parallel_flag{
+      R"((?:ici_tensor_parallelism|tensor[_-]parallel(?:ism)?)[= ](\d{1,5}))"};
+  const RE2 fsdp_parallel_flag{R"(ici_fsdp_parallelism[= ](\d{1,5}))"};
+  const RE2 remat_flag{R"(--remat[= ](none|dots|layer|full|offload)\b)"};
+  const RE2 vertex_accelerator{R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(TPU_[A-Z0-9_]+))"};
+  const RE2 gce_accelerator{
+      R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(v[0-9][a-z0-9]*-[0-9]+))"};
+  const RE2 machine_type{R"((?i)machine[-_]type["']?\s*[:= ]\s*["']?((?:ct|cloud-tpu)[a-z0-9-]*))"};
+  const RE2 accelerator_count{R"((?i)accelerator[-_]count["']?\s*[:= ]\s*(\d+))"};
+  const RE2 tpu_topology{R"((?i)tpu[-_]topology["']?\s*[:= ]\s*["']?(\d+x\d+(?:x\d+)?))"};
+  const RE2 replica_count{R"((?i)replica[-_]count["']?\s*[:= ]\s*(\d+))"};
+  const RE2 zone{R"((?:--zone[= ]+|\bZONE=)["']?([a-z]+-[a-z]+\d+-[a-z0-9]+))"};
+  const RE2 runtime_version{
+      R"((?:--version|--runtime-version|RUNTIME_VERSION=)[= ]*["']?([A-Za-z0-9._-]+))"};
+  const RE2 xmp_nprocs{R"(xmp\.spawn\(.*\bnprocs\s*=\s*(\d+))"};
+  const RE2 tf_batch_call{R"(\.batch\(([^)]*)\))"};
+  const RE2 global_batch{R"((?i)\bglobal[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))"};
+  const RE2 per_device_batch{
+      R"((?i)\bper[_-](?:device|core|replica)[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))"};
+  const RE2 batch_size{R"((?i)\bbatch[_-]size["']?\s*[:=]\s*(\d+))"};
+};
+
+const Patterns& P() {
+  static const Patterns* patterns = new Patterns();
+  return *patterns;
+}
+
 // A fractional per-device batch (tensor parallelism: 0.25 per chip) is not an integer batch.
 void SetBatch(const std::string& value, const std::string& where, const char* field,
               std::optional<std::int64_t>& slot, JobSpec& spec) {
@@ -59,24 +88,19 @@ void SetBatch(const std::string& value, const std::string& where, const char* fi
 // `--ici_tensor_parallelism=4`), or their argparse defaults in a script.
 void ReadArgs(const std::string& text, const std::string& where, JobSpec& spec) {
   std::string value;
-  if (RE2::PartialMatch(text, R"(--global[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+))",
-                        &value))
+  if (RE2::PartialMatch(text, P().global_batch_flag, &value))
     SetBatch(value, where, "global_batch", spec.global_batch, spec);
-  if (RE2::PartialMatch(
-          text,
-          R"(--per[_-](?:device|core|replica)[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+(?:\.\d+)?))",
-          &value))
+  if (RE2::PartialMatch(text, P().per_device_batch_flag, &value))
     SetBatch(value, where, "per_device_batch", spec.per_device_batch, spec);
-  if (RE2::PartialMatch(
-          text, R"((?:ici_tensor_parallelism|tensor[_-]parallel(?:ism)?)[= ](\d{1,5}))", &value)) {
+  if (RE2::PartialMatch(text, P().tensor_parallel_flag, &value)) {
     spec.tensor_parallel = std::max(1, std::stoi(value));
     spec.where["tensor_parallel"] = where;
   }
-  if (RE2::PartialMatch(text, R"(ici_fsdp_parallelism[= ](\d{1,5}))", &value)) {
+  if (RE2::PartialMatch(text, P().fsdp_parallel_flag, &value)) {
     spec.fsdp_parallel = std::max(1, std::stoi(value));
     spec.where["fsdp_parallel"] = where;
   }
-  if (RE2::PartialMatch(text, R"(--remat[= ](none|dots|layer|full|offload)\b)", &value)) {
+  if (RE2::PartialMatch(text, P().remat_flag, &value)) {
     spec.remat = value;
     spec.where["remat"] = where;
   }
@@ -199,51 +223,37 @@ void ReadScript(std::string_view text, JobSpec& spec) {
         spec.where[field] = where;
       }
     };
-    if (RE2::PartialMatch(line, R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(TPU_[A-Z0-9_]+))",
-                          &v))
+    if (RE2::PartialMatch(line, P().vertex_accelerator, &v))
       set("vertex_accelerator_type", spec.vertex_accelerator_type);
-    else if (RE2::PartialMatch(
-                 line, R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(v[0-9][a-z0-9]*-[0-9]+))",
-                 &v))
+    else if (RE2::PartialMatch(line, P().gce_accelerator, &v))
       set("accelerator_type", spec.accelerator_type);
-    if (RE2::PartialMatch(
-            line, R"((?i)machine[-_]type["']?\s*[:= ]\s*["']?((?:ct|cloud-tpu)[a-z0-9-]*))", &v))
+    if (RE2::PartialMatch(line, P().machine_type, &v))
       set("vertex_machine_type", spec.vertex_machine_type);
-    if (RE2::PartialMatch(line, R"((?i)accelerator[-_]count["']?\s*[:= ]\s*(\d+))", &v))
+    if (RE2::PartialMatch(line, P().accelerator_count, &v))
       set_int("vertex_accelerator_count", spec.vertex_accelerator_count);
-    if (RE2::PartialMatch(line, R"((?i)tpu[-_]topology["']?\s*[:= ]\s*["']?(\d+x\d+(?:x\d+)?))",
-                          &v))
-      set("topology", spec.topology);
-    if (RE2::PartialMatch(line, R"((?i)replica[-_]count["']?\s*[:= ]\s*(\d+))", &v))
+    if (RE2::PartialMatch(line, P().tpu_topology, &v)) set("topology", spec.topology);
+    if (RE2::PartialMatch(line, P().replica_count, &v))
       set_int("replica_count", spec.replica_count);
-    if (RE2::PartialMatch(line, R"((?:--zone[= ]+|\bZONE=)["']?([a-z]+-[a-z]+\d+-[a-z0-9]+))", &v))
-      set("zone", spec.zone);
-    if (RE2::PartialMatch(
-            line, R"((?:--version|--runtime-version|RUNTIME_VERSION=)[= ]*["']?([A-Za-z0-9._-]+))",
-            &v))
+    if (RE2::PartialMatch(line, P().zone, &v)) set("zone", spec.zone);
+    if (RE2::PartialMatch(line, P().runtime_version, &v))
       set("runtime_version", spec.runtime_version);
-    if (RE2::PartialMatch(line, R"(xmp\.spawn\(.*\bnprocs\s*=\s*(\d+))", &v))
-      set_int("xmp_nprocs", spec.xmp_nprocs);
+    if (RE2::PartialMatch(line, P().xmp_nprocs, &v)) set_int("xmp_nprocs", spec.xmp_nprocs);
     if (line.find("xmp.spawn(") != std::string::npos) spec.xmp_spawn = true;
     if (line.find("XRT_TPU_CONFIG") != std::string::npos) spec.xrt_runtime = true;
     if (line.find("TPUStrategy") != std::string::npos) spec.tpu_strategy = true;
-    if (RE2::PartialMatch(line, R"(\.batch\(([^)]*)\))", &v) &&
+    if (RE2::PartialMatch(line, P().tf_batch_call, &v) &&
         v.find("drop_remainder=True") == std::string::npos &&
         v.find("drop_remainder = True") == std::string::npos) {
       spec.batch_without_drop_remainder = true;
       spec.where["batch_without_drop_remainder"] = where;
     }
-    if (RE2::PartialMatch(
-            line, R"((?i)\bglobal[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))", &v))
+    if (RE2::PartialMatch(line, P().global_batch, &v))
       SetBatch(v, where, "global_batch", spec.global_batch, spec);
-    if (RE2::PartialMatch(
-            line,
-            R"((?i)\bper[_-](?:device|core|replica)[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))",
-            &v))
+    if (RE2::PartialMatch(line, P().per_device_batch, &v))
       SetBatch(v, where, "per_device_batch", spec.per_device_batch, spec);
     // A plain batch_size is global under TPUStrategy (it splits each batch over the replicas),
     // per device in a torch_xla DataLoader.
-    if (RE2::PartialMatch(line, R"((?i)\bbatch[_-]size["']?\s*[:=]\s*(\d+))", &v))
+    if (RE2::PartialMatch(line, P().batch_size, &v))
       set_int(tf ? "global_batch" : "per_device_batch",
               tf ? spec.global_batch : spec.per_device_batch);
     ReadArgs(line, where, spec);

@@ -14,12 +14,13 @@ constexpr std::int64_t kMaxTokensPerStep = std::int64_t{4} << 20;
 constexpr std::int64_t kMaxSamplesPerStep = 4096;
 constexpr std::int64_t kMaxGraphBatch = 1024;
 
-std::vector<Parallelism> Layouts(int chips) {
-  std::vector<Parallelism> out = {{chips, 1, 1}};
-  if (chips > 1) out.push_back({1, chips, 1});
+// The parallelism layouts the search tries on `devices` devices.
+std::vector<Parallelism> Layouts(int devices) {
+  std::vector<Parallelism> out = {{devices, 1, 1}};
+  if (devices > 1) out.push_back({1, devices, 1});
   for (int tp : {2, 4, 8}) {
-    if (chips % tp == 0 && chips / tp > 1) out.push_back({1, chips / tp, tp});
-    if (chips == tp) out.push_back({1, 1, tp});
+    if (devices % tp == 0 && devices / tp > 1) out.push_back({1, devices / tp, tp});
+    if (devices == tp) out.push_back({1, 1, tp});
   }
   return out;
 }

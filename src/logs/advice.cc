@@ -121,7 +121,7 @@ void TfDtypeAdvice(LogCause& c) {
   if (!dt) return;
   std::string name = *dt;
   if (name.rfind("DT_", 0) == 0) name = name.substr(3);
-  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  name = AsciiLower(name);
   c.extracted.emplace_back("dtype", name);
   c.fix = "the op exists on TPU but not for " + name +
           ": cast its input to a supported type (int32 for "

@@ -13,6 +13,7 @@
 
 #include "src/logs/line_shape.h"
 #include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::logs {
 namespace {
@@ -124,10 +125,7 @@ std::vector<std::string> LogWords(std::string_view text) {
     }
     const std::size_t len = j - i;
     if (len >= 3 && len <= 40 && letters > 0 && digits < letters) {
-      std::string w(text.substr(i, len));
-      std::transform(w.begin(), w.end(), w.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      out.insert(std::move(w));
+      out.insert(AsciiLower(text.substr(i, len)));
     }
     i = j;
   }

@@ -102,9 +102,7 @@ void Header(std::string& out, const Report& r) {
          Esc(r.target_display) + " (<code>" + Esc(r.target) + "</code>) &middot; " +
          Plural(r.node_count, "node", "nodes") + " &middot; tpu-doctor " + kToolVersion +
          "</div>\n";
-  std::string verdict(NameOf(r.verdict));
-  std::transform(verdict.begin(), verdict.end(), verdict.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
+  const std::string verdict = AsciiUpper(NameOf(r.verdict));
   out += "<div><span class=\"verdict " + VerdictClass(r.verdict) + "\">" + verdict +
          "</span><span class=\"counts\">" + Plural(r.errors, "error", "errors") + ", " +
          Plural(r.warnings, "warning", "warnings") + ", " + Plural(r.notes, "note", "notes") +

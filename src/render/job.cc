@@ -38,11 +38,9 @@ std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& fi
   const int errors = Count(findings, Severity::kError);
   const int warnings = Count(findings, Severity::kWarning);
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": job " + spec.file + " (" +
-                    What(spec) + ")\n\nverdict: " +
-                    (errors > 0     ? "BLOCKED"
-                     : warnings > 0 ? "RUNS WITH WARNINGS"
-                                    : "READY") +
-                    " (" + std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " +
+                    What(spec) +
+                    ")\n\nverdict: " + AsciiUpper(NameOf(VerdictOf(errors, warnings))) + " (" +
+                    std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " +
                     std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") + ")\n";
   for (const Diagnostic& d : findings) {
     out += "\n" + std::string(NameOf(d.severity)) + "[" + d.code + "]: " + d.message + "\n";

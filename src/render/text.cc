@@ -92,9 +92,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
   out += "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
          (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" +
          r.target + ")\n\n";
-  std::string verdict(NameOf(r.verdict));
-  std::transform(verdict.begin(), verdict.end(), verdict.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
+  const std::string verdict = AsciiUpper(NameOf(r.verdict));
   out += "verdict: " + paint(SgrOf(r.verdict), verdict) + " (" + Counts(r) + ")\n\n";
   Values(out, "inputs: ", r.inputs);
   Values(out, "outputs:", r.outputs);

@@ -8,6 +8,12 @@
 
 namespace tpudoctor {
 
+Verdict VerdictOf(int errors, int warnings) {
+  return errors > 0     ? Verdict::kBlocked
+         : warnings > 0 ? Verdict::kRunsWithWarnings
+                        : Verdict::kReady;
+}
+
 std::string_view NameOf(Verdict verdict) {
   switch (verdict) {
     case Verdict::kReady:
@@ -79,9 +85,7 @@ Report BuildReport(const std::string& model_name, const LoadedModel& model,
     if (d.severity == Severity::kWarning) ++r.warnings;
     if (d.severity == Severity::kNote) ++r.notes;
   }
-  r.verdict = r.errors > 0     ? Verdict::kBlocked
-              : r.warnings > 0 ? Verdict::kRunsWithWarnings
-                               : Verdict::kReady;
+  r.verdict = VerdictOf(r.errors, r.warnings);
   r.op_summary = SummarizeOps(model.graph, findings);
   r.findings = std::move(findings);
   return r;

@@ -1,5 +1,6 @@
 #include "tpudoctor/support/strings.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,18 @@ std::optional<double> ParseDouble(std::string_view s) {
   double v = std::strtod(copy.c_str(), &end);
   if (end != copy.c_str() + copy.size()) return std::nullopt;
   return v;
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view sep) {

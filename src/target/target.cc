@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -121,7 +122,7 @@ namespace {
 // The names users type, as tpu-doctor's: Google Cloud's accelerator types (`v3-8`,
 // `v5litepod-16`, `v5p-128`, `v6e-8`, `tpu7x-64`) and bare GPU names (`h100-8`).
 std::string CanonicalTargetName(std::string name) {
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  name = AsciiLower(name);
   for (const char* gpu : {"a100", "b200", "h100", "h200", "v100"}) {
     if (name.starts_with(gpu)) return "nvidia-" + name;
   }

@@ -27,11 +27,6 @@ std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::stri
   return std::make_pair(flag.substr(0, eq), *value);
 }
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
                    std::int64_t& batch) {
   cmd->add_option("--batch", batch, "set the batch dim of the inputs")
@@ -256,8 +251,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       check.model.model = check_models.front();
       check.more_models.assign(check_models.begin() + 1, check_models.end());
     }
-    for (std::string& code : check.select) code = Upper(code);
-    for (std::string& code : check.ignore) code = Upper(code);
+    for (std::string& code : check.select) code = AsciiUpper(code);
+    for (std::string& code : check.ignore) code = AsciiUpper(code);
     check.color =
         color == "always" || (color == "auto" && terminal.stdout_is_tty && !terminal.no_color);
     return CheckCommand(check, out, err);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <span>
 
 #include "cli.h"
 #include "commands.h"
@@ -67,6 +68,16 @@ std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err
   return options;
 }
 
+// Exit code for findings under --fail-on (`never`, or the lowest severity that fails the run).
+int ExitCodeFor(std::span<const Diagnostic> findings, const std::string& fail_on) {
+  if (fail_on == "never") return kExitOk;
+  const Severity threshold = ParseSeverity(fail_on).value_or(Severity::kError);
+  for (const Diagnostic& d : findings) {
+    if (d.severity >= threshold) return kExitFindings;
+  }
+  return kExitOk;
+}
+
 // `check --job FILE [MODEL]`: the job spec against the catalog and, with a model, the model
 // against the job's slice (at the job's per-device batch unless --batch says otherwise).
 int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::ostream& out,
@@ -84,7 +95,7 @@ int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::o
   std::optional<LoadedModel> model;
   if (!args.model.model.empty()) {
     ModelArgs m = args.model;
-    if (!m.batch && spec->per_device_batch) m.batch = spec->per_device_batch;
+    m.batch = JobShapes(*spec, ModelOptions(m).shapes).batch;
     model = LoadModelArg(m, err);
     if (!model) return kExitUsage;
   }
@@ -94,12 +105,7 @@ int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::o
   std::erase_if(findings,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
   out << (args.format == "json" ? RenderJobJson(*spec, findings) : RenderJobText(*spec, findings));
-  if (args.fail_on == "never") return kExitOk;
-  const Severity threshold = ParseSeverity(args.fail_on).value_or(Severity::kError);
-  for (const Diagnostic& d : findings) {
-    if (d.severity >= threshold) return kExitFindings;
-  }
-  return kExitOk;
+  return ExitCodeFor(findings, args.fail_on);
 }
 
 }  // namespace
@@ -135,15 +141,9 @@ int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
     reports.push_back(std::move(*report));
   }
   out << Render(reports, args);
-
-  if (args.fail_on == "never") return kExitOk;
-  const Severity threshold = ParseSeverity(args.fail_on).value_or(Severity::kError);
-  for (const Report& r : reports) {
-    for (const Diagnostic& d : r.findings) {
-      if (d.severity >= threshold) return kExitFindings;
-    }
-  }
-  return kExitOk;
+  int code = kExitOk;
+  for (const Report& r : reports) code = std::max(code, ExitCodeFor(r.findings, args.fail_on));
+  return code;
 }
 
 }  // namespace tpudoctor::cli

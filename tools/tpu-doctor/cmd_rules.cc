@@ -3,6 +3,7 @@
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/jobs/job.h"
 #include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::cli {
 
@@ -19,8 +20,7 @@ int RulesCommand(std::ostream& out) {
 }
 
 int RuleCommand(const std::string& code, std::ostream& out, std::ostream& err) {
-  std::string upper = code;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string upper = AsciiUpper(code);
   auto doc = FindEmbedded("docs/rules/" + upper + ".md");
   if (!doc) {
     err << "tpu-doctor: no rule `" << code << "`; `tpu-doctor rules` lists them\n";

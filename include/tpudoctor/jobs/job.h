@@ -85,6 +85,10 @@ class JobRule {
 const std::vector<std::unique_ptr<JobRule>>& AllJobRules();
 std::vector<Diagnostic> CheckJob(const JobContext& context);
 
+// The shapes to load the job's model with: the caller's, with the job's per-device batch when the
+// caller gave none (the model is judged at the batch the job runs).
+ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given);
+
 // `check --job` output: what the spec asks for, the verdict, the findings.
 std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& findings);
 std::string RenderJobJson(const JobSpec& spec, const std::vector<Diagnostic>& findings);

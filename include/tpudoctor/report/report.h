@@ -21,6 +21,8 @@ inline constexpr const char* kToolVersion = "0.1.0";
 
 enum class Verdict : std::uint8_t { kReady, kRunsWithWarnings, kBlocked };
 std::string_view NameOf(Verdict verdict);  // "ready", "runs with warnings", "blocked"
+// Blocked with an error, runs with warnings with a warning, else ready.
+Verdict VerdictOf(int errors, int warnings);
 
 struct OpSummaryRow {
   std::string op;  // qualified op type

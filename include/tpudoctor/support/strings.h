@@ -12,6 +12,8 @@ namespace tpudoctor {
 std::vector<std::string_view> Split(std::string_view s, char sep);
 std::vector<std::string_view> SplitLines(std::string_view s);  // strips a trailing '\r'
 std::string_view Trim(std::string_view s);
+std::string AsciiLower(std::string_view s);  // ASCII letters lower-cased, other bytes kept
+std::string AsciiUpper(std::string_view s);
 // `s` with its CRLF line ends turned into LF (files checked out on Windows); lone CRs stay.
 std::string CrlfToLf(std::string_view s);
 std::optional<std::int64_t> ParseInt64(std::string_view s);

@@ -9,6 +9,7 @@
 #include "src/frontends/with_op_support.h"
 #include "src/support/json_input.h"
 #include "src/support/yaml_input.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -42,14 +43,9 @@ bool Bool(const json& j, std::string_view key, bool fallback) {
   return m != nullptr && m->is_boolean() ? m->get<bool>() : fallback;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // silu/swish, gelu (all approximations), relu; `gated-gelu` style names set the gate.
 std::string ActivationName(std::string act, bool& gated) {
-  act = Lower(act);
+  act = AsciiLower(act);
   if (act.starts_with("gated-")) {
     gated = true;
     act = act.substr(6);
@@ -182,8 +178,8 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   // Multimodal wrappers (Gemma 3, Llava) keep the language model in `text_config`.
   const json* text = Member(root, "text_config");
   const json& cfg = text != nullptr && text->is_object() ? *text : root;
-  std::string type = Lower(StringMember(cfg, "model_type"));
-  if (type.empty()) type = Lower(StringMember(root, "model_type"));
+  std::string type = AsciiLower(StringMember(cfg, "model_type"));
+  if (type.empty()) type = AsciiLower(StringMember(root, "model_type"));
   TransformerSpec s;
   if (type == "gpt2") {
     s = Gpt2(cfg);
@@ -220,7 +216,7 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
 // (["silu","linear"] is SwiGLU), `num_experts`, `logits_via_embedding` (tied output).
 Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   TransformerSpec s;
-  const std::string block = Lower(StringMember(cfg, "decoder_block"));
+  const std::string block = AsciiLower(StringMember(cfg, "decoder_block"));
   s.family = "maxtext-" + (block.empty() ? std::string("decoder") : block);
   s.layers = Int(cfg, {"base_num_decoder_layers"});
   s.hidden = Int(cfg, {"base_emb_dim"});
@@ -240,7 +236,7 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   std::vector<std::string> acts;
   if (const json* a = Member(cfg, "mlp_activations"); a != nullptr && a->is_array()) {
     for (const json& x : *a) {
-      if (x.is_string()) acts.push_back(Lower(x.get<std::string>()));
+      if (x.is_string()) acts.push_back(AsciiLower(x.get<std::string>()));
     }
   }
   s.gated_mlp = acts.size() >= 2;

@@ -8,7 +8,7 @@ namespace {
 // (`v5litepod-16`), Vertex AI TPU enums and machine types, GKE TPU accelerator labels.
 class Job001 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job001, "JOB001", "unknown-accelerator",
+  TPUD_JOB_RULE("JOB001", "unknown-accelerator",
                 "the TPU type, machine type or GKE label is not one Cloud TPU offers")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

@@ -21,7 +21,7 @@ std::string Suggestion(const TpuGeneration& g) {
 
 class Job002 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job002, "JOB002", "slice-shape",
+  TPUD_JOB_RULE("JOB002", "slice-shape",
                 "accelerator type, count, machine type and topology do not describe one slice")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

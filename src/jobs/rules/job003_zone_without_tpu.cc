@@ -10,8 +10,7 @@ namespace {
 // generation when the catalog was written (a warning, not an error).
 class Job003 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job003, "JOB003", "zone-without-tpu",
-                "the zone is not one that offers this TPU generation")
+  TPUD_JOB_RULE("JOB003", "zone-without-tpu", "the zone is not one that offers this TPU generation")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;
     if (s.generation == nullptr || s.zone.empty()) return;

@@ -7,7 +7,7 @@ namespace {
 // pool has one replica. More replicas ask for several independent slices that do not form one job.
 class Job004 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job004, "JOB004", "tpu-replica-count",
+  TPUD_JOB_RULE("JOB004", "tpu-replica-count",
                 "a Vertex AI TPU worker pool with more than one replica")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

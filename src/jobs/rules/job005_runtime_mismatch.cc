@@ -7,7 +7,7 @@ namespace {
 // drivers and libtpu for this one, so creation fails or the framework finds no TPU.
 class Job005 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job005, "JOB005", "runtime-mismatch",
+  TPUD_JOB_RULE("JOB005", "runtime-mismatch",
                 "the TPU runtime version belongs to another TPU generation")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

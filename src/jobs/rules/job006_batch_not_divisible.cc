@@ -8,7 +8,7 @@ namespace {
 // split into equal static shapes, and global != per-device x replicas means one of them is wrong.
 class Job006 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job006, "JOB006", "batch-not-divisible",
+  TPUD_JOB_RULE("JOB006", "batch-not-divisible",
                 "the global batch does not split evenly over the slice's replicas")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

@@ -9,7 +9,7 @@ namespace {
 // exempt: their matmul rows are batch x sequence tokens.
 class Job007 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job007, "JOB007", "per-core-batch", "the per-core batch is not a multiple of 8")
+  TPUD_JOB_RULE("JOB007", "per-core-batch", "the per-core batch is not a multiple of 8")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;
     std::optional<std::int64_t> per = s.per_device_batch;

@@ -10,8 +10,7 @@ namespace {
 // over the slice with per-layer remat would, the finding is a warning that says so.
 class Job008 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job008, "JOB008", "model-does-not-fit",
-                "the model does not fit the job's TPU slice")
+  TPUD_JOB_RULE("JOB008", "model-does-not-fit", "the model does not fit the job's TPU slice")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;
     if (c.model == nullptr || s.generation == nullptr || s.chips == 0) return;

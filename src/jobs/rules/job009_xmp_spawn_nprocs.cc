@@ -8,7 +8,7 @@ namespace {
 // anything else. nprocs=8 is the XRT-era idiom for a v2-8/v3-8.
 class Job009 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job009, "JOB009", "xmp-spawn-nprocs",
+  TPUD_JOB_RULE("JOB009", "xmp-spawn-nprocs",
                 "xmp.spawn(nprocs=N) with N > 1 on torch_xla's PJRT runtime")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

@@ -8,7 +8,7 @@ namespace {
 // a pipeline graph).
 class Job010 final : public JobRule {
  public:
-  TPUD_JOB_RULE(Job010, "JOB010", "no-drop-remainder",
+  TPUD_JOB_RULE("JOB010", "no-drop-remainder",
                 "a TPUStrategy script batches without drop_remainder=True")
   void Run(const JobContext& c, DiagnosticSink& sink) const override {
     const JobSpec& s = c.spec;

@@ -49,7 +49,7 @@ inline std::string SliceName(const JobSpec& spec) {
   return spec.generation && spec.chips ? spec.generation->AcceleratorType(spec.chips) : "";
 }
 
-#define TPUD_JOB_RULE(Class, Code, Name, Summary)         \
+#define TPUD_JOB_RULE(Code, Name, Summary)                \
   std::string_view code() const override { return Code; } \
   std::string_view name() const override { return Name; } \
   std::string_view summary() const override { return Summary; }
