@@ -1,0 +1,289 @@
+#include "tpudoctor/cost/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+// Pointwise ops XLA will not recompute in several kernels (instruction_fusion.cc's IsExpensive:
+// division, transcendental functions, powers and roots), in HLO and ONNX spelling, lower case.
+bool IsExpensivePointwise(std::string_view op_type) {
+  static const std::set<std::string, std::less<>> kOps = {
+      "atan2",   "cbrt", "cos",         "div",      "divide", "erf",   "exp",
+      "expm1",   "exponential", "exponential-minus-one", "gelu", "log", "log-plus-one",
+      "log1p",   "logistic",    "pow",      "power",    "reciprocal", "remainder", "rsqrt",
+      "sigmoid", "sin",         "softplus", "sqrt",     "tan",        "tanh"};
+  return kOps.contains(AsciiLower(op_type));
+}
+
+// A `call` whose body is only pointwise and layout work is inlined and fused like its contents.
+bool CallIsPointwise(const Node& n) {
+  if (n.op_type != "call" || n.subgraphs.empty()) return false;
+  const Graph& body = *n.subgraphs.front().graph;
+  const std::vector<OpCost> costs = ComputeOpCosts(body);
+  for (const Node& inner : body.nodes()) {
+    const FusionRole r = RoleOf(inner, costs[static_cast<std::size_t>(inner.id)]);
+    if (r != FusionRole::kFree && r != FusionRole::kFusible) return false;
+  }
+  return true;
+}
+
+// Layout ops that only relabel dims (XLA makes them bitcasts): no kernel, no traffic.
+bool IsView(const Node& n) {
+  static const std::set<std::string, std::less<>> kViews = {
+      "bitcast", "dropout",  "flatten", "get-tuple-element", "identity",
+      "reshape", "squeeze", "tuple",   "unsqueeze"};
+  return kViews.contains(AsciiLower(n.op_type));
+}
+
+// A producer cheap enough to recompute in each kernel that reads it.
+bool IsCheap(const Node& n) {
+  if (n.kind == OpKind::kCast || n.kind == OpKind::kLayout) return true;
+  return n.kind == OpKind::kElementwise && !IsExpensivePointwise(n.op_type);
+}
+
+// Whether a kernel rooted at a node of `kind` takes producer `p` into itself.
+bool Accepts(FusionRole kind, const Node& p) {
+  switch (kind) {
+    case FusionRole::kFusible:
+    case FusionRole::kReduction:
+      return true;
+    case FusionRole::kMatrix:  // operand fusion: conversions and layout changes only
+      return p.kind == OpKind::kCast || p.kind == OpKind::kLayout;
+    default:
+      return false;
+  }
+}
+
+class Planner {
+ public:
+  Planner(const Graph& g, const std::vector<OpCost>& costs, const FusionOptions& options)
+      : g_(g), costs_(costs), options_(options) {
+    const std::size_t n = g.nodes().size();
+    role_.resize(n);
+    groups_of_.resize(n);
+    for (const Node& node : g.nodes())
+      role_[static_cast<std::size_t>(node.id)] = RoleOf(node, Cost(node.id));
+    for (ValueId v : g.outputs()) returned_.insert(v);
+  }
+
+  FusionPlan Run() {
+    const auto& topo = g_.topo_order();
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) Place(*it);
+    if (options_.epilogue) FuseEpilogues();
+    return Finish();
+  }
+
+ private:
+  const OpCost& Cost(NodeId id) const { return costs_[static_cast<std::size_t>(id)]; }
+  FusionRole Role(NodeId id) const { return role_[static_cast<std::size_t>(id)]; }
+
+  // The non-view nodes that read `v`, looking through views; `escapes` when a view of it (or it)
+  // is a program output.
+  void RealUsers(ValueId v, std::vector<NodeId>& users, bool& escapes, int depth = 0) const {
+    if (returned_.contains(v)) escapes = true;
+    if (depth > 64) return;
+    for (NodeId u : g_.value(v).users) {
+      if (Role(u) != FusionRole::kFree) {
+        if (std::ranges::find(users, u) == users.end()) users.push_back(u);
+        continue;
+      }
+      for (ValueId o : g_.node(u).outputs) RealUsers(o, users, escapes, depth + 1);
+    }
+  }
+
+  int NewKernel(NodeId root) {
+    FusionKernel k;
+    k.root = root;
+    k.kind = Role(root) == FusionRole::kFusible ? FusionRole::kFusible : Role(root);
+    k.nodes.push_back(root);
+    kernels_.push_back(std::move(k));
+    return static_cast<int>(kernels_.size()) - 1;
+  }
+
+  // Consumers are placed before their producers (reverse topological order), so a producer sees
+  // the kernels of all its users.
+  void Place(NodeId id) {
+    const FusionRole role = Role(id);
+    if (role == FusionRole::kFree) return;
+    const Node& n = g_.node(id);
+    std::vector<NodeId> users;
+    bool escapes = false;
+    for (ValueId o : n.outputs) RealUsers(o, users, escapes);
+    if (users.empty() && !escapes && role != FusionRole::kOpaque) return;  // dead code
+    auto& mine = groups_of_[static_cast<std::size_t>(id)];
+    if (role == FusionRole::kFusible && !users.empty()) {
+      std::set<int> user_kernels;
+      for (NodeId u : users) {
+        const auto& gs = groups_of_[static_cast<std::size_t>(u)];
+        if (gs.empty()) user_kernels.insert(-1);  // a user with no kernel (cannot happen, safe)
+        user_kernels.insert(gs.begin(), gs.end());
+      }
+      const bool all_accept =
+          !user_kernels.contains(-1) &&
+          std::ranges::all_of(user_kernels, [&](int k) { return Accepts(kernels_[k].kind, n); });
+      if (all_accept && user_kernels.size() == 1) {
+        const int k = *user_kernels.begin();
+        kernels_[static_cast<std::size_t>(k)].nodes.push_back(id);
+        mine.push_back(k);
+        member_of_[id] = k;
+        return;
+      }
+      if (all_accept && !escapes && IsCheap(n)) {
+        for (int k : user_kernels) kernels_[static_cast<std::size_t>(k)].duplicated.push_back(id);
+        mine.assign(user_kernels.begin(), user_kernels.end());
+        return;
+      }
+    }
+    const int k = NewKernel(id);
+    mine.push_back(k);
+    member_of_[id] = k;
+  }
+
+  // A matmul/conv kernel takes the pointwise kernel that alone reads its result (bias, activation).
+  void FuseEpilogues() {
+    for (std::size_t m = 0; m < kernels_.size(); ++m) {
+      FusionKernel& mk = kernels_[m];
+      if (mk.kind != FusionRole::kMatrix || mk.nodes.empty()) continue;
+      std::vector<NodeId> users;
+      bool escapes = false;
+      for (ValueId o : g_.node(mk.root).outputs) RealUsers(o, users, escapes);
+      if (escapes || users.empty()) continue;
+      const auto target = member_of_.find(users.front());
+      if (target == member_of_.end()) continue;
+      const int l = target->second;
+      if (static_cast<std::size_t>(l) == m || kernels_[l].kind != FusionRole::kFusible) continue;
+      if (!std::ranges::all_of(users, [&](NodeId u) {
+            auto it = member_of_.find(u);
+            return it != member_of_.end() && it->second == l;
+          }))
+        continue;
+      FusionKernel& lk = kernels_[static_cast<std::size_t>(l)];
+      for (NodeId x : lk.nodes) member_of_[x] = static_cast<int>(m);
+      mk.nodes.insert(mk.nodes.end(), lk.nodes.begin(), lk.nodes.end());
+      mk.duplicated.insert(mk.duplicated.end(), lk.duplicated.begin(), lk.duplicated.end());
+      mk.root = lk.root;
+      lk.nodes.clear();
+      lk.duplicated.clear();
+    }
+  }
+
+  double Bytes(ValueId v) const {
+    return TensorBytes(g_.value(v).type, options_.element_bytes).value_or(0);
+  }
+
+  // The value a kernel really reads for `v`: views are looked through to what they view.
+  ValueId Source(ValueId v) const {
+    for (int depth = 0; depth < 64; ++depth) {
+      const NodeId p = g_.value(v).producer;
+      if (p == kNoNode || Role(p) != FusionRole::kFree || g_.node(p).kind == OpKind::kConstant)
+        return v;
+      const Node& pn = g_.node(p);
+      if (pn.inputs.size() != 1 || pn.input(0) == kNoValue) return v;
+      v = pn.input(0);
+    }
+    return v;
+  }
+
+  void Account(FusionKernel& k) const {
+    std::set<NodeId> inside(k.nodes.begin(), k.nodes.end());
+    inside.insert(k.duplicated.begin(), k.duplicated.end());
+    std::set<ValueId> read;
+    for (NodeId id : inside) {
+      const OpCost& c = Cost(id);
+      k.known = k.known && c.known;
+      if (Role(id) == FusionRole::kMatrix) {
+        k.matrix_flops += c.flops;
+        if (c.matmul && (!k.matmul || c.flops > k.matmul->batch * k.matmul->m * k.matmul->n *
+                                                    k.matmul->k * 2))
+          k.matmul = c.matmul;
+      }
+      for (ValueId in : g_.node(id).inputs) {
+        if (in == kNoValue) continue;
+        const ValueId src = Source(in);
+        const NodeId p = g_.value(src).producer;
+        if (p != kNoNode && inside.contains(p)) continue;
+        read.insert(src);
+      }
+    }
+    for (ValueId v : read) k.bytes_in += Bytes(v);
+    for (NodeId id : k.nodes) {
+      for (ValueId o : g_.node(id).outputs) {
+        std::vector<NodeId> users;
+        bool escapes = false;
+        RealUsers(o, users, escapes);
+        const bool leaves =
+            escapes || std::ranges::any_of(users, [&](NodeId u) { return !inside.contains(u); });
+        if (!leaves) continue;
+        k.bytes_out += Bytes(o);
+        k.written.push_back(o);
+      }
+    }
+  }
+
+  FusionPlan Finish() {
+    FusionPlan plan;
+    plan.kernel_of.assign(g_.nodes().size(), -1);
+    for (FusionKernel& k : kernels_) {
+      if (k.nodes.empty()) continue;
+      Account(k);
+      const int index = static_cast<int>(plan.kernels.size());
+      for (NodeId id : k.nodes) plan.kernel_of[static_cast<std::size_t>(id)] = index;
+      plan.kernels.push_back(std::move(k));
+    }
+    return plan;
+  }
+
+  const Graph& g_;
+  const std::vector<OpCost>& costs_;
+  const FusionOptions& options_;
+  std::vector<FusionRole> role_;
+  std::vector<std::vector<int>> groups_of_;  // kernels a node is in (several when duplicated)
+  std::map<NodeId, int> member_of_;          // the kernel a node is a member of
+  std::set<ValueId> returned_;
+  std::vector<FusionKernel> kernels_;
+};
+
+}  // namespace
+
+FusionRole RoleOf(const Node& node, const OpCost& cost) {
+  switch (node.kind) {
+    case OpKind::kElementwise:
+    case OpKind::kCast:
+    case OpKind::kGather:
+    case OpKind::kResize:
+      return FusionRole::kFusible;
+    case OpKind::kLayout:
+      return IsView(node) || (cost.known && cost.cls == CostClass::kFree) ? FusionRole::kFree
+                                                                          : FusionRole::kFusible;
+    case OpKind::kReduce:
+    case OpKind::kSoftmax:
+    case OpKind::kNormalization:
+    case OpKind::kPool:
+    case OpKind::kScatter:
+      return FusionRole::kReduction;
+    case OpKind::kMatMul:
+    case OpKind::kConv:
+    case OpKind::kConvTranspose:
+      return FusionRole::kMatrix;
+    case OpKind::kConstant:
+    case OpKind::kShapeOf:
+      return FusionRole::kFree;
+    case OpKind::kControlFlow:
+      return CallIsPointwise(node) ? FusionRole::kFusible : FusionRole::kOpaque;
+    default:
+      return cost.known && cost.cls == CostClass::kFree ? FusionRole::kFree : FusionRole::kOpaque;
+  }
+}
+
+FusionPlan PlanFusions(const Graph& graph, const std::vector<OpCost>& costs,
+                       const FusionOptions& options) {
+  return Planner(graph, costs, options).Run();
+}
+
+}  // namespace tpudoctor
