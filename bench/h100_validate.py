@@ -4,7 +4,7 @@ one H100 with PyTorch 2.11 eager) with `tpu-doctor estimate --targets nvidia-h10
 row and as medians the step-time and peak-memory errors, for all rows and for the compute-bound
 ones (>= 2 TFLOP per step, where launch overhead no longer dominates).
 
-With --fit it first refits the `gpu-eager` efficiency factors (data/calibration/gpu-eager.json) by
+With --fit it first refits the `eager-gpu` efficiency factors (data/calibration/eager-gpu.json) by
 least squares on relative error over all measured rows: step time is linear in 1/matmul_eff,
 1/conv_eff, 1/bandwidth_eff and the per-kernel overhead; peak memory is linear in the saved
 activation share, the transient factor and a fixed term (docs/cost-model.md).
@@ -80,31 +80,56 @@ def nonneg_lstsq(rows, targets):
         active = [i for i, v in zip(active, x) if v >= 0] or active[:1]
 
 
-def fit(binary, rows):
-    cal_path = os.path.join(ROOT, "data/calibration/gpu-eager.json")
-    comps = [(row, estimate(binary, row)["components"]) for row in rows]
+def fit_memory(comps):
     mem_a, mem_t = [], []
     for row, c in comps:
         if row["mode"] == "train":
             mem_a.append([c["saved_bytes"], c["largest_tensor_bytes"], 1.0])
             mem_t.append(float(row["peak_mem_bytes"]) - c["state_bytes"])
-    share, transient, fixed = nonneg_lstsq(mem_a, [max(t, 1.0) for t in mem_t])
-    # For each backward/forward ratio, fit the time factors by least squares, then score the
-    # resulting calibration with the real (per-op max) model on the compute-bound rows.
-    best = None
+    return nonneg_lstsq(mem_a, [max(t, 1.0) for t in mem_t])
+
+
+def rel_errors(binary, rows, calibration, key):
+    """|predicted - measured| / measured of step time ("time") or peak memory ("memory")."""
+    out = []
+    for row in rows:
+        e = estimate(binary, row, calibration)
+        pred, meas = ((e["step_time_ms"], float(row["step_ms_median"])) if key == "time"
+                      else (e["peak_memory_bytes"], float(row["peak_mem_bytes"])))
+        out.append(abs(pred - meas) / meas)
+    return out
+
+
+def fit(binary, rows, cv):
+    cal_path = os.path.join(ROOT, "data/calibration/eager-gpu.json")
+    comps = [(row, estimate(binary, row)["components"]) for row in rows]
     trial = os.path.join(ROOT, "build/bench/trial_calibration.json")
     os.makedirs(os.path.dirname(trial), exist_ok=True)
-    for ratio in [1.5, 2.0, 2.5, 3.0, 3.5]:
-        factors, _ = fit_time(comps, ratio)
-        write_calibration(cal_path, trial, len(rows), ratio, *factors, share, transient, fixed)
-        errs = [abs(estimate(binary, row, trial)["step_time_ms"] - float(row["step_ms_median"])) / float(row["step_ms_median"])
-                for row in rows if float(row["flops_per_step"]) >= COMPUTE_BOUND_FLOPS]
-        score = statistics.median(errs)
-        print(f"backward ratio {ratio}: compute-bound median |step-time error| {score * 100:.1f}%")
+    # For each backward/forward ratio, fit the time factors by least squares, then score the
+    # resulting calibration with the real (per-op max) model on every row.
+    best = None
+    for ratio in [1.5, 2.0, 2.5, 3.0]:
+        write_calibration(cal_path, trial, len(rows), ratio, *fit_time(comps, ratio)[0], *fit_memory(comps))
+        score = statistics.median(rel_errors(binary, rows, trial, "time"))
+        print(f"backward ratio {ratio}: median |step-time error| {score * 100:.1f}%")
         if best is None or score < best[0]:
-            best = (score, ratio, factors)
-    _, ratio, factors = best
-    write_calibration(cal_path, cal_path, len(rows), ratio, *factors, share, transient, fixed)
+            best = (score, ratio)
+    ratio = best[1]
+    if cv:
+        # Leave one model out: refit on the other nine models, predict the held-out one's rows.
+        time_err, mem_err = [], []
+        for model in sorted({r["model"] for r in rows}):
+            train = [(r, c) for r, c in comps if r["model"] != model]
+            held = [r for r in rows if r["model"] == model]
+            write_calibration(cal_path, trial, len(train), ratio, *fit_time(train, ratio)[0], *fit_memory(train))
+            t, m = rel_errors(binary, held, trial, "time"), rel_errors(binary, held, trial, "memory")
+            print(f"  held out {model:<20} median |step-time error| {statistics.median(t) * 100:5.1f}%,"
+                  f" peak memory {statistics.median(m) * 100:5.1f}%")
+            time_err += t
+            mem_err += m
+        print(f"leave-one-model-out over {len(time_err)} rows: median |step-time error| "
+              f"{statistics.median(time_err) * 100:.1f}%, peak memory {statistics.median(mem_err) * 100:.1f}%")
+    write_calibration(cal_path, cal_path, len(rows), ratio, *fit_time(comps, ratio)[0], *fit_memory(comps))
 
 
 def fit_time(comps, ratio):
@@ -117,31 +142,35 @@ def fit_time(comps, ratio):
         conv_peak = c["matrix_peak_flops"] * (2 if row["precision"] == "fp32" else 1)  # conv rate ignores precision
         time_a.append([mult * c["matmul_flops"] / c["matrix_peak_flops"], mult * c["conv_flops"] / conv_peak,
                        mult * c["depthwise_flops"] / conv_peak,
-                       (mult * c["vector_bytes"] + c["optimizer_bytes"]) / c["bandwidth"], kernels * 1e-6])
+                       (mult * c["vector_bytes"] + c["optimizer_bytes"]) / c["bandwidth"], kernels * 1e-6,
+                       (3 if train else 1) * 1e-6])
         time_t.append(float(row["step_ms_median"]) / 1e3)
     # The matmul efficiency is not fitted: it is the card's measured large-matmul rate over its
     # datasheet peak (h100_ceilings.json), a physical ceiling the other factors must live with.
     ceil = json.load(open(os.path.join(ROOT, "bench/data/h100_ceilings.json")))
     mm_eff = ceil["bf16_matmul_tflops"] / 989.0
-    rest_t = [t - a[0] / mm_eff for a, t in zip(time_a, time_t)]
+    # The bandwidth is not fitted either: the card's measured copy bandwidth over its datasheet.
+    inv_bw = 3350.0 / ceil["copy_gbps_read_plus_write"]
+    rest_t = [t - a[0] / mm_eff - a[3] * inv_bw for a, t in zip(time_a, time_t)]
     keep = [i for i, t in enumerate(rest_t) if t > 0]
-    inv_conv, inv_dw, inv_bw, overhead_us = nonneg_lstsq([time_a[i][1:] for i in keep], [rest_t[i] for i in keep])
-    inv_bw = max(inv_bw, 1.0)  # no more than the datasheet bandwidth
+    inv_conv, inv_dw, overhead_us, step_us = nonneg_lstsq([time_a[i][1:3] + time_a[i][4:] for i in keep],
+                                                          [rest_t[i] for i in keep])
     inv_mm = 1 / mm_eff
-    x = [inv_mm, inv_conv, inv_dw, inv_bw, overhead_us]
+    x = [inv_mm, inv_conv, inv_dw, inv_bw, overhead_us, step_us]
     # The backward ratio is chosen on the rows the goal is about: compute-bound ones.
     errs = [abs(sum(a * v for a, v in zip(row_a, x)) - t) / t for row_a, t, (row, _) in zip(time_a, time_t, comps)
             if float(row["flops_per_step"]) >= COMPUTE_BOUND_FLOPS]
     return x, statistics.median(errs)
 
 
-def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw, inv_bw, overhead_us, share, transient,
-                      fixed):
+def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw, inv_bw, overhead_us, step_us, share,
+                      transient, fixed):
     cal = json.load(open(cal_path))
     cal.update({
         "matrix_efficiency": round(1 / inv_mm, 4), "conv_efficiency": round(1 / inv_conv, 4),
         "depthwise_efficiency": round(1 / inv_dw, 4) if inv_dw > 0 else 0.01,
         "memory_efficiency": round(1 / inv_bw, 4), "kernel_overhead_us": round(overhead_us, 3),
+        "step_overhead_us": round(step_us, 1),
         "backward_ratio": round(ratio, 2),
         "saved_activation_share": round(share, 4), "transient_factor": round(transient, 4),
         "fixed_memory_bytes": round(fixed),
@@ -159,12 +188,13 @@ def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw, in
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--cv", action="store_true", help="with --fit: leave-one-model-out error")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build/tpu-doctor"))
     args = ap.parse_args()
     rows = [r for r in csv.DictReader(open(os.path.join(ROOT, "bench/data/h100_ground_truth.csv")))
             if r["step_ms_median"] and not r["error"]]
     if args.fit:
-        fit(args.binary, rows)
+        fit(args.binary, rows, args.cv)
         subprocess.run(["cmake", "--build", os.path.join(ROOT, "build")], check=True, capture_output=True)
     print(f"{'model':<20} {'mode':<5} {'prec':<4} {'batch':>5} {'meas ms':>9} {'pred ms':>9} {'err':>7}"
           f" {'meas GiB':>9} {'pred GiB':>9} {'err':>7}  bound")

@@ -48,6 +48,7 @@ struct PyAnalyzeArgs {
   std::map<std::string, double> prices;  // target name → USD per chip-hour
   std::string parallel;                  // "fsdp=8,tp=2"; empty: data parallel
   std::string remat = "none";
+  std::string runtime = "auto";
 };
 
 AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
@@ -80,6 +81,9 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   auto remat = ParseRemat(a.remat);
   if (!remat) throw ToolError("remat `" + a.remat + "` is not none, dots, layer or offload");
   o.remat = *remat;
+  auto runtime = ParseRuntime(a.runtime);
+  if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not auto, eager, xla or compiled");
+  o.runtime = *runtime;
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
   }
@@ -213,7 +217,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("dataset_size", &PyAnalyzeArgs::dataset_size)
       .def_readwrite("prices", &PyAnalyzeArgs::prices)
       .def_readwrite("parallel", &PyAnalyzeArgs::parallel)
-      .def_readwrite("remat", &PyAnalyzeArgs::remat);
+      .def_readwrite("remat", &PyAnalyzeArgs::remat)
+      .def_readwrite("runtime", &PyAnalyzeArgs::runtime);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

@@ -46,6 +46,7 @@ struct AnalyzeOptions {
   // pass keeps for the backward pass (--remat).
   Parallelism parallel;
   Remat remat = Remat::kNone;
+  Runtime runtime = Runtime::kAuto;  // --runtime: how the program runs on a GPU
   int slices = 1;  // --slices: identical slices, data parallel over DCN
 };
 

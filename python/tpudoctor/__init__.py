@@ -102,6 +102,7 @@ def estimate(
     seq: Optional[int] = None,
     parallel: Optional[str] = None,
     remat: str = "none",
+    runtime: str = "auto",
 ) -> Report:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -109,7 +110,8 @@ def estimate(
     "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
     config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
-    each slice shares the step (docs/plan.md). Raises Error when the model cannot be estimated (a
+    each slice shares the step (docs/plan.md); `runtime` ("auto", "eager", "xla", "compiled") how
+    the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). Raises Error when the model cannot be estimated (a
     symbolic dim without `batch`/`dims`).
     """
     if seq is not None:
@@ -131,6 +133,7 @@ def estimate(
     if parallel:
         args.parallel = str(parallel)
     args.remat = str(remat)
+    args.runtime = str(runtime)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)

@@ -62,7 +62,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     if (report.estimate && slice.chips == 1 && slice.target->name == report.target &&
         !options.calibration && !options.dataset_size && price == options.prices.end() &&
         options.parallel.fsdp == 1 && options.parallel.tensor == 1 &&
-        options.remat == Remat::kNone && options.slices == 1 && graph.facts().batch == batch) {
+        options.remat == Remat::kNone && options.runtime == Runtime::kAuto && options.slices == 1 &&
+        graph.facts().batch == batch) {
       report.estimates.push_back(*report.estimate);
       report.estimates.back().target = slice.name;
       continue;
@@ -75,6 +76,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.chips = slice.chips;
     o.parallel = options.parallel;
     o.remat = options.remat;
+    o.runtime = options.runtime;
     o.slices = options.slices;
     o.dataset_size = options.dataset_size;
     if (price != options.prices.end()) o.usd_per_chip_hour = price->second;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "src/cost/sharding.h"
+#include "tpudoctor/cost/fusion.h"
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
 
@@ -28,8 +29,8 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   c.fused_attention = j.value("fused_attention", c.fused_attention);
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
+  c.step_overhead_us = j.value("step_overhead_us", c.step_overhead_us);
   c.backward_ratio = j.value("backward_ratio", c.backward_ratio);
-  c.vector_fusion = j.value("vector_fusion", c.vector_fusion);
   c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
   c.conv_rate_ignores_precision =
@@ -393,6 +394,34 @@ std::string_view NameOf(Optimizer o) {
   return "adam";
 }
 
+std::optional<Runtime> ParseRuntime(std::string_view name) {
+  if (name == "auto") return Runtime::kAuto;
+  if (name == "eager") return Runtime::kEager;
+  if (name == "xla") return Runtime::kXla;
+  if (name == "compiled") return Runtime::kCompiled;
+  return std::nullopt;
+}
+
+std::string_view NameOf(Runtime r) {
+  switch (r) {
+    case Runtime::kAuto:
+      return "auto";
+    case Runtime::kEager:
+      return "eager";
+    case Runtime::kXla:
+      return "xla";
+    case Runtime::kCompiled:
+      return "compiled";
+  }
+  return "auto";
+}
+
+Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph) {
+  if (target.is_tpu()) return Runtime::kXla;  // every TPU program is an XLA program
+  if (requested != Runtime::kAuto) return requested;
+  return graph.facts().xla_program ? Runtime::kXla : Runtime::kEager;
+}
+
 std::string_view NameOf(Precision p) {
   switch (p) {
     case Precision::kFp32:
@@ -419,7 +448,7 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& n
   }
 }
 
-const Calibration& CalibrationFor(const TargetSpec& target) {
+const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime) {
   // Every embedded calibration, loaded once.
   static const auto* all = [] {
     auto* m = new std::map<std::string, Calibration>();
@@ -433,8 +462,9 @@ const Calibration& CalibrationFor(const TargetSpec& target) {
     return m;
   }();
   static const Calibration kDefault;
-  const std::string name =
-      target.calibration.empty() ? (target.is_tpu() ? "tpu-xla" : "gpu-eager") : target.calibration;
+  const Runtime r = target.is_tpu() ? Runtime::kXla : runtime;
+  const std::string name = std::string(NameOf(r == Runtime::kAuto ? Runtime::kEager : r)) +
+                           (target.is_tpu() ? "-tpu" : "-gpu");
   auto it = all->find(name);
   return it == all->end() ? kDefault : it->second;
 }
@@ -580,8 +610,9 @@ struct StepContext {
   GraphFacts facts;
   Parallelism parallel;  // resolved against the devices
   Layers layers;
-  Remat remat = Remat::kNone;  // what runs: kLayer becomes kDots on a graph without layers
-  int devices_per_chip = 1;    // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
+  Remat remat = Remat::kNone;         // what runs: kLayer becomes kDots on a graph without layers
+  int devices_per_chip = 1;           // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
+  Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
 };
@@ -660,88 +691,150 @@ std::optional<std::string> CoverageWarning(const Estimate& e) {
   return out;
 }
 
-// Phase 1: each node's time, max(compute, memory) plus launch overhead, forward and backward.
-ForwardBackward TimeNodes(const StepContext& c, Estimate& e) {
-  const Calibration& cal = c.cal;
-  const EstimateOptions& options = c.options;
-  const double overhead_s = cal.kernel_overhead_us * 1e-6;
-  ForwardBackward fb;
+// Counts what the cost model could and could not cost (the coverage figure).
+void CountCoverage(const StepContext& c, Estimate& e) {
   for (NodeId id : c.graph.topo_order()) {
     const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
     const Node& n = c.graph.node(id);
-    if (!cost.known) {
-      ++e.unknown_ops;
-      e.unknown_matrix_ops += IsMatrixKind(n.kind);
-      if (!AllShapesStatic(c.graph, n)) {
-        ++e.unknown_shape_ops;
-      } else if (const std::string op = "`" + n.QualifiedOp() + "`";
-                 e.no_model_kinds.size() < 4 &&
-                 std::ranges::find(e.no_model_kinds, op) == e.no_model_kinds.end()) {
-        e.no_model_kinds.push_back(op);
-      }
+    if (cost.known) {
+      e.costed_ops += cost.cls != CostClass::kFree;
       continue;
     }
-    if (cost.cls == CostClass::kFree) continue;
-    ++e.costed_ops;
+    ++e.unknown_ops;
+    e.unknown_matrix_ops += IsMatrixKind(n.kind);
+    if (!AllShapesStatic(c.graph, n)) {
+      ++e.unknown_shape_ops;
+    } else if (const std::string op = "`" + n.QualifiedOp() + "`";
+               e.no_model_kinds.size() < 4 &&
+               std::ranges::find(e.no_model_kinds, op) == e.no_model_kinds.end()) {
+      e.no_model_kinds.push_back(op);
+    }
+  }
+}
+
+// The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
+// depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
+double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
+                     NodeTime& nt) {
+  const Calibration& cal = c.cal;
+  const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
+  nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
+  const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
+  const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
+  const double eff = is_matmul   ? cal.matrix_efficiency
+                     : depthwise ? cal.depthwise_efficiency
+                                 : cal.conv_efficiency;
+  (is_matmul   ? e.components.matmul_flops
+   : depthwise ? e.components.depthwise_flops
+               : e.components.conv_flops) += padded;
+  // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
+  // does not follow the precision (calibrated per target family).
+  const double rate = !is_matmul && cal.conv_rate_ignores_precision
+                          ? RatesFor(c.target, Precision::kBf16).matrix_flops
+                          : c.rates.matrix_flops;
+  return padded / (rate * eff);
+}
+
+double MemorySeconds(const StepContext& c, double bytes) {
+  return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
+}
+
+// Adds one kernel's forward time `t` (and, training, its backward: `backward_ratio` x the work,
+// two kernels for a matrix op's data and weight gradients) to the step.
+void AddKernel(const StepContext& c, double t, bool matrix, NodeTime nt, ForwardBackward& fb,
+               Estimate& e) {
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  fb.forward_s += t + overhead_s;
+  if (!matrix) fb.forward_vector_s += t + overhead_s;
+  e.components.forward_kernels += 1;
+  double total = t + overhead_s;
+  if (c.options.train) {
+    const double kernels_bwd = matrix ? 2 : 1;
+    e.components.backward_kernels += kernels_bwd;
+    const double tb = c.cal.backward_ratio * t + kernels_bwd * overhead_s;
+    fb.backward_s += tb;
+    total += tb;
+  }
+  nt.ms = total * 1e3;
+  fb.times.push_back(std::move(nt));
+}
+
+// The folded BatchNorm a training step runs again after a conv: its output read and written once
+// more (one more kernel forward and backward when eager; fused into the conv's kernel by XLA).
+double ImpliedBatchNormSeconds(const StepContext& c, const OpCost& cost, Estimate& e) {
+  const double bn = 2 * cost.bytes_written;
+  e.components.vector_bytes += bn;
+  return MemorySeconds(c, bn);
+}
+
+// Phase 1, eager: one kernel per op, max(compute, memory) plus launch overhead, forward and
+// backward.
+ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  ForwardBackward fb;
+  for (NodeId id : c.graph.topo_order()) {
+    const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+    if (!cost.known || cost.cls == CostClass::kFree) continue;
     const std::size_t ni = static_cast<std::size_t>(id);
-    if (cal.fused_attention && c.facts.attention[ni])
+    if (c.cal.fused_attention && c.facts.attention[ni])
       continue;  // inside the fused attention kernel
-    NodeTime nt;
-    nt.node = id;
-    nt.node_name = n.name;
-    nt.op = n.QualifiedOp();
-    double t = 0;
+    const Node& n = c.graph.node(id);
+    NodeTime nt{id, n.name, n.QualifiedOp()};
     const double bytes = cost.bytes_read + cost.bytes_written;
-    if (cost.cls == CostClass::kMatrix) {
-      const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
-      nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
-      const bool is_matmul = n.kind == OpKind::kMatMul || n.kind == OpKind::kRecurrent;
-      const bool depthwise = c.facts.depthwise[ni];
-      const double eff = is_matmul   ? cal.matrix_efficiency
-                         : depthwise ? cal.depthwise_efficiency
-                                     : cal.conv_efficiency;
-      (is_matmul   ? e.components.matmul_flops
-       : depthwise ? e.components.depthwise_flops
-                   : e.components.conv_flops) += padded;
-      // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
-      // does not follow the precision (calibrated per target family).
-      const double rate = !is_matmul && cal.conv_rate_ignores_precision
-                              ? RatesFor(c.target, Precision::kBf16).matrix_flops
-                              : c.rates.matrix_flops;
-      const double tc = padded / (rate * eff);
-      const double tm = bytes / (c.rates.bandwidth * cal.memory_efficiency);
-      nt.compute_bound = tc >= tm;
-      t = std::max(tc, tm);
+    double t = MemorySeconds(c, bytes);
+    const bool matrix = cost.cls == CostClass::kMatrix;
+    if (matrix) {
+      const double tc = MatrixSeconds(c, n, cost, e, nt);
+      nt.compute_bound = tc >= t;
+      t = std::max(tc, t);
       fb.useful_flops += cost.flops;
-      if (options.train && c.facts.implied_batchnorm[ni]) {
-        // The folded BatchNorm: read and write the conv output once more, one more kernel.
-        const double bn = 2 * cost.bytes_written;
-        t += bn / (c.rates.bandwidth * cal.memory_efficiency) + overhead_s;
-        e.components.vector_bytes += bn;
+      if (c.options.train && c.facts.implied_batchnorm[ni]) {
+        t += ImpliedBatchNormSeconds(c, cost, e) + overhead_s;
         e.components.forward_kernels += 1;
         e.components.backward_kernels += 1;
       }
     } else {
-      t = bytes * cal.vector_fusion / (c.rates.bandwidth * cal.memory_efficiency);
-      e.components.vector_bytes += bytes * cal.vector_fusion;
+      e.components.vector_bytes += bytes;
     }
-    const double kernels_fwd = 1;
-    const double kernels_bwd = cost.cls == CostClass::kMatrix ? 2 : 1;
-    fb.forward_s += t + kernels_fwd * overhead_s;
-    if (cost.cls != CostClass::kMatrix) fb.forward_vector_s += t + kernels_fwd * overhead_s;
-    e.components.forward_kernels += kernels_fwd;
-    if (options.train) e.components.backward_kernels += kernels_bwd;
-    double node_total = t + kernels_fwd * overhead_s;
-    if (options.train) {
-      const double tb =
-          2 * t + kernels_bwd * overhead_s;  // dgrad + wgrad; grad-in/grad-out traffic
-      fb.backward_s += tb;
-      node_total += tb;
-    }
-    nt.ms = node_total * 1e3;
-    fb.times.push_back(nt);
+    AddKernel(c, t, matrix, std::move(nt), fb, e);
   }
   return fb;
+}
+
+// Phase 1, XLA and torch.compile: the kernels of the fusion plan, each max(matrix time, the bytes
+// crossing its boundary / bandwidth) plus one launch.
+ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
+  ForwardBackward fb;
+  FusionOptions fo;
+  fo.element_bytes = c.element_bytes;
+  const FusionPlan plan = PlanFusions(c.graph, c.costs, fo);
+  for (const FusionKernel& k : plan.kernels) {
+    const Node& root = c.graph.node(k.root);
+    NodeTime nt{k.root, root.name, root.QualifiedOp()};
+    double tc = 0;
+    double bytes = k.bytes_in + k.bytes_out;
+    bool matrix = false;
+    for (NodeId id : k.nodes) {
+      const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+      if (!cost.known || cost.cls != CostClass::kMatrix) continue;
+      const Node& n = c.graph.node(id);
+      matrix = true;
+      tc += MatrixSeconds(c, n, cost, e, nt);
+      fb.useful_flops += cost.flops;
+      if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
+        bytes += 2 * cost.bytes_written;
+    }
+    if (!matrix) e.components.vector_bytes += bytes;
+    const double tm = MemorySeconds(c, bytes);
+    nt.compute_bound = matrix && tc >= tm;
+    AddKernel(c, std::max(tc, tm), matrix, std::move(nt), fb, e);
+  }
+  return fb;
+}
+
+ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e) {
+  CountCoverage(c, e);
+  return c.runtime == Runtime::kEager ? TimeOps(c, e) : TimeKernels(c, e);
 }
 
 struct Parameters {
@@ -841,8 +934,9 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
         2.0 * (slices - 1) / slices * shard * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
   }
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
-  e.step_ms =
-      compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms + exposed_fsdp_ms + exposed_dcn_ms;
+  const double host_ms = c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1);
+  e.step_ms = host_ms + compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms +
+              exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
@@ -1024,6 +1118,19 @@ void Prices(const StepContext& c, Estimate& e) {
   }
 }
 
+// How ops became kernels, in the words the report prints.
+std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
+  const std::string kernels = std::to_string(e.kernels) + " kernels per forward pass";
+  if (c.runtime == Runtime::kEager) {
+    return "runtime eager (" + kernels +
+           ", one per op): per op max(FLOPs / (peak x efficiency), bytes / (bandwidth x "
+           "efficiency)) + launch overhead";
+  }
+  return "runtime " + std::string(NameOf(c.runtime)) + " (" + kernels +
+         " after fusion): per fused kernel max(FLOPs / (peak x efficiency), bytes crossing "
+         "its boundary / (bandwidth x efficiency)) + launch overhead";
+}
+
 // What the figures assume, in the words the report prints.
 std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   const EstimateOptions& options = c.options;
@@ -1044,7 +1151,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           ", conv " + FormatFixed(cal.conv_efficiency, 2) + ", bandwidth " +
           FormatFixed(cal.memory_efficiency, 2) + ", per-kernel overhead " +
           FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
-      "per op: max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + overhead" +
+      RuntimeAssumption(c, e) +
           std::string(c.target.is_tpu()
                           ? "; matmuls padded to " +
                                 std::to_string(c.target.mxu_dim.value_or(128)) + "x" +
@@ -1052,8 +1159,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                           : ""),
   };
   if (options.train) {
-    out.push_back(
-        "backward = 2x forward per op; optimizer update bandwidth-bound over the parameter state");
+    out.push_back("backward = " + FormatFixed(cal.backward_ratio, 1) +
+                  "x forward per kernel; optimizer update bandwidth-bound over the parameter "
+                  "state");
   }
   if (c.facts.any_attention && cal.fused_attention) {
     out.push_back(
@@ -1146,10 +1254,11 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   const int devices_per_chip = std::max(1, target.devices_per_chip);
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
+  const Runtime runtime = ResolveRuntime(options.runtime, target, graph);
   StepContext c{graph,
                 target,
                 options,
-                options.calibration ? *options.calibration : CalibrationFor(target),
+                options.calibration ? *options.calibration : CalibrationFor(target, runtime),
                 eb,
                 RatesFor(target, options.precision),
                 ComputeOpCosts(graph, eb),
@@ -1157,7 +1266,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 *parallel,
                 Layers{},
                 Remat::kNone,
-                devices_per_chip};
+                devices_per_chip,
+                runtime};
   c.layers = FindLayers(graph, target, eb, c.facts);
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
@@ -1168,8 +1278,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   e.hardware = target.name;
   e.parallel = c.parallel;
   e.remat = c.remat;
+  e.runtime = runtime;
   e.slices = options.slices;
-  ForwardBackward fb = TimeNodes(c, e);
+  ForwardBackward fb = TimeForwardBackward(c, e);
+  e.kernels = static_cast<int>(e.components.forward_kernels);
   e.coverage_warning = CoverageWarning(e);
   const Parameters params = CountParameters(graph);
   AssembleStep(c, fb, params, e);

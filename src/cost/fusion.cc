@@ -14,10 +14,12 @@ namespace {
 // division, transcendental functions, powers and roots), in HLO and ONNX spelling, lower case.
 bool IsExpensivePointwise(std::string_view op_type) {
   static const std::set<std::string, std::less<>> kOps = {
-      "atan2",   "cbrt", "cos",         "div",      "divide", "erf",   "exp",
-      "expm1",   "exponential", "exponential-minus-one", "gelu", "log", "log-plus-one",
-      "log1p",   "logistic",    "pow",      "power",    "reciprocal", "remainder", "rsqrt",
-      "sigmoid", "sin",         "softplus", "sqrt",     "tan",        "tanh"};
+      "atan2",   "cbrt",  "cos",          "div",         "divide",
+      "erf",     "exp",   "expm1",        "exponential", "exponential-minus-one",
+      "gelu",    "log",   "log-plus-one", "log1p",       "logistic",
+      "pow",     "power", "reciprocal",   "remainder",   "rsqrt",
+      "sigmoid", "sin",   "softplus",     "sqrt",        "tan",
+      "tanh"};
   return kOps.contains(AsciiLower(op_type));
 }
 
@@ -36,7 +38,7 @@ bool CallIsPointwise(const Node& n) {
 // Layout ops that only relabel dims (XLA makes them bitcasts): no kernel, no traffic.
 bool IsView(const Node& n) {
   static const std::set<std::string, std::less<>> kViews = {
-      "bitcast", "dropout",  "flatten", "get-tuple-element", "identity",
+      "bitcast", "dropout", "flatten", "get-tuple-element", "identity",
       "reshape", "squeeze", "tuple",   "unsqueeze"};
   return kViews.contains(AsciiLower(n.op_type));
 }
@@ -97,6 +99,20 @@ class Planner {
     }
   }
 
+  // Recomputing a producer in k kernels reads its inputs k times; materializing it writes its
+  // result once and reads it k times. XLA duplicates when that does not cost more traffic (a
+  // broadcast, a widening convert, a unary op), not a residual add of two activations.
+  bool DuplicationPays(const Node& n, std::size_t k) const {
+    std::set<ValueId> inputs;
+    for (ValueId in : n.inputs) {
+      if (in != kNoValue) inputs.insert(Source(in));
+    }
+    double in_bytes = 0, out_bytes = 0;
+    for (ValueId v : inputs) in_bytes += Bytes(v);
+    for (ValueId v : n.outputs) out_bytes += Bytes(v);
+    return static_cast<double>(k) * in_bytes <= static_cast<double>(k + 1) * out_bytes;
+  }
+
   int NewKernel(NodeId root) {
     FusionKernel k;
     k.root = root;
@@ -134,7 +150,7 @@ class Planner {
         member_of_[id] = k;
         return;
       }
-      if (all_accept && !escapes && IsCheap(n)) {
+      if (all_accept && !escapes && IsCheap(n) && DuplicationPays(n, user_kernels.size())) {
         for (int k : user_kernels) kernels_[static_cast<std::size_t>(k)].duplicated.push_back(id);
         mine.assign(user_kernels.begin(), user_kernels.end());
         return;
@@ -199,8 +215,8 @@ class Planner {
       k.known = k.known && c.known;
       if (Role(id) == FusionRole::kMatrix) {
         k.matrix_flops += c.flops;
-        if (c.matmul && (!k.matmul || c.flops > k.matmul->batch * k.matmul->m * k.matmul->n *
-                                                    k.matmul->k * 2))
+        if (c.matmul &&
+            (!k.matmul || c.flops > k.matmul->batch * k.matmul->m * k.matmul->n * k.matmul->k * 2))
           k.matmul = c.matmul;
       }
       for (ValueId in : g_.node(id).inputs) {

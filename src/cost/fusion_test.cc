@@ -154,9 +154,10 @@ double Agreement(const std::multiset<std::string>& a, const std::multiset<std::s
 // optimized program, planned the same way, is its own kernels (its fusions are opaque), so the
 // same accounting measures XLA's traffic.
 TEST(FusionTest, GroupingAgreesWithXlasOptimizedPrograms) {
-  const std::vector<std::string> programs = {
-      "big_matmul_bf16",     "f64_mlp",   "flax_cnn_train_adam", "flax_mlp_infer",
-      "flax_mlp_train_adam", "flax_transformer_block_infer", "int64_ops", "odd_matmul"};
+  const std::vector<std::string> programs = {"big_matmul_bf16",     "f64_mlp",
+                                             "flax_cnn_train_adam", "flax_mlp_infer",
+                                             "flax_mlp_train_adam", "flax_transformer_block_infer",
+                                             "int64_ops",           "odd_matmul"};
   double model_agree = 0, naive_agree = 0, model_bytes = 0, naive_bytes = 0;
   for (const std::string& name : programs) {
     SCOPED_TRACE(name);

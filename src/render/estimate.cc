@@ -27,6 +27,8 @@ ordered_json EstimateJson(const Estimate& e) {
   j["parallel"] = {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
   j["remat"] = std::string(NameOf(e.remat));
+  j["runtime"] = std::string(NameOf(e.runtime));
+  j["kernels"] = e.kernels;
   j["global_batch"] = e.global_batch;
   j["samples_per_s"] = e.samples_per_s;
   j["model_flops_per_step"] = e.model_flops;

@@ -66,7 +66,6 @@ TargetSpec ParseTarget(const json& j) {
     }
     t.tiling = tl;
   }
-  t.calibration = j.value("calibration", "");
   t.fp32_matmul_passes = j.value("fp32_matmul_passes", 0);
   t.tf32 = j.value("tf32", false);
   t.slice_counts = j.value("slice_counts", "chips");

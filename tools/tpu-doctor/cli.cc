@@ -166,6 +166,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "
                       "host memory)");
+  est_cmd->add_option("--runtime", est.runtime,
+                      "how the program runs on a GPU: eager (one kernel per op), xla (JAX, TF "
+                      "jit_compile) or compiled (torch.compile); default: xla for HLO/StableHLO, "
+                      "eager otherwise. TPUs always run XLA");
   est_cmd
       ->add_option("--slices", est.slices,
                    "identical slices, data parallel between them over DCN (multislice)")

@@ -54,6 +54,12 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     err << "tpu-doctor: --remat: `" << args.remat << "` is not none, dots, layer or offload\n";
     return std::nullopt;
   }
+  if (auto runtime = ParseRuntime(args.runtime)) {
+    options.runtime = *runtime;
+  } else {
+    err << "tpu-doctor: --runtime: `" << args.runtime << "` is not auto, eager, xla or compiled\n";
+    return std::nullopt;
+  }
   for (std::string_view name : Split(args.targets, ',')) {
     std::string target(Trim(name));
     if (auto t = FindSliceTarget(target); !t) {

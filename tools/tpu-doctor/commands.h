@@ -52,6 +52,7 @@ struct EstimateArgs {
   bool compare = false;             // the one-screen cost comparison
   std::string parallel;             // --parallel fsdp=16,tp=4 (empty: data parallel)
   std::string remat = "none";       // none, dots, layer
+  std::string runtime = "auto";     // auto, eager, xla, compiled
   int slices = 1;                   // --slices N: multislice over DCN
   std::string format = "text";
 };

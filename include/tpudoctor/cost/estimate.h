@@ -2,12 +2,15 @@
 // on one target, from the per-op costs (op_cost.h) and a few calibrated efficiency factors
 // (data/calibration/*.json, fitted to measured runs; see docs/cost-model.md).
 //
-// The model, in short: each node takes max(compute time, memory time) plus a per-kernel launch
-// overhead; matrix ops run at `matrix_efficiency` of the target's peak (after MXU tile padding on
-// TPUs), vector and copy ops at `memory_efficiency` of its bandwidth. Training is forward +
-// backward (2x the forward matrix FLOPs and bytes) + the optimizer update (bandwidth-bound over the
-// parameter state). Memory is weights + gradients + optimizer state + the activations autograd
-// keeps + the peak of transient buffers. Every result carries the assumptions it used.
+// The model, in short: the graph runs as kernels, each taking max(compute time, memory time) plus
+// a per-kernel launch overhead; matrix work runs at `matrix_efficiency` of the target's peak (after
+// MXU tile padding on TPUs), traffic at `memory_efficiency` of its bandwidth. How ops become
+// kernels is the execution model (Runtime): eager frameworks launch one kernel per op, XLA and
+// torch.compile fuse them (fusion.h) and pay only the bytes crossing each fused kernel. Training
+// is forward + backward (`backward_ratio` x the forward work) + the optimizer update
+// (bandwidth-bound over the parameter state). Memory is weights + gradients + optimizer state + the
+// activations autograd keeps + the peak of transient buffers. Every result carries the assumptions
+// it used.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +64,13 @@ enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
 std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
 std::string_view NameOf(Remat r);
 
+// How the program runs, which decides how ops become kernels and which calibration applies
+// (data/calibration/RUNTIME-FAMILY.json). kAuto: XLA on a TPU (always), and on a GPU for XLA
+// programs (HLO/StableHLO); eager on a GPU for everything else (ONNX, torch.export, Keras, TF).
+enum class Runtime : std::uint8_t { kAuto, kEager, kXla, kCompiled };
+std::optional<Runtime> ParseRuntime(std::string_view name);  // auto, eager, xla, compiled
+std::string_view NameOf(Runtime r);
+
 struct Calibration;
 
 struct EstimateOptions {
@@ -72,6 +82,7 @@ struct EstimateOptions {
   Parallelism parallel;    // how they share the step (default: data parallel)
   int slices = 1;          // identical slices over DCN, data parallel between them (multislice)
   Remat remat = Remat::kNone;
+  Runtime runtime = Runtime::kAuto;
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
@@ -79,7 +90,7 @@ struct EstimateOptions {
 
 // Efficiency factors of one target family, fitted to measurements.
 struct Calibration {
-  std::string name;                // "gpu-eager", "tpu-xla"
+  std::string name;                // "eager-gpu", "xla-gpu", "compiled-gpu", "xla-tpu"
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   double conv_efficiency = 0.5;    // achieved share for convolutions
   double depthwise_efficiency =
@@ -87,17 +98,23 @@ struct Calibration {
   bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
   double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
-  double backward_ratio = 2.0;     // backward time / forward time per op
-  double vector_fusion = 1.0;      // share of vector-op traffic left after fusion (XLA fuses)
-  double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
-  double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
+  // Host time of one pass of the framework's step loop (Python, autograd engine, optimizer
+  // bookkeeping, synchronisation) that no kernel hides: once for inference, three times (forward,
+  // backward, optimizer) for training. What bounds small eager steps.
+  double step_overhead_us = 0;
+  double backward_ratio = 2.0;          // backward time / forward time per op (or fused kernel)
+  double saved_activation_share = 0.5;  // share of vector-op forward outputs autograd keeps
+  double saved_matrix_share = 1.0;      // share of matmul/conv forward outputs autograd keeps
   bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
   double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
   double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
   std::string source;
 };
 
-const Calibration& CalibrationFor(const TargetSpec& target);
+// The calibration of a runtime (kAuto resolved) on a target: `xla-tpu`, `eager-gpu`, ...
+const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime);
+// kAuto resolved for a graph on a target (see Runtime).
+Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph);
 // A calibration from JSON text (the format of data/calibration/*.json), e.g. fitted to your own
 // cluster's measurements; `name` is used in messages.
 Result<Calibration> ParseCalibration(std::string_view text, const std::string& name);
@@ -159,11 +176,13 @@ struct Estimate {
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
   int slices = 1;
-  Parallelism parallel;     // resolved: data x fsdp x tensor = chips
+  Parallelism parallel;  // resolved: data x fsdp x tensor = chips
   Remat remat = Remat::kNone;
-  std::int64_t global_batch = 0;  // samples per step over all chips
-  double model_flops = 0;         // useful FLOPs of one step (all chips)
-  double mfu = 0;                 // model FLOPs / (step time × peak)
+  Runtime runtime = Runtime::kEager;  // resolved
+  int kernels = 0;                    // kernels one forward pass launches (after fusion)
+  std::int64_t global_batch = 0;      // samples per step over all chips
+  double model_flops = 0;             // useful FLOPs of one step (all chips)
+  double mfu = 0;                     // model FLOPs / (step time × peak)
   double samples_per_s = 0;
   MemoryBreakdown memory;  // per chip
   double hbm_bytes = 0;    // per device

@@ -44,7 +44,7 @@ enum class FusionRole : std::uint8_t {
 FusionRole RoleOf(const Node& node, const OpCost& cost);
 
 struct FusionOptions {
-  bool epilogue = true;  // pointwise consumers of a matmul/conv fuse into it
+  bool epilogue = true;   // pointwise consumers of a matmul/conv fuse into it
   int element_bytes = 0;  // float width for boundary bytes (0: the model's dtypes)
 };
 
@@ -53,8 +53,8 @@ struct FusionKernel {
   FusionRole kind = FusionRole::kFusible;  // the root's role (kFusible: a loop fusion)
   std::vector<NodeId> nodes;               // members, root included
   std::vector<NodeId> duplicated;          // cheap producers recomputed inside this kernel too
-  double bytes_in = 0;   // distinct values read from outside the kernel
-  double bytes_out = 0;  // results read outside the kernel or returned by the program
+  double bytes_in = 0;                     // distinct values read from outside the kernel
+  double bytes_out = 0;          // results read outside the kernel or returned by the program
   std::vector<ValueId> written;  // those results: the tensors that go through HBM
   double matrix_flops = 0;
   std::optional<MatmulDims> matmul;  // the largest matmul/conv it runs
