@@ -118,6 +118,81 @@ TEST(EstimateTest, MlpWithAdamMemory) {
   EXPECT_DOUBLE_EQ(mixed->memory.master_weights, params * 4);
 }
 
+// A training step is forward + backward_ratio x forward + the optimizer + the host passes; every
+// fitted factor moves the step time the way it says.
+TEST(EstimateTest, TrainingStepTimeReadsEveryFactor) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,4096]
+  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
+  %r: f32[4096,4096] = Relu[elementwise](%y)
+  output %r
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.matrix_efficiency = 0.5;
+  cal.memory_efficiency = 1.0;
+  cal.kernel_overhead_us = 0;
+  cal.backward_ratio = 2.0;
+  EstimateOptions o;
+  o.train = true;
+  o.optimizer = Optimizer::kSgd;
+  o.precision = Precision::kBf16;
+  o.batch = 4096;
+  o.runtime = Runtime::kEager;
+  o.calibration = &cal;
+  const TargetSpec& h100 = T("nvidia-h100");
+  auto base = EstimateStep(g, h100, o);
+  ASSERT_TRUE(base.ok()) << base.error().message;
+  EXPECT_NEAR(base->backward_ms, 2.0 * base->forward_ms, 1e-9);
+  // The matmul's time at half the peak: 2 * 4096^3 FLOPs / (989 TFLOP/s * 0.5).
+  const double matmul_ms = 2.0 * 4096 * 4096 * 4096 / (h100.bf16_tflops.value() * 1e12 * 0.5) * 1e3;
+  const double relu_ms = 2.0 * 4096 * 4096 * 2 / (h100.hbm_gbps.value() * 1e9) * 1e3;
+  EXPECT_NEAR(base->forward_ms, matmul_ms + relu_ms, 1e-6);
+  cal.backward_ratio = 3.0;
+  auto slower = EstimateStep(g, h100, o);
+  EXPECT_NEAR(slower->backward_ms, 3.0 * base->forward_ms, 1e-9);
+  cal.backward_ratio = 2.0;
+  cal.step_overhead_us = 1000;  // three host passes of 1 ms: forward, backward, optimizer
+  auto host = EstimateStep(g, h100, o);
+  EXPECT_NEAR(host->step_ms - base->step_ms, 3.0, 1e-9);
+  cal.step_overhead_us = 0;
+  cal.kernel_overhead_us = 10;  // 2 kernels forward, 3 backward (a matmul's two gradients)
+  auto launches = EstimateStep(g, h100, o);
+  EXPECT_NEAR(launches->forward_ms - base->forward_ms, 0.02, 1e-9);
+  EXPECT_NEAR(launches->backward_ms - base->backward_ms, 0.03, 1e-9);
+}
+
+// Under XLA the ReLU fuses into the matmul: one kernel, and the matmul's result never goes
+// through HBM; eager runs two kernels with a round trip between them.
+TEST(EstimateTest, XlaFusesWhatEagerLaunchesOpByOp) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,4096]
+  init %w: f32[4096,4096]
+  %y: f32[64,4096] = MatMul[matmul](%x, %w)
+  %a: f32[64,4096] = Relu[elementwise](%y)
+  %b: f32[64,4096] = Neg[elementwise](%a)
+  %c: f32[64,4096] = Exp[elementwise](%b)
+  output %c
+})");
+  EstimateOptions o;
+  o.batch = 64;
+  o.runtime = Runtime::kEager;
+  auto eager = EstimateStep(g, T("nvidia-h100"), o);
+  o.runtime = Runtime::kXla;
+  auto xla = EstimateStep(g, T("nvidia-h100"), o);
+  ASSERT_TRUE(eager.ok() && xla.ok());
+  EXPECT_EQ(eager->kernels, 4);
+  EXPECT_EQ(xla->kernels, 1);
+  EXPECT_EQ(xla->runtime, Runtime::kXla);
+  EXPECT_LT(xla->step_ms, eager->step_ms);
+  // A TPU always runs XLA, whatever was asked.
+  o.runtime = Runtime::kEager;
+  auto tpu = EstimateStep(g, T("tpu-v5e"), o);
+  EXPECT_EQ(tpu->runtime, Runtime::kXla);
+  EXPECT_EQ(tpu->kernels, 1);
+}
+
 TEST(EstimateTest, MxuPaddingSlowsOddSizes) {
   // A compute-bound matmul with N=1000 is padded to 1024 on the MXU: it takes as long as N=1024.
   Graph odd = Parse(R"(graph g {
