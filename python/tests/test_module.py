@@ -134,6 +134,16 @@ def test_estimate_google_cloud_names_and_prices(testdata):
         tpudoctor.estimate(model, batch=32, prices={"v9": 1.0})
 
 
+def test_estimate_runtime(testdata):
+    model = str(testdata / "models" / "resnet50.onnx")
+    eager = tpudoctor.estimate(model, batch=32, targets="nvidia-h100").estimates[0]
+    fused = tpudoctor.estimate(model, batch=32, targets="nvidia-h100", runtime="compiled").estimates[0]
+    assert (eager.runtime, fused.runtime) == ("eager", "compiled")
+    assert 0 < fused.kernels < eager.kernels
+    with pytest.raises(tpudoctor.Error, match="runtime"):
+        tpudoctor.estimate(model, batch=32, runtime="jit")
+
+
 def test_estimate_of_a_symbolic_model_without_batch_raises(testdata):
     with pytest.raises(tpudoctor.Error, match="--batch"):
         tpudoctor.estimate(testdata / "models" / "resnet50.onnx")

@@ -80,6 +80,8 @@ class Estimate:
     top_ops: Tuple[Dict[str, Any], ...]
     assumptions: Tuple[str, ...]
     batch_per_device: int
+    runtime: str = "eager"  # how ops became kernels: "eager", "xla" or "compiled"
+    kernels: int = 0  # kernels one forward pass launches
 
     @staticmethod
     def from_dict(d: Dict[str, Any], batch: int) -> "Estimate":
@@ -99,6 +101,8 @@ class Estimate:
             top_ops=tuple(d.get("top_ops", ())),
             assumptions=tuple(d.get("assumptions", ())),
             batch_per_device=batch,
+            runtime=d.get("runtime", "eager"),
+            kernels=d.get("kernels", 0),
         )
 
 
