@@ -153,10 +153,21 @@ TEST(EstimateTest, TrainingStepTimeReadsEveryFactor) {
   auto slower = EstimateStep(g, h100, o);
   EXPECT_NEAR(slower->backward_ms, 3.0 * base->forward_ms, 1e-9);
   cal.backward_ratio = 2.0;
-  cal.step_overhead_us = 1000;  // three host passes of 1 ms: forward, backward, optimizer
+  // The host runs ahead of the device: three loop passes of 1 ms plus 100 us per launched op
+  // (2 forward, 3 backward) take 3.5 ms, longer than the device's work, so they bound the step.
+  cal.step_overhead_us = 1000;
+  cal.host_op_us = 100;
   auto host = EstimateStep(g, h100, o);
-  EXPECT_NEAR(host->step_ms - base->step_ms, 3.0, 1e-9);
+  EXPECT_NEAR(host->host_ms, 3.5, 1e-9);
+  ASSERT_LT(base->step_ms, 3.5);
+  EXPECT_NEAR(host->step_ms, 3.5, 1e-9);
+  // A device-bound step does not see the host at all.
+  cal.step_overhead_us = 10;
+  cal.host_op_us = 1;
+  auto device_bound = EstimateStep(g, h100, o);
+  EXPECT_DOUBLE_EQ(device_bound->step_ms, base->step_ms);
   cal.step_overhead_us = 0;
+  cal.host_op_us = 0;
   cal.kernel_overhead_us = 10;  // 2 kernels forward, 3 backward (a matmul's two gradients)
   auto launches = EstimateStep(g, h100, o);
   EXPECT_NEAR(launches->forward_ms - base->forward_ms, 0.02, 1e-9);

@@ -30,6 +30,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
   c.step_overhead_us = j.value("step_overhead_us", c.step_overhead_us);
+  c.host_op_us = j.value("host_op_us", c.host_op_us);
   c.backward_ratio = j.value("backward_ratio", c.backward_ratio);
   c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
@@ -934,8 +935,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
         2.0 * (slices - 1) / slices * shard * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
   }
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
-  const double host_ms = c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1);
-  e.step_ms = host_ms + compute_ms + e.optimizer_ms + e.allreduce_ms + e.tensor_ms +
+  // The host launches the device's work ahead of it: the step is the longer of the two.
+  e.host_ms = c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1) +
+              c.cal.host_op_us * 1e-3 *
+                  (e.components.forward_kernels + e.components.backward_kernels);
+  e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
               exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);

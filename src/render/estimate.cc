@@ -28,6 +28,7 @@ ordered_json EstimateJson(const Estimate& e) {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
   j["remat"] = std::string(NameOf(e.remat));
   j["runtime"] = std::string(NameOf(e.runtime));
+  j["host_ms"] = e.host_ms;
   j["kernels"] = e.kernels;
   j["global_batch"] = e.global_batch;
   j["samples_per_s"] = e.samples_per_s;

@@ -98,9 +98,11 @@ struct Calibration {
   bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
   double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
-  // Host time of one pass of the framework's step loop (Python, autograd engine, optimizer
-  // bookkeeping, synchronisation) that no kernel hides: once for inference, three times (forward,
-  // backward, optimizer) for training. What bounds small eager steps.
+  // The host side of an eager step, which the GPU runs asynchronously behind: each launched op
+  // costs `host_op_us` of Python, dispatcher and launch work, and each pass of the step loop
+  // (forward, backward and optimizer when training; one for inference) `step_overhead_us`. The
+  // step takes the longer of host and device time: small steps are bound by the host.
+  double host_op_us = 0;
   double step_overhead_us = 0;
   double backward_ratio = 2.0;          // backward time / forward time per op (or fused kernel)
   double saved_activation_share = 0.5;  // share of vector-op forward outputs autograd keeps
@@ -175,6 +177,7 @@ struct Estimate {
   double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
+  double host_ms = 0;       // host time of an eager step; the step is bound by it when longer
   int slices = 1;
   Parallelism parallel;  // resolved: data x fsdp x tensor = chips
   Remat remat = Remat::kNone;
