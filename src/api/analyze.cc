@@ -48,7 +48,12 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
   const std::optional<std::int64_t> batch =
       graph.facts().batch ? graph.facts().batch : options.shapes.batch;
   if (!batch) {
-    report.estimate_unavailable = "estimate needs --batch N (the per-device batch)";
+    report.estimate_unavailable =
+        graph.facts().xla_program
+            ? "estimate needs --batch N: no parameter of this XLA program carries the data into a "
+              "matmul, convolution or embedding (or it is an optimized dump), so the samples each "
+              "step processes are not known"
+            : "estimate needs --batch N (the per-device batch)";
     return Ok{};
   }
   if (auto bad = NonStaticInput(graph)) {

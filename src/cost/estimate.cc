@@ -614,6 +614,8 @@ struct StepContext {
   Remat remat = Remat::kNone;         // what runs: kLayer becomes kDots on a graph without layers
   int devices_per_chip = 1;           // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
   Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
+  std::optional<FusionPlan> fusion;   // the kernels XLA / torch.compile form (not for eager)
+  std::vector<bool> written;          // per ValueId: a fused kernel writes it to HBM
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
 };
@@ -806,12 +808,16 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
 // crossing its boundary / bandwidth) plus one launch.
 ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
   ForwardBackward fb;
-  FusionOptions fo;
-  fo.element_bytes = c.element_bytes;
-  const FusionPlan plan = PlanFusions(c.graph, c.costs, fo);
-  for (const FusionKernel& k : plan.kernels) {
-    const Node& root = c.graph.node(k.root);
-    NodeTime nt{k.root, root.name, root.QualifiedOp()};
+  for (const FusionKernel& k : c.fusion->kernels) {
+    // A kernel is named by its matmul or convolution when it has one, else by its root; "+N" says
+    // how many more ops it fused.
+    const auto named = std::ranges::find_if(k.nodes, [&](NodeId id) {
+      return c.costs[static_cast<std::size_t>(id)].cls == CostClass::kMatrix;
+    });
+    const Node& root = c.graph.node(named != k.nodes.end() ? *named : k.root);
+    NodeTime nt{
+        root.id, root.name,
+        root.QualifiedOp() + (k.nodes.size() > 1 ? "+" + std::to_string(k.nodes.size() - 1) : "")};
     double tc = 0;
     double bytes = k.bytes_in + k.bytes_out;
     bool matrix = false;
@@ -936,9 +942,9 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   }
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
   // The host launches the device's work ahead of it: the step is the longer of the two.
-  e.host_ms = c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1) +
-              c.cal.host_op_us * 1e-3 *
-                  (e.components.forward_kernels + e.components.backward_kernels);
+  e.host_ms =
+      c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1) +
+      c.cal.host_op_us * 1e-3 * (e.components.forward_kernels + e.components.backward_kernels);
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
               exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / tp * slices;
@@ -957,11 +963,98 @@ struct ActivationBytes {
 
 // Inference activations: liveness over the topological order (a value is live from its producer
 // to its last user); the peak of live bytes.
+// The bytes a node's output takes in HBM when it is allocated: never for views and values inside
+// a fused attention kernel, and under XLA only for the values kernels write.
+std::optional<double> AllocatedBytes(const StepContext& c, NodeId id, ValueId out) {
+  const std::size_t i = static_cast<std::size_t>(id);
+  if (c.costs[i].cls == CostClass::kFree) return std::nullopt;
+  if (c.cal.fused_attention && c.facts.attention[i]) return std::nullopt;
+  if (c.fusion && !c.written[static_cast<std::size_t>(out)]) return std::nullopt;
+  const Value& v = c.graph.value(out);
+  return LayoutBytes(v.type, c.target, c.element_bytes, c.facts.channels_minor(v));
+}
+
+// Above this many nodes the text order is used as the schedule (the greedy one is quadratic in
+// the width of the graph).
+constexpr std::size_t kMaxScheduledNodes = 20000;
+
+// The order a compiler's memory-aware scheduler runs the nodes in (XLA's schedulers minimise
+// peak memory), approximated greedily: among the nodes whose inputs are ready, the one that
+// allocates least net of what it frees, ties in text order. The same program in two text forms
+// (HLO, StableHLO) gets the same schedule whatever order its text lists the ops in.
+std::vector<NodeId> MemoryOrder(const StepContext& c) {
+  const Graph& g = c.graph;
+  const auto& topo = g.topo_order();
+  if (topo.size() > kMaxScheduledNodes) return topo;
+  std::vector<std::size_t> position(g.nodes().size());
+  for (std::size_t i = 0; i < topo.size(); ++i) position[static_cast<std::size_t>(topo[i])] = i;
+  auto distinct_inputs = [&](NodeId id) {
+    std::vector<ValueId> in;
+    for (ValueId v : g.node(id).inputs) {
+      if (v != kNoValue && std::ranges::find(in, v) == in.end()) in.push_back(v);
+    }
+    return in;
+  };
+  std::vector<int> pending(g.nodes().size(), 0);
+  std::vector<int> users_left(g.values().size(), 0);
+  std::set<ValueId> returned(g.outputs().begin(), g.outputs().end());
+  std::vector<NodeId> ready;
+  for (NodeId id : topo) {
+    for (ValueId v : distinct_inputs(id)) {
+      ++users_left[static_cast<std::size_t>(v)];
+      pending[static_cast<std::size_t>(id)] += g.value(v).producer != kNoNode;
+    }
+  }
+  for (NodeId id : topo) {
+    if (pending[static_cast<std::size_t>(id)] == 0) ready.push_back(id);
+  }
+  auto net_bytes = [&](NodeId id) {
+    double net = 0;
+    for (ValueId o : g.node(id).outputs) net += AllocatedBytes(c, id, o).value_or(0);
+    for (ValueId v : distinct_inputs(id)) {
+      const NodeId p = g.value(v).producer;
+      if (p != kNoNode && users_left[static_cast<std::size_t>(v)] == 1 && !returned.contains(v))
+        net -= AllocatedBytes(c, p, v).value_or(0);
+    }
+    return net;
+  };
+  std::vector<NodeId> order;
+  order.reserve(topo.size());
+  while (!ready.empty()) {
+    std::size_t best = 0;
+    double best_net = net_bytes(ready[0]);
+    for (std::size_t r = 1; r < ready.size(); ++r) {
+      const double net = net_bytes(ready[r]);
+      const auto pos = [&](std::size_t k) { return position[static_cast<std::size_t>(ready[k])]; };
+      if (net < best_net || (net == best_net && pos(r) < pos(best))) {
+        best = r;
+        best_net = net;
+      }
+    }
+    const NodeId id = ready[best];
+    ready[best] = ready.back();
+    ready.pop_back();
+    order.push_back(id);
+    for (ValueId v : distinct_inputs(id)) --users_left[static_cast<std::size_t>(v)];
+    for (ValueId o : g.node(id).outputs) {
+      std::vector<NodeId> seen;
+      for (NodeId u : g.value(o).users) {
+        if (std::ranges::find(seen, u) != seen.end()) continue;
+        seen.push_back(u);
+        if (--pending[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
+      }
+    }
+  }
+  return order.size() == topo.size() ? order : topo;
+}
+
+// Inference activations: liveness over the schedule (a value is live from its producer to its
+// last user); the peak of live bytes.
 ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& largest) {
   const Graph& graph = c.graph;
   ActivationBytes a;
   std::map<ValueId, std::size_t> last_use;
-  const auto& order = graph.topo_order();
+  const std::vector<NodeId> order = MemoryOrder(c);
   for (std::size_t i = 0; i < order.size(); ++i) {
     for (ValueId in : graph.node(order[i]).inputs) {
       if (in != kNoValue) last_use[in] = i;
@@ -975,21 +1068,14 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
                 .value_or(0);
   std::multimap<std::size_t, double> frees;
   for (std::size_t i = 0; i < order.size(); ++i) {
-    const Node& n = graph.node(order[i]);
-    const bool fused =
-        c.cal.fused_attention && c.facts.attention[static_cast<std::size_t>(order[i])];
-    if (c.costs[static_cast<std::size_t>(order[i])].cls != CostClass::kFree && !fused) {
-      for (ValueId out : n.outputs) {
-        auto b = LayoutBytes(graph.value(out).type, c.target, c.element_bytes,
-                             c.facts.channels_minor(graph.value(out)));
-        auto nb = TensorBytes(graph.value(out).type, c.element_bytes);
-        if (!b) continue;
-        live += *b;
-        a.natural_total += nb.value_or(0);
-        a.layout_total += *b;
-        largest = std::max(largest, *b);
-        frees.emplace(last_use.count(out) ? last_use[out] : i, *b);
-      }
+    for (ValueId out : graph.node(order[i]).outputs) {
+      auto b = AllocatedBytes(c, order[i], out);
+      if (!b) continue;
+      live += *b;
+      a.natural_total += TensorBytes(graph.value(out).type, c.element_bytes).value_or(0);
+      a.layout_total += *b;
+      largest = std::max(largest, *b);
+      frees.emplace(last_use.count(out) ? last_use[out] : i, *b);
     }
     peak_live = std::max(peak_live, live);
     for (auto it = frees.begin(); it != frees.end() && it->first <= i;) {
@@ -1041,7 +1127,9 @@ void ShardMemory(const StepContext& c, Estimate& e) {
   m.activations /= tp;
   m.transients /= tp;
   m.padding_waste /= tp;
-  if (c.parallel.fsdp > 1) m.transients += 2 * c.layers.largest_parameters / tp * c.element_bytes;
+  if (c.parallel.fsdp > 1)
+    m.transients +=
+        2 * c.layers.largest_parameters / tp * (c.element_bytes > 0 ? c.element_bytes : 2);
   e.components.state_bytes /= shards;
 }
 
@@ -1254,7 +1342,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("target `" + target.name +
                      "` lacks the peak rate, HBM or bandwidth figures an estimate needs");
   }
-  const int eb = options.precision == Precision::kFp32 ? 4 : 2;
+  // A compiled XLA program's dtypes are compiled in: its tensors keep their widths whatever the
+  // precision option says (which still picks the matmul rate: f32 dots at default precision run
+  // as bf16 passes on TPUs, TF32 on GPUs).
+  const int eb = graph.facts().xla_program ? 0 : options.precision == Precision::kFp32 ? 4 : 2;
   const int devices_per_chip = std::max(1, target.devices_per_chip);
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
@@ -1273,6 +1364,15 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 devices_per_chip,
                 runtime};
   c.layers = FindLayers(graph, target, eb, c.facts);
+  if (runtime != Runtime::kEager) {
+    FusionOptions fo;
+    fo.element_bytes = eb;
+    c.fusion = PlanFusions(graph, c.costs, fo);
+    c.written.assign(graph.values().size(), false);
+    for (const FusionKernel& k : c.fusion->kernels) {
+      for (ValueId v : k.written) c.written[static_cast<std::size_t>(v)] = true;
+    }
+  }
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <atomic>
 #include <optional>
+#include <set>
 
 #include "src/frontends/archives.h"
 #include "src/support/zip_archive.h"
@@ -68,11 +70,84 @@ bool AddsOwnBatchDim(const Graph& graph, ValueId input) {
   return false;
 }
 
+// How a parameter of an XLA program is used: as the activation operand of a matmul or convolution
+// (operand 0: the data; weights are operand 1, forward and in JAX's gradients alike), reached
+// through pointwise, conversion, layout and inlined-call ops; or as the indices of a gather (token
+// ids into an embedding table).
+struct ParameterUse {
+  bool activation = false;
+  bool indices = false;
+};
+
+ParameterUse UseOf(const Graph& graph, ValueId param) {
+  ParameterUse use;
+  std::vector<ValueId> frontier{param};
+  std::set<ValueId> seen{param};
+  while (!frontier.empty() && seen.size() < 4096) {
+    const ValueId v = frontier.back();
+    frontier.pop_back();
+    for (NodeId u : graph.value(v).users) {
+      const Node& n = graph.node(u);
+      const bool operand0 = n.input(0) == v;
+      if (n.kind == OpKind::kMatMul || n.kind == OpKind::kConv) {
+        use.activation |= operand0;
+        continue;
+      }
+      if (n.kind == OpKind::kGather) {
+        use.indices |= v == param && !operand0;
+        continue;
+      }
+      const bool passes = n.kind == OpKind::kElementwise || n.kind == OpKind::kCast ||
+                          n.kind == OpKind::kLayout ||
+                          (n.kind == OpKind::kControlFlow && n.op_type == "call");
+      if (!passes) continue;
+      for (ValueId o : n.outputs) {
+        if (seen.insert(o).second) frontier.push_back(o);
+      }
+    }
+  }
+  return use;
+}
+
+// The batch of a compiled XLA program, whose parameters mix weights, optimizer state and data: the
+// leading dim of the data, i.e. the highest-rank float parameter that feeds the activation side of
+// a matmul or convolution, or else the highest-rank integer parameter used as gather indices.
+// An optimized program (one with fusions) has swapped operands and relayouts; its batch is not
+// read.
+std::optional<std::int64_t> ProgramBatch(const Graph& graph) {
+  if (std::ranges::any_of(graph.nodes(), [](const Node& n) { return n.op_type == "fusion"; }))
+    return std::nullopt;
+  const Value* best = nullptr;
+  bool best_is_activation = false;
+  for (ValueId id : graph.inputs()) {
+    const Value& v = graph.value(id);
+    const Shape& shape = v.type.shape;
+    if (!shape.rank_known() || shape.rank() < 1 || !shape.dim(0).is_static()) continue;
+    const bool is_float = TraitsOf(v.type.dtype).cls == DTypeClass::kFloat;
+    const ParameterUse use = UseOf(graph, id);
+    const bool activation = is_float && use.activation && shape.rank() >= 2;
+    const bool indices = !is_float && use.indices;
+    if (!activation && !indices) continue;
+    if (best == nullptr || (activation && !best_is_activation) ||
+        (activation == best_is_activation && shape.rank() > best->type.shape.rank())) {
+      best = &v;
+      best_is_activation = activation;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return best->type.shape.dim(0).value();
+}
+
 // The batch: the static leading dim of the first input. An XLA program's first parameter is often
-// a weight, so its batch is not read off its inputs; a rank-1 input (a vector of features) has a
-// batch dim only when --batch made it one.
+// a weight, so its batch is read off the parameter that carries the data (ProgramBatch); a rank-1
+// input (a vector of features) has a batch dim only when --batch made it one.
 void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& facts) {
-  if (facts.xla_program || graph.inputs().empty()) return;
+  if (facts.xla_program) {
+    facts.batch = ProgramBatch(graph);
+    if (facts.batch) facts.batch_source = BatchSource::kModel;
+    return;
+  }
+  if (graph.inputs().empty()) return;
   const Shape& first = graph.value(graph.inputs()[0]).type.shape;
   if (!first.rank_known()) return;
   const bool own_batch = first.rank() == 0 || AddsOwnBatchDim(graph, graph.inputs()[0]);
