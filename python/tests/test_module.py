@@ -105,7 +105,8 @@ def test_model_facts(testdata):
     flagged = tpudoctor.check(testdata / "models" / "resnet50.onnx", batch=16)
     assert (flagged.batch, flagged.batch_source) == (16, "flag")
     hlo = tpudoctor.check(testdata / "jax" / "f64_mlp.hlo.txt")
-    assert hlo.xla_program and hlo.framework == "jax" and hlo.batch is None
+    # The batch of a compiled program is read off its data parameter (x: f32[32,512]).
+    assert hlo.xla_program and hlo.framework == "jax" and (hlo.batch, hlo.batch_source) == (32, "model")
 
 
 def test_estimate_several_targets(testdata, binary):
