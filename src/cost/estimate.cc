@@ -1362,7 +1362,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 Layers{},
                 Remat::kNone,
                 devices_per_chip,
-                runtime};
+                runtime,
+                std::nullopt,
+                {}};
   c.layers = FindLayers(graph, target, eb, c.facts);
   if (runtime != Runtime::kEager) {
     FusionOptions fo;
