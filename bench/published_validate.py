@@ -132,7 +132,7 @@ def main():
               f"{row['unit']}")
     if not errors:
         sys.exit("no rows predicted")
-    print(f"\n{len(errors)} rows predicted; median absolute error {statistics.median(errors):.0%}, "
+    print(f"\n{len(errors)} rows predicted; median absolute error {statistics.median(errors):.1%}, "
           f"within 25%: {sum(e <= 0.25 for e in errors)}/{len(errors)}")
 
 
