@@ -223,6 +223,16 @@ TEST(CostRulesOnModels, WhisperTinyTrainsAtBatch8OnAV5e) {
   EXPECT_TRUE(e->fits);
   EXPECT_LT(e->memory.total(), 10.0 * (1 << 30));
   EXPECT_GE(e->max_batch, 8);
+  // Its attention runs over 1,500 audio frames: a sequence length, not a width to widen.
+  bool perf002 = false;
+  for (const Diagnostic& d : RunChecks(whisper.graph, **FindTarget("tpu-v5e"))) {
+    if (d.code != "PERF002") continue;
+    perf002 = true;
+    EXPECT_EQ(d.severity, Severity::kNote) << d.message;
+    ASSERT_TRUE(d.fix.has_value());
+    EXPECT_NE(d.fix->description.find("1500 is a sequence length"), std::string::npos);
+  }
+  EXPECT_TRUE(perf002);
 }
 
 // The hidden width 300 is the designer's choice: it costs the MXU as much as 384. The 10 outputs

@@ -57,6 +57,29 @@ bool IsInputLayer(const Graph& g, const Node& node) {
   return false;
 }
 
+// Whether operand `i` of `node` is a weight: an initializer or constant, through at most a few
+// reshapes, transposes and casts.
+bool IsWeight(const Graph& g, const Node& node, std::size_t i) {
+  ValueId v = node.input(i);
+  for (int hop = 0; hop < 4 && v != kNoValue; ++hop) {
+    const Value& value = g.value(v);
+    if (value.origin == ValueOrigin::kInitializer) return true;
+    if (value.producer == kNoNode) return false;
+    const Node& p = g.node(value.producer);
+    if (p.kind == OpKind::kConstant) return true;
+    if (p.kind != OpKind::kLayout && p.kind != OpKind::kCast) return false;
+    v = p.input(0);
+  }
+  return false;
+}
+
+// A matmul of two activations (attention's scores and weighted sum): its non-head dims are the
+// sequence lengths the data sets (Whisper's 1,500 audio frames), not widths a designer chose.
+bool MultipliesActivations(const Graph& g, const Node& node) {
+  return node.kind == OpKind::kMatMul && node.inputs.size() >= 2 && !IsWeight(g, node, 0) &&
+         !IsWeight(g, node, 1) && g.value(node.input(0)).origin != ValueOrigin::kGraphInput;
+}
+
 // Each wasted dim, read for what it is: a width the designer chose freely (a hidden size such as
 // 300 that is neither a power of two nor a multiple of 64), or one the model cannot change: the
 // task's output count, the input data's width, the batch a weight gradient sums over, a standard
@@ -83,8 +106,15 @@ DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile
            " (widen it to " + std::to_string(up) + " for capacity at the same time" +
            (down > 0 ? ", or narrow it to " + std::to_string(down) + " for speed" : "") + ")";
   };
+  const bool activations = MultipliesActivations(g, n);
+  auto sequence = [](const char* name, std::int64_t v) {
+    return std::string(name) + " = " + std::to_string(v) +
+           " is a sequence length (a matmul of two activations, like attention's)";
+  };
   if (N % tile != 0) {
-    if (N < tile && IsOutputLayer(g, n)) {
+    if (activations && !StandardWidth(N)) {
+      r.fixed.push_back(sequence("N", N));
+    } else if (N < tile && IsOutputLayer(g, n)) {
       r.fixed.push_back("N = " + std::to_string(N) + " is the task's output count");
     } else if (N < 32) {
       r.fixed.push_back("N = " + std::to_string(N) + " is a count the task sets");
@@ -95,7 +125,9 @@ DimReading ReadDims(const Graph& g, const Node& n, const MatmulDims& d, int tile
     }
   }
   if (K % tile != 0) {
-    if (IsInputLayer(g, n)) {
+    if (activations && !StandardWidth(K)) {
+      r.fixed.push_back(sequence("K", K));
+    } else if (IsInputLayer(g, n)) {
       r.fixed.push_back("K = " + std::to_string(K) + " is the input data's width");
     } else if (batch > 0 && K == batch) {
       // A weight gradient (dW = X^T dY) contracts over the batch.
