@@ -1,7 +1,6 @@
 #include "tpudoctor/cost/fusion.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string_view>
 
@@ -69,6 +68,7 @@ class Planner {
     const std::size_t n = g.nodes().size();
     role_.resize(n);
     groups_of_.resize(n);
+    member_of_.assign(n, -1);
     for (const Node& node : g.nodes())
       role_[static_cast<std::size_t>(node.id)] = RoleOf(node, Cost(node.id));
     for (ValueId v : g.outputs()) returned_.insert(v);
@@ -84,6 +84,7 @@ class Planner {
  private:
   const OpCost& Cost(NodeId id) const { return costs_[static_cast<std::size_t>(id)]; }
   FusionRole Role(NodeId id) const { return role_[static_cast<std::size_t>(id)]; }
+  int MemberOf(NodeId id) const { return member_of_[static_cast<std::size_t>(id)]; }
 
   // The non-view nodes that read `v`, looking through views; `escapes` when a view of it (or it)
   // is a program output.
@@ -147,7 +148,7 @@ class Planner {
         const int k = *user_kernels.begin();
         kernels_[static_cast<std::size_t>(k)].nodes.push_back(id);
         mine.push_back(k);
-        member_of_[id] = k;
+        member_of_[static_cast<std::size_t>(id)] = k;
         return;
       }
       if (all_accept && !escapes && IsCheap(n) && DuplicationPays(n, user_kernels.size())) {
@@ -158,7 +159,7 @@ class Planner {
     }
     const int k = NewKernel(id);
     mine.push_back(k);
-    member_of_[id] = k;
+    member_of_[static_cast<std::size_t>(id)] = k;
   }
 
   // A matmul/conv kernel takes the pointwise kernel that alone reads its result (bias, activation).
@@ -170,17 +171,12 @@ class Planner {
       bool escapes = false;
       for (ValueId o : g_.node(mk.root).outputs) RealUsers(o, users, escapes);
       if (escapes || users.empty()) continue;
-      const auto target = member_of_.find(users.front());
-      if (target == member_of_.end()) continue;
-      const int l = target->second;
-      if (static_cast<std::size_t>(l) == m || kernels_[l].kind != FusionRole::kFusible) continue;
-      if (!std::ranges::all_of(users, [&](NodeId u) {
-            auto it = member_of_.find(u);
-            return it != member_of_.end() && it->second == l;
-          }))
+      const int l = MemberOf(users.front());
+      if (l < 0 || static_cast<std::size_t>(l) == m || kernels_[l].kind != FusionRole::kFusible)
         continue;
+      if (!std::ranges::all_of(users, [&](NodeId u) { return MemberOf(u) == l; })) continue;
       FusionKernel& lk = kernels_[static_cast<std::size_t>(l)];
-      for (NodeId x : lk.nodes) member_of_[x] = static_cast<int>(m);
+      for (NodeId x : lk.nodes) member_of_[static_cast<std::size_t>(x)] = static_cast<int>(m);
       mk.nodes.insert(mk.nodes.end(), lk.nodes.begin(), lk.nodes.end());
       mk.duplicated.insert(mk.duplicated.end(), lk.duplicated.begin(), lk.duplicated.end());
       mk.root = lk.root;
@@ -260,7 +256,7 @@ class Planner {
   const FusionOptions& options_;
   std::vector<FusionRole> role_;
   std::vector<std::vector<int>> groups_of_;  // kernels a node is in (several when duplicated)
-  std::map<NodeId, int> member_of_;          // the kernel a node is a member of
+  std::vector<int> member_of_;               // per NodeId: the kernel it is a member of, or -1
   std::set<ValueId> returned_;
   std::vector<FusionKernel> kernels_;
 };

@@ -188,13 +188,6 @@ TEST(FusionTest, GroupingAgreesWithXlasOptimizedPrograms) {
         "op-by-op %3.0f%% | HBM traffic vs XLA: model %+.0f%% op-by-op %+.0f%%\n",
         name.c_str(), xla.kernels, model.kernels, naive.kernels, 100 * a, 100 * b,
         100 * bytes_error, 100 * naive_bytes_error);
-    if (std::getenv("FUSION_DEBUG")) {
-      std::vector<std::string> only_x, only_m;
-      std::ranges::set_difference(xla.written, model.written, std::back_inserter(only_x));
-      std::ranges::set_difference(model.written, xla.written, std::back_inserter(only_m));
-      for (auto& x : only_x) std::printf("   only XLA: %s\n", x.c_str());
-      for (auto& x : only_m) std::printf("   only model: %s\n", x.c_str());
-    }
     model_agree += a / programs.size();
     naive_agree += b / programs.size();
     model_bytes += std::abs(bytes_error) / programs.size();
