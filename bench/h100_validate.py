@@ -147,11 +147,14 @@ def fit_time(comps, ratio):
         mult = 1 + ratio if train else 1
         kernels = c["forward_kernels"] + c["backward_kernels"] + c["parameter_tensors"]
         conv_peak = c["matrix_peak_flops"] * (2 if row["precision"] == "fp32" else 1)  # conv rate ignores precision
-        # Depthwise convolutions run at most at the rate of dense ones: their column is fitted as
-        # conv + extra (inv_dw = inv_conv + a coefficient >= 0).
+        # Convolutions run at most at the rate of matmuls: their column is fitted as the matmul
+        # rate plus an extra >= 0 (inv_conv = inv_mm + a). Depthwise ones do their FLOPs at the
+        # conv rate and move their bytes at their own share of the bandwidth, forward and (its own
+        # ratio) backward: two columns, the forward bytes and the backward bytes.
+        dw_seconds = c["depthwise_bytes"] / c["bandwidth"]
         device_a.append([mult * c["matmul_flops"] / c["matrix_peak_flops"],
                          mult * (c["conv_flops"] + c["depthwise_flops"]) / conv_peak,
-                         mult * c["depthwise_flops"] / conv_peak,
+                         dw_seconds, dw_seconds if train else 0.0,
                          (mult * c["vector_bytes"] + c["optimizer_bytes"]) / c["bandwidth"], kernels * 1e-6])
         host_a.append([(3 if train else 1) * 1e-6, (c["forward_kernels"] + c["backward_kernels"]) * 1e-6])
         time_t.append(float(row["step_ms_median"]) / 1e3)
@@ -161,11 +164,16 @@ def fit_time(comps, ratio):
     ceil = json.load(open(os.path.join(ROOT, "bench/data/h100_ceilings.json")))
     inv_mm = 989.0 / ceil["bf16_matmul_tflops"]
     inv_bw = 3350.0 / ceil["copy_gbps_read_plus_write"]
-    fixed = [a[0] * inv_mm + a[3] * inv_bw for a in device_a]
-    dev, host = [0.0, 0.0, 0.0], [0.0, 0.0]  # (inv_conv, inv_dw, gap_us), (step_us, op_us)
+    fixed = [(a[0] + a[1]) * inv_mm + a[4] * inv_bw for a in device_a]
+    # (inv_conv - inv_mm, 1 / depthwise bandwidth share forward, the same backward, gap_us),
+    # (step_us, op_us)
+    dev, host = [0.0, 0.0, 0.0, 0.0], [0.0, 0.0]
+
+    def fitted(a):
+        return a[1:4] + a[5:]
 
     def device_t(i):
-        return fixed[i] + sum(a * v for a, v in zip(device_a[i][1:3] + device_a[i][4:], dev))
+        return fixed[i] + sum(a * v for a, v in zip(fitted(device_a[i]), dev))
 
     def host_t(i):
         return sum(a * v for a, v in zip(host_a[i], host))
@@ -180,7 +188,7 @@ def fit_time(comps, ratio):
             host_rows = [i for i in range(len(time_t)) if device_t(i) < time_t[i] / 2]
             dev_rows = [i for i in range(len(time_t)) if i not in host_rows and time_t[i] > fixed[i]]
         if dev_rows:
-            dev = nonneg_lstsq([device_a[i][1:3] + device_a[i][4:] for i in dev_rows],
+            dev = nonneg_lstsq([fitted(device_a[i]) for i in dev_rows],
                                [time_t[i] - fixed[i] for i in dev_rows])
         if host_rows:
             host = nonneg_lstsq([host_a[i] for i in host_rows], [time_t[i] for i in host_rows])
@@ -188,17 +196,20 @@ def fit_time(comps, ratio):
                 host = [MAX_STEP_OVERHEAD_US, nonneg_lstsq([[a[1]] for a in (host_a[i] for i in host_rows)],
                                                            [time_t[i] - host_a[i][0] * MAX_STEP_OVERHEAD_US
                                                             for i in host_rows])[0]]
-    x = [inv_mm, dev[0], dev[0] + dev[1], inv_bw, dev[2], host[0], host[1]]
+    dw_ratio = dev[2] / dev[1] if dev[1] > 0 else ratio
+    x = [inv_mm, inv_mm + dev[0], max(dev[1], inv_bw), dw_ratio, inv_bw, dev[3], host[0], host[1]]
     errs = [abs(max(device_t(i), host_t(i)) - t) / t for i, t in enumerate(time_t)]
     return x, statistics.median(errs)
 
 
-def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw, inv_bw, overhead_us, step_us, op_us,
-                      share, transient, fixed):
+def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw_bw, dw_ratio, inv_bw, overhead_us,
+                      step_us, op_us, share, transient, fixed):
     cal = json.load(open(cal_path))
     cal.update({
         "matrix_efficiency": round(1 / inv_mm, 4), "conv_efficiency": round(1 / inv_conv, 4),
-        "depthwise_efficiency": round(1 / inv_dw, 4) if inv_dw > 0 else 0.01,
+        "depthwise_efficiency": round(1 / inv_conv, 4),
+        "depthwise_memory_efficiency": round(1 / inv_dw_bw, 4),
+        "depthwise_backward_ratio": round(dw_ratio, 2),
         "memory_efficiency": round(1 / inv_bw, 4), "kernel_overhead_us": round(overhead_us, 3),
         "step_overhead_us": round(step_us, 1), "host_op_us": round(op_us, 2),
         "backward_ratio": round(ratio, 2),

@@ -26,6 +26,10 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   c.matrix_efficiency = j.value("matrix_efficiency", c.matrix_efficiency);
   c.conv_efficiency = j.value("conv_efficiency", c.conv_efficiency);
   c.depthwise_efficiency = j.value("depthwise_efficiency", c.depthwise_efficiency);
+  if (j.contains("depthwise_memory_efficiency"))
+    c.depthwise_memory_efficiency = j.at("depthwise_memory_efficiency").get<double>();
+  if (j.contains("depthwise_backward_ratio"))
+    c.depthwise_backward_ratio = j.at("depthwise_backward_ratio").get<double>();
   c.fused_attention = j.value("fused_attention", c.fused_attention);
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
@@ -742,10 +746,23 @@ double MemorySeconds(const StepContext& c, double bytes) {
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
 
-// Adds one kernel's forward time `t` (and, training, its backward: `backward_ratio` x the work,
-// two kernels for a matrix op's data and weight gradients) to the step.
-void AddKernel(const StepContext& c, double t, bool matrix, NodeTime nt, ForwardBackward& fb,
-               Estimate& e) {
+// The memory time of a depthwise convolution's inputs and outputs (see Calibration).
+double DepthwiseMemorySeconds(const StepContext& c, double bytes, Estimate& e) {
+  e.components.depthwise_bytes += bytes;
+  return bytes /
+         (c.rates.bandwidth * c.cal.depthwise_memory_efficiency.value_or(c.cal.memory_efficiency));
+}
+
+// Backward time over forward time of a kernel (with a depthwise convolution or not).
+double BackwardRatio(const StepContext& c, bool depthwise) {
+  return depthwise ? c.cal.depthwise_backward_ratio.value_or(c.cal.backward_ratio)
+                   : c.cal.backward_ratio;
+}
+
+// Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
+// kernels for a matrix op's data and weight gradients) to the step.
+void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTime nt,
+               ForwardBackward& fb, Estimate& e) {
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   fb.forward_s += t + overhead_s;
   if (!matrix) fb.forward_vector_s += t + overhead_s;
@@ -754,7 +771,7 @@ void AddKernel(const StepContext& c, double t, bool matrix, NodeTime nt, Forward
   if (c.options.train) {
     const double kernels_bwd = matrix ? 2 : 1;
     e.components.backward_kernels += kernels_bwd;
-    const double tb = c.cal.backward_ratio * t + kernels_bwd * overhead_s;
+    const double tb = ratio * t + kernels_bwd * overhead_s;
     fb.backward_s += tb;
     total += tb;
   }
@@ -784,8 +801,9 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const Node& n = c.graph.node(id);
     NodeTime nt{id, n.name, n.QualifiedOp()};
     const double bytes = cost.bytes_read + cost.bytes_written;
-    double t = MemorySeconds(c, bytes);
     const bool matrix = cost.cls == CostClass::kMatrix;
+    const bool depthwise = c.facts.depthwise[ni];
+    double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
     if (matrix) {
       const double tc = MatrixSeconds(c, n, cost, e, nt);
       nt.compute_bound = tc >= t;
@@ -799,7 +817,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     } else {
       e.components.vector_bytes += bytes;
     }
-    AddKernel(c, t, matrix, std::move(nt), fb, e);
+    AddKernel(c, t, matrix, BackwardRatio(c, depthwise), std::move(nt), fb, e);
   }
   return fb;
 }
@@ -821,20 +839,22 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     double tc = 0;
     double bytes = k.bytes_in + k.bytes_out;
     bool matrix = false;
+    bool depthwise = false;
     for (NodeId id : k.nodes) {
       const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
       if (!cost.known || cost.cls != CostClass::kMatrix) continue;
       const Node& n = c.graph.node(id);
       matrix = true;
+      depthwise |= c.facts.depthwise[static_cast<std::size_t>(id)];
       tc += MatrixSeconds(c, n, cost, e, nt);
       fb.useful_flops += cost.flops;
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;
     }
     if (!matrix) e.components.vector_bytes += bytes;
-    const double tm = MemorySeconds(c, bytes);
+    const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
     nt.compute_bound = matrix && tc >= tm;
-    AddKernel(c, std::max(tc, tm), matrix, std::move(nt), fb, e);
+    AddKernel(c, std::max(tc, tm), matrix, BackwardRatio(c, depthwise), std::move(nt), fb, e);
   }
   return fb;
 }
@@ -851,12 +871,22 @@ struct Parameters {
   double constant_bytes = 0;  // literals stored in the program (Node::IsStoredConstant)
 };
 
+// torch.onnx keeps one copy of initializers with equal contents (freshly initialised biases and
+// norm scales) and re-exposes each duplicate through an Identity node: each is a parameter of its
+// own in the model being trained.
+bool IsDuplicatedInitializer(const Graph& graph, const Value& v) {
+  if (v.producer == kNoNode) return false;
+  const Node& n = graph.node(v.producer);
+  return n.op_type == "Identity" && n.inputs.size() == 1 && n.input(0) != kNoValue &&
+         graph.value(n.input(0)).origin == ValueOrigin::kInitializer;
+}
+
 // Phase 2: the parameters are the float initializers; stored literals are counted beside them.
 Parameters CountParameters(const Graph& graph) {
   Parameters p;
   for (const Value& v : graph.values()) {
-    if (v.origin != ValueOrigin::kInitializer || !IsFloat(v.type.dtype) ||
-        !v.type.shape.is_static())
+    if ((v.origin != ValueOrigin::kInitializer && !IsDuplicatedInitializer(graph, v)) ||
+        !IsFloat(v.type.dtype) || !v.type.shape.is_static())
       continue;
     double n = 1;
     for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());

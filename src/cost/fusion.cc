@@ -264,6 +264,9 @@ class Planner {
 }  // namespace
 
 FusionRole RoleOf(const Node& node, const OpCost& cost) {
+  // Compile-time work (op_cost.h: shape arithmetic, folded scalars) runs no kernel.
+  if (cost.known && cost.cls == CostClass::kFree && node.kind != OpKind::kControlFlow)
+    return FusionRole::kFree;
   switch (node.kind) {
     case OpKind::kElementwise:
     case OpKind::kCast:

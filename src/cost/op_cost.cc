@@ -441,6 +441,39 @@ class Coster {
   int eb_;
 };
 
+// Small results that a framework computes before the step runs: shape arithmetic (a tensor's
+// dims gathered, cast, divided, concatenated into a new shape; a scale of 1/sqrt(head dim)). Eager
+// PyTorch holds them as Python numbers and XLA folds them into constants: no kernel runs. Large
+// tensors filled from a shape (ConstantOfShape of [batch, seq, hidden]) and results the program
+// returns are still written.
+constexpr double kMaxFoldedElements = 1024;
+
+std::vector<bool> CompileTimeNodes(const Graph& g) {
+  std::vector<bool> known(g.values().size(), false);
+  std::vector<bool> node(g.nodes().size(), false);
+  for (const Value& v : g.values())
+    known[static_cast<std::size_t>(v.id)] = v.known_ints.has_value();
+  std::vector<bool> returned(g.values().size(), false);
+  for (ValueId v : g.outputs()) returned[static_cast<std::size_t>(v)] = true;
+  auto small = [&](ValueId v) {
+    const auto n = Elements(g.value(v).type.shape);
+    return !returned[static_cast<std::size_t>(v)] &&
+           (g.value(v).known_ints || (n && *n <= kMaxFoldedElements));
+  };
+  for (NodeId id : g.topo_order()) {
+    const Node& n = g.node(id);
+    if (n.kind == OpKind::kRandom || n.kind == OpKind::kControlFlow || n.outputs.empty()) continue;
+    const bool from_known = n.kind == OpKind::kConstant || n.kind == OpKind::kShapeOf ||
+                            (!n.inputs.empty() && std::ranges::all_of(n.inputs, [&](ValueId v) {
+                              return v == kNoValue || known[static_cast<std::size_t>(v)];
+                            }));
+    if (!from_known || !std::ranges::all_of(n.outputs, small)) continue;
+    node[static_cast<std::size_t>(id)] = true;
+    for (ValueId out : n.outputs) known[static_cast<std::size_t>(out)] = true;
+  }
+  return node;
+}
+
 }  // namespace
 
 std::optional<double> TensorBytes(const TensorType& type, int element_bytes) {
@@ -455,9 +488,12 @@ std::optional<double> TensorBytes(const TensorType& type, int element_bytes) {
 
 std::vector<OpCost> ComputeOpCosts(const Graph& graph, int element_bytes) {
   Coster coster(graph, element_bytes);
+  const std::vector<bool> compile_time = CompileTimeNodes(graph);
   std::vector<OpCost> out(graph.nodes().size());
-  for (NodeId id : graph.topo_order())
-    out[static_cast<std::size_t>(id)] = coster.Cost(graph.node(id));
+  for (NodeId id : graph.topo_order()) {
+    const std::size_t i = static_cast<std::size_t>(id);
+    if (!compile_time[i]) out[i] = coster.Cost(graph.node(id));
+  }
   return out;
 }
 

@@ -62,6 +62,7 @@ ordered_json EstimateJson(const Estimate& e) {
   j["components"] = {{"matmul_flops", c.matmul_flops},
                      {"conv_flops", c.conv_flops},
                      {"depthwise_flops", c.depthwise_flops},
+                     {"depthwise_bytes", c.depthwise_bytes},
                      {"vector_bytes", c.vector_bytes},
                      {"forward_kernels", c.forward_kernels},
                      {"backward_kernels", c.backward_kernels},

@@ -94,7 +94,13 @@ struct Calibration {
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   double conv_efficiency = 0.5;    // achieved share for convolutions
   double depthwise_efficiency =
-      0.1;                         // achieved share for depthwise (group = channels) convolutions
+      0.1;  // achieved share for depthwise (group = channels) convolutions
+  // Depthwise convolutions are bound by memory, not math, when their kernels are simple loops
+  // (PyTorch's native CUDA kernels: cuDNN runs them only in fp16): the achieved share of HBM
+  // bandwidth of their inputs and outputs, and their backward time over their forward time.
+  // Unset: memory_efficiency and backward_ratio, as for any op.
+  std::optional<double> depthwise_memory_efficiency;
+  std::optional<double> depthwise_backward_ratio;
   bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
   double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
@@ -150,6 +156,7 @@ struct EstimateComponents {
   double matmul_flops = 0;     // padded, forward
   double conv_flops = 0;       // padded, forward
   double depthwise_flops = 0;  // padded, forward
+  double depthwise_bytes = 0;  // forward traffic of depthwise convolutions
   double vector_bytes = 0;     // forward traffic of vector and copy ops
   double forward_kernels = 0;  // non-free forward nodes
   double backward_kernels = 0;
