@@ -63,6 +63,35 @@ TEST(OpCostTest, ViewsAreFreeUnknownOpsAreCounted) {
   EXPECT_FALSE(costs[1].known);
 }
 
+// A scale of 1/sqrt(head dim) computed from a tensor's shape is a number the framework knows
+// before the step: no kernel. The division of the activations by it is one; so is filling a
+// large tensor from a shape.
+TEST(OpCostTest, ShapeArithmeticIsFree) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[8,64]
+  init %i: s64[] known=[1]
+  %s: s64[2] = Shape[shape_of](%x)
+  %d: s64[] = Gather[gather](%s, %i)
+  %f: f32[] = Cast[cast](%d)
+  %r: f32[] = Sqrt[elementwise](%f)
+  %y: f32[8,64] = Div[elementwise](%x, %r)
+  %z: f32[8,64] = ConstantOfShape[constant](%s)
+  %big: f32[4096,4096] = Expand[layout](%r, %s)
+  output %y
+  output %z
+  output %big
+})");
+  const auto costs = ComputeOpCosts(g);
+  for (const char* name : {"s", "d", "f", "r"}) {
+    const Value& v = g.value(*g.FindValue(name));
+    EXPECT_EQ(costs[static_cast<std::size_t>(v.producer)].cls, CostClass::kFree) << name;
+  }
+  EXPECT_EQ(costs[static_cast<std::size_t>(g.value(*g.FindValue("y")).producer)].cls,
+            CostClass::kVector);
+  EXPECT_GT(costs[static_cast<std::size_t>(g.value(*g.FindValue("big")).producer)].bytes_written,
+            0);
+}
+
 TEST(LayoutTest, TpuTilesPadTheMinorDims) {
   const TargetSpec& v5e = T("tpu-v5e");
   // f32[8,2048,3]: minor 3 -> 128, second-minor 2048 stays: 8*2048*128*4 bytes.
@@ -172,6 +201,104 @@ TEST(EstimateTest, TrainingStepTimeReadsEveryFactor) {
   auto launches = EstimateStep(g, h100, o);
   EXPECT_NEAR(launches->forward_ms - base->forward_ms, 0.02, 1e-9);
   EXPECT_NEAR(launches->backward_ms - base->backward_ms, 0.03, 1e-9);
+}
+
+// torch.onnx keeps one copy of equal initializers and re-exposes each duplicate through an
+// Identity: both biases are parameters, with gradients and optimizer state.
+TEST(EstimateTest, DeduplicatedInitializersAreParameters) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[32,512]
+  init %b: f32[512]
+  %b2: f32[512] = Identity[layout](%b)
+  %h: f32[32,512] = Add[elementwise](%x, %b)
+  %y: f32[32,512] = Add[elementwise](%h, %b2)
+  output %y
+})");
+  EstimateOptions o;
+  o.train = true;
+  o.precision = Precision::kFp32;
+  o.batch = 32;
+  auto e = EstimateStep(g, T("nvidia-h100"), o);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_DOUBLE_EQ(e->memory.weights, 2 * 512 * 4);
+  EXPECT_DOUBLE_EQ(e->components.parameter_tensors, 2);
+}
+
+// PyTorch's native depthwise kernels are bound by memory at their own share of the bandwidth,
+// and their backward has its own ratio to the forward.
+TEST(EstimateTest, DepthwiseConvolutionsHaveTheirOwnBandwidthAndBackward) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[8,64,56,56]
+  init %w: f32[64,1,3,3]
+  %y: f32[8,64,56,56] = Conv[conv](%x, %w) {group=64, kernel_shape=[3,3], pads=[1,1,1,1]}
+  output %y
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.memory_efficiency = 1.0;
+  cal.conv_efficiency = 1.0;
+  cal.depthwise_efficiency = 1.0;
+  cal.backward_ratio = 2.0;
+  EstimateOptions o;
+  o.optimizer = Optimizer::kSgd;
+  o.precision = Precision::kBf16;
+  o.batch = 8;
+  o.runtime = Runtime::kEager;
+  o.calibration = &cal;
+  const TargetSpec& h100 = T("nvidia-h100");
+  auto base = EstimateStep(g, h100, o);
+  ASSERT_TRUE(base.ok()) << base.error().message;
+  const double bytes = (2.0 * 8 * 64 * 56 * 56 + 64 * 9) * 2;  // x and y, the weight, in bf16
+  EXPECT_DOUBLE_EQ(base->components.depthwise_bytes, bytes);
+  EXPECT_NEAR(base->forward_ms, bytes / (h100.hbm_gbps.value() * 1e9) * 1e3, 1e-9);
+  cal.depthwise_memory_efficiency = 0.1;
+  auto slow = EstimateStep(g, h100, o);
+  EXPECT_NEAR(slow->forward_ms, 10 * base->forward_ms, 1e-9);
+  o.train = true;  // (with the BatchNorm the export folded into the conv)
+  auto train = EstimateStep(g, h100, o);
+  EXPECT_NEAR(train->backward_ms, 2 * train->forward_ms, 1e-9);
+  cal.depthwise_backward_ratio = 5.0;
+  train = EstimateStep(g, h100, o);
+  EXPECT_NEAR(train->backward_ms, 5 * train->forward_ms, 1e-9);
+  o.precision = Precision::kFp16;  // cuDNN's depthwise kernels: the general factors
+  train = EstimateStep(g, h100, o);
+  EXPECT_NEAR(train->backward_ms, 2 * train->forward_ms, 1e-9);
+}
+
+// nn.GELU and nn.SiLU, written out by the export as five and two ops, are one kernel each in
+// eager PyTorch that reads x and writes the result once.
+TEST(EstimateTest, EagerRunsGeluAndSiluAsOneKernelEach) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[1024,1024]
+  init %sqrt2: f32[]
+  init %one: f32[]
+  init %half: f32[]
+  %a: f32[1024,1024] = Div[elementwise](%x, %sqrt2)
+  %b: f32[1024,1024] = Erf[elementwise](%a)
+  %c: f32[1024,1024] = Add[elementwise](%b, %one)
+  %d: f32[1024,1024] = Mul[elementwise](%x, %c)
+  %gelu: f32[1024,1024] = Mul[elementwise](%d, %half)
+  %s: f32[1024,1024] = Sigmoid[elementwise](%gelu)
+  %silu: f32[1024,1024] = Mul[elementwise](%gelu, %s)
+  output %silu
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.memory_efficiency = 1.0;
+  EstimateOptions o;
+  o.precision = Precision::kFp32;
+  o.batch = 1024;
+  o.runtime = Runtime::kEager;
+  o.calibration = &cal;
+  const TargetSpec& h100 = T("nvidia-h100");
+  auto apart = EstimateStep(g, h100, o);
+  ASSERT_TRUE(apart.ok()) << apart.error().message;
+  EXPECT_EQ(apart->kernels, 7);
+  cal.fused_activations = true;
+  auto fused = EstimateStep(g, h100, o);
+  EXPECT_EQ(fused->kernels, 2);
+  const double tensor = 1024.0 * 1024 * 4;
+  EXPECT_NEAR(fused->forward_ms, 2 * (2 * tensor) / (h100.hbm_gbps.value() * 1e9) * 1e3, 1e-9);
 }
 
 // Under XLA the ReLU fuses into the matmul: one kernel, and the matmul's result never goes

@@ -31,6 +31,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   if (j.contains("depthwise_backward_ratio"))
     c.depthwise_backward_ratio = j.at("depthwise_backward_ratio").get<double>();
   c.fused_attention = j.value("fused_attention", c.fused_attention);
+  c.fused_activations = j.value("fused_activations", c.fused_activations);
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
   c.step_overhead_us = j.value("step_overhead_us", c.step_overhead_us);
@@ -150,7 +151,11 @@ struct GraphFacts {
   std::vector<bool> attention;          // inside a softmax(QK^T)V core, between the two matmuls
   std::vector<bool> implied_batchnorm;  // a conv whose BatchNorm the inference export folded
   std::vector<bool> depthwise;          // depthwise convolution
-  std::vector<std::string> layer;       // LayerKey of the node's scope, "" outside layers
+  // An activation the framework runs as one kernel but the export wrote as several ops: every op
+  // of it but the last is `inside_activation`; the last, which writes the result, is its root.
+  std::vector<bool> inside_activation;
+  std::vector<bool> activation_root;
+  std::vector<std::string> layer;  // LayerKey of the node's scope, "" outside layers
   bool any_attention = false;
   bool any_implied_batchnorm = false;
   ChannelsMinorValues channels_minor;  // conv activations laid out channels-minor
@@ -234,14 +239,84 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
   }
 }
 
+// A constant operand of a pointwise op (a literal or a stored scalar), as in x / 1.4142.
+bool IsConstantScalar(const Graph& g, ValueId v) {
+  if (v == kNoValue) return false;
+  const Value& val = g.value(v);
+  const bool constant = val.origin == ValueOrigin::kInitializer ||
+                        (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant);
+  const auto n = val.type.shape.NumElements();
+  return constant && n && *n <= 1;
+}
+
+// The one user of `v`, if it has exactly one.
+NodeId SoleUser(const Graph& g, ValueId v) {
+  const auto& users = g.value(v).users;
+  return users.size() == 1 ? users[0] : kNoNode;
+}
+
+// Marks the activations PyTorch's nn.GELU and nn.SiLU compute in one kernel each, which
+// torch.onnx writes out as x * 0.5 * (1 + erf(x / sqrt 2)) and x * sigmoid(x): eager PyTorch
+// launches one kernel that reads x and writes the result once. (A model that spells them out in
+// Python runs every op; the modules are what torchvision and transformers use.)
+void MarkActivations(const Graph& g, GraphFacts& f) {
+  auto mark = [&](const std::vector<NodeId>& inner, NodeId root) {
+    for (NodeId id : inner) f.inside_activation[static_cast<std::size_t>(id)] = true;
+    f.activation_root[static_cast<std::size_t>(root)] = true;
+  };
+  for (const Node& n : g.nodes()) {
+    if (n.inputs.empty() || n.outputs.size() != 1 || n.input(0) == kNoValue) continue;
+    if (n.op_type == "Sigmoid") {
+      const ValueId x = n.input(0);
+      const NodeId mul = SoleUser(g, n.outputs[0]);
+      if (mul == kNoNode || g.node(mul).op_type != "Mul") continue;
+      const Node& m = g.node(mul);
+      if (std::ranges::count(m.inputs, x) != 1 || m.outputs.size() != 1) continue;
+      mark({n.id}, mul);
+      continue;
+    }
+    if (n.op_type != "Erf") continue;
+    // Back through the scale by 1/sqrt(2) to x.
+    const NodeId scale = g.value(n.input(0)).producer;
+    if (scale == kNoNode) continue;
+    const Node& sc = g.node(scale);
+    if ((sc.op_type != "Div" && sc.op_type != "Mul") || sc.inputs.size() != 2 ||
+        !IsConstantScalar(g, sc.input(1)) || SoleUser(g, sc.outputs[0]) != n.id)
+      continue;
+    const ValueId x = sc.input(0);
+    // Forward through + 1, * x and * 0.5, in the order the export wrote them.
+    std::vector<NodeId> inner = {scale, n.id};
+    NodeId root = n.id;
+    bool times_x = false;
+    for (int step = 0; step < 3; ++step) {
+      const NodeId next = SoleUser(g, g.node(root).outputs[0]);
+      if (next == kNoNode) break;
+      const Node& nx = g.node(next);
+      if ((nx.op_type != "Add" && nx.op_type != "Mul") || nx.outputs.size() != 1) break;
+      const ValueId other = nx.input(0) == g.node(root).outputs[0] ? nx.input(1) : nx.input(0);
+      const bool is_x = other == x && nx.op_type == "Mul";
+      if (!is_x && !IsConstantScalar(g, other)) break;
+      times_x |= is_x;
+      inner.push_back(next);
+      root = next;
+    }
+    if (!times_x) continue;
+    inner.pop_back();  // the root is the op that writes the activation
+    mark(inner, root);
+  }
+}
+
 GraphFacts AnalyzeGraph(const Graph& g) {
   GraphFacts f;
   f.attention.assign(g.nodes().size(), false);
   f.implied_batchnorm.assign(g.nodes().size(), false);
   f.depthwise.assign(g.nodes().size(), false);
+  f.inside_activation.assign(g.nodes().size(), false);
+  f.activation_root.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
   MarkAttention(g, f);
+  MarkActivations(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });
@@ -321,6 +396,8 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
   for (NodeId id : g.topo_order()) {
     const std::size_t i = static_cast<std::size_t>(id);
     const Node& n = g.node(id);
+    // A fused activation (GraphFacts) keeps, in this accounting, what its exported ops would:
+    // counting only its input fitted the H100 measurements worse (docs/cost-model.md).
     if (costs[i].cls == CostClass::kFree || (cal.fused_attention && facts.attention[i])) continue;
     keeper = &n;
     for (ValueId out : n.outputs) {
@@ -746,17 +823,23 @@ double MemorySeconds(const StepContext& c, double bytes) {
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
 
+// Whether a depthwise convolution runs on the calibration's own depthwise kernels: PyTorch
+// hands fp16 ones to cuDNN (`use_cudnn_depthwise`), which the general factors describe.
+bool OwnDepthwiseKernels(const StepContext& c) { return c.options.precision != Precision::kFp16; }
+
 // The memory time of a depthwise convolution's inputs and outputs (see Calibration).
 double DepthwiseMemorySeconds(const StepContext& c, double bytes, Estimate& e) {
   e.components.depthwise_bytes += bytes;
+  if (!OwnDepthwiseKernels(c)) return MemorySeconds(c, bytes);
   return bytes /
          (c.rates.bandwidth * c.cal.depthwise_memory_efficiency.value_or(c.cal.memory_efficiency));
 }
 
 // Backward time over forward time of a kernel (with a depthwise convolution or not).
 double BackwardRatio(const StepContext& c, bool depthwise) {
-  return depthwise ? c.cal.depthwise_backward_ratio.value_or(c.cal.backward_ratio)
-                   : c.cal.backward_ratio;
+  return depthwise && OwnDepthwiseKernels(c)
+             ? c.cal.depthwise_backward_ratio.value_or(c.cal.backward_ratio)
+             : c.cal.backward_ratio;
 }
 
 // Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
@@ -796,11 +879,14 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
     if (!cost.known || cost.cls == CostClass::kFree) continue;
     const std::size_t ni = static_cast<std::size_t>(id);
-    if (c.cal.fused_attention && c.facts.attention[ni])
-      continue;  // inside the fused attention kernel
+    if ((c.cal.fused_attention && c.facts.attention[ni]) ||
+        (c.cal.fused_activations && c.facts.inside_activation[ni]))
+      continue;  // inside a fused attention kernel or activation
     const Node& n = c.graph.node(id);
     NodeTime nt{id, n.name, n.QualifiedOp()};
-    const double bytes = cost.bytes_read + cost.bytes_written;
+    // A fused activation reads its input and writes its result, both of the result's size.
+    const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
+    const double bytes = activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written;
     const bool matrix = cost.cls == CostClass::kMatrix;
     const bool depthwise = c.facts.depthwise[ni];
     double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
@@ -999,6 +1085,7 @@ std::optional<double> AllocatedBytes(const StepContext& c, NodeId id, ValueId ou
   const std::size_t i = static_cast<std::size_t>(id);
   if (c.costs[i].cls == CostClass::kFree) return std::nullopt;
   if (c.cal.fused_attention && c.facts.attention[i]) return std::nullopt;
+  if (c.cal.fused_activations && c.facts.inside_activation[i]) return std::nullopt;
   if (c.fusion && !c.written[static_cast<std::size_t>(out)]) return std::nullopt;
   const Value& v = c.graph.value(out);
   return LayoutBytes(v.type, c.target, c.element_bytes, c.facts.channels_minor(v));
@@ -1288,6 +1375,25 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   if (c.facts.any_attention && cal.fused_attention) {
     out.push_back(
         "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
+  }
+  const auto any = [](const std::vector<bool>& v) { return std::ranges::find(v, true) != v.end(); };
+  if (c.runtime == Runtime::kEager && cal.fused_activations && any(c.facts.activation_root)) {
+    out.push_back(
+        "GELU and SiLU, written out by the export as several ops, run as one kernel each "
+        "(PyTorch's nn.GELU and nn.SiLU)");
+  }
+  if (c.runtime == Runtime::kEager && any(c.facts.depthwise) && OwnDepthwiseKernels(c) &&
+      (cal.depthwise_memory_efficiency || cal.depthwise_backward_ratio)) {
+    out.push_back(
+        "depthwise convolutions move their bytes at " +
+        FormatFixed(cal.depthwise_memory_efficiency.value_or(cal.memory_efficiency), 2) +
+        " of the bandwidth" +
+        (options.train
+             ? ", backward " +
+                   FormatFixed(cal.depthwise_backward_ratio.value_or(cal.backward_ratio), 1) +
+                   "x forward"
+             : "") +
+        " (the framework's own depthwise kernels, not cuDNN's)");
   }
   if (options.train && c.facts.any_implied_batchnorm) {
     out.push_back(

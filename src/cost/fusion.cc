@@ -86,6 +86,13 @@ class Planner {
   FusionRole Role(NodeId id) const { return role_[static_cast<std::size_t>(id)]; }
   int MemberOf(NodeId id) const { return member_of_[static_cast<std::size_t>(id)]; }
 
+  // A free node whose result is its input's data relabelled (a reshape, a tuple element), as
+  // opposed to free work that reads no data (a shape, compile-time arithmetic, a constant).
+  bool IsAlias(NodeId id) const {
+    const Node& n = g_.node(id);
+    return Role(id) == FusionRole::kFree && (IsView(n) || n.kind == OpKind::kLayout);
+  }
+
   // The non-view nodes that read `v`, looking through views; `escapes` when a view of it (or it)
   // is a program output.
   void RealUsers(ValueId v, std::vector<NodeId>& users, bool& escapes, int depth = 0) const {
@@ -94,9 +101,9 @@ class Planner {
     for (NodeId u : g_.value(v).users) {
       if (Role(u) != FusionRole::kFree) {
         if (std::ranges::find(users, u) == users.end()) users.push_back(u);
-        continue;
+      } else if (IsAlias(u)) {
+        for (ValueId o : g_.node(u).outputs) RealUsers(o, users, escapes, depth + 1);
       }
-      for (ValueId o : g_.node(u).outputs) RealUsers(o, users, escapes, depth + 1);
     }
   }
 
@@ -193,8 +200,7 @@ class Planner {
   ValueId Source(ValueId v) const {
     for (int depth = 0; depth < 64; ++depth) {
       const NodeId p = g_.value(v).producer;
-      if (p == kNoNode || Role(p) != FusionRole::kFree || g_.node(p).kind == OpKind::kConstant)
-        return v;
+      if (p == kNoNode || !IsAlias(p)) return v;
       const Node& pn = g_.node(p);
       if (pn.inputs.size() != 1 || pn.input(0) == kNoValue) return v;
       v = pn.input(0);

@@ -101,7 +101,9 @@ struct Calibration {
   // Unset: memory_efficiency and backward_ratio, as for any op.
   std::optional<double> depthwise_memory_efficiency;
   std::optional<double> depthwise_backward_ratio;
-  bool fused_attention = false;    // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
+  bool fused_attention = false;  // softmax(QK^T)V runs as one fused kernel (PyTorch SDPA, flash)
+  // GELU and SiLU run as one kernel each though the export spelled them out (PyTorch's modules).
+  bool fused_activations = false;
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
   double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
   // The host side of an eager step, which the GPU runs asynchronously behind: each launched op
