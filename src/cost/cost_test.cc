@@ -417,9 +417,10 @@ TEST(EstimateTest, Fp16OnTensorCoresAndNotOnTpus) {
               125 / 15.7, 0.5);
   EXPECT_DOUBLE_EQ(step_ms("nvidia-v100", Precision::kFp16),
                    step_ms("nvidia-v100", Precision::kBf16));
-  // A TPU runs fp16 matmuls as fp32 ones (bf16 passes), not at the bf16 rate.
+  // A TPU has no fp16 unit: it runs fp16 matmuls as fp32 ones (one bf16 pass at XLA's DEFAULT
+  // precision), no faster than bf16.
   EXPECT_DOUBLE_EQ(step_ms("tpu-v5e", Precision::kFp16), step_ms("tpu-v5e", Precision::kFp32));
-  EXPECT_GT(step_ms("tpu-v5e", Precision::kFp16), 2 * step_ms("tpu-v5e", Precision::kBf16));
+  EXPECT_GE(step_ms("tpu-v5e", Precision::kFp16), step_ms("tpu-v5e", Precision::kBf16));
 }
 
 // A v3 slice's gradient all-reduce costs ICI time (it was 0 ms: no ICI figure for v3); v2's

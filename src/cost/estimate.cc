@@ -80,12 +80,15 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
   r.bandwidth = t.hbm_gbps.value_or(0) * 1e9;
   const double bf16 = t.bf16_tflops.value_or(0) * 1e12;
   const double fp16 = t.fp16_tflops.value_or(0) * 1e12;
+  // XLA on a TPU computes an f32 matmul as one bf16 pass unless the program asks for more (its
+  // DEFAULT precision, what JAX, PyTorch/XLA and TensorFlow leave in place; HIGH takes 3 passes,
+  // HIGHEST 6).
   if (p == Precision::kFp16 && t.is_tpu()) {
     // float16 is not a TPU type: XLA computes it through float32.
-    const int passes = std::max(1, t.fp32_matmul_passes);
-    r.matrix_flops = bf16 / passes;
-    r.matrix_note = "fp16 is not native on TPUs: matmuls computed in fp32 (" +
-                    std::to_string(passes) + " bf16 passes)";
+    r.matrix_flops = bf16;
+    r.matrix_note =
+        "fp16 is not native on TPUs: matmuls computed in fp32, as one bf16 pass (XLA's DEFAULT "
+        "precision)";
     return r;
   }
   if (p == Precision::kFp16 || (p != Precision::kFp32 && bf16 <= 0 && fp16 > 0)) {
@@ -108,10 +111,9 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
     return r;
   }
   if (t.is_tpu()) {
-    const int passes = std::max(1, t.fp32_matmul_passes);
-    r.matrix_flops = bf16 / passes;
-    r.matrix_note =
-        "fp32 matmuls as " + std::to_string(passes) + " bf16 passes (XLA precision HIGH)";
+    r.matrix_flops = bf16;
+    r.matrix_note = "fp32 matmuls as one bf16 pass (XLA's DEFAULT precision on TPUs; HIGH takes " +
+                    std::to_string(std::max(1, t.fp32_matmul_passes)) + ")";
   } else if (t.tf32) {
     r.matrix_flops = bf16 / 2;
     r.matrix_note = "fp32 matmuls as TF32 at half the bf16 rate";

@@ -55,7 +55,7 @@ struct TargetSpec {
     int pred_bytes = 4;
   };
   std::optional<Tiling> tiling;
-  int fp32_matmul_passes = 0;  // TPUs: bf16 passes per fp32 matmul (precision HIGH = 3)
+  int fp32_matmul_passes = 0;  // TPUs: bf16 passes per fp32 matmul at precision HIGH (DEFAULT: 1)
   bool tf32 = false;
   // What the number in a slice name counts: "cores" (v2-8, v4-128, v5p-1024: TensorCores) or
   // "chips" (v5e-8, v6e-256, GPUs).
