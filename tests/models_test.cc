@@ -337,4 +337,26 @@ TEST(CostRulesOnModels, RetinanetSaysWhatItCouldNotCost) {
 }
 
 }  // namespace
+// An f32 dot of a compiled program runs at XLA's DEFAULT precision (one bf16 pass on a TPU, TF32
+// on an H100) unless it asks for HIGHEST (6 passes; true fp32), in HLO and StableHLO alike.
+TEST(CostRulesOnModels, CompiledF32DotsRunAtTheirPrecision) {
+  auto step_ms = [](const std::string& file, const char* target) {
+    LoadedModel m = testing::LoadOrDie(Testdata("xla_forms/" + file));
+    auto e = EstimateStep(m.graph, **FindTarget(target), EstimateOptions{});
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->step_ms : 0.0;
+  };
+  const double tpu = step_ms("f32_dot_default.hlo.txt", "tpu-v5e");
+  const double gpu = step_ms("f32_dot_default.hlo.txt", "nvidia-h100");
+  // One bf16 pass: 2 * 4096^3 FLOPs at v5e's 197 TFLOP/s and the xla-tpu matmul efficiency 0.6.
+  EXPECT_NEAR(tpu, 2.0 * 4096 * 4096 * 4096 / (197e12 * 0.6) * 1e3, 0.01);
+  for (const char* file : {"f32_dot_highest.hlo.txt", "f32_dot_highest.stablehlo.mlir"}) {
+    SCOPED_TRACE(file);
+    // (within a percent: the one kernel's launch overhead does not scale)
+    EXPECT_NEAR(step_ms(file, "tpu-v5e") / tpu, 6, 0.06);
+    // H100: 989 TFLOP/s bf16, TF32 at half of it, true fp32 at 67.
+    EXPECT_NEAR(step_ms(file, "nvidia-h100") / gpu, (989.0 / 2) / 67, 0.074);
+  }
+}
+
 }  // namespace tpudoctor

@@ -798,6 +798,29 @@ void CountCoverage(const StepContext& c, Estimate& e) {
   }
 }
 
+// How much slower than the chosen precision's rate an f32 dot or convolution of a compiled
+// program runs (its dtypes are kept as written): XLA's DEFAULT precision is one bf16 pass on a
+// TPU and TF32 on a GPU that has it; a program that asks for more (`operand_precision`) gets, on a
+// TPU, 3 bf16 passes for HIGH and 6 for HIGHEST, on a GPU true fp32 for HIGHEST.
+double PrecisionSlowdown(const StepContext& c, const Node& n) {
+  if (c.element_bytes != 0 || n.inputs.empty() || n.input(0) == kNoValue ||
+      c.graph.value(n.input(0)).type.dtype != DType::kFloat32)
+    return 1;
+  const std::string asked = n.StringAttr("operand_precision").value_or("");
+  const bool highest = asked.find("highest") != std::string::npos;
+  const bool high = !highest && asked.find("high") != std::string::npos;
+  const double devices = std::max(1, c.devices_per_chip);
+  const double bf16 = c.target.bf16_tflops.value_or(0) * 1e12 / devices;
+  const double fp32 = c.target.fp32_tflops.value_or(0) * 1e12 / devices;
+  double f32_rate = 0;
+  if (c.target.is_tpu()) {
+    f32_rate = bf16 / (highest ? 6 : high ? std::max(1, c.target.fp32_matmul_passes) : 1);
+  } else {
+    f32_rate = !highest && c.target.tf32 ? bf16 / 2 : fp32;
+  }
+  return f32_rate > 0 ? std::max(1.0, c.rates.matrix_flops / f32_rate) : 1;
+}
+
 // The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
 // depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
@@ -818,7 +841,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   const double rate = !is_matmul && cal.conv_rate_ignores_precision
                           ? RatesFor(c.target, Precision::kBf16).matrix_flops
                           : c.rates.matrix_flops;
-  return padded / (rate * eff);
+  return padded * PrecisionSlowdown(c, n) / (rate * eff);
 }
 
 double MemorySeconds(const StepContext& c, double bytes) {

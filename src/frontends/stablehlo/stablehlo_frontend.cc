@@ -482,8 +482,21 @@ class Converter {
     }
   }
 
+  // `precision = [HIGHEST, HIGHEST]` (or the generic `precision_config`) as HLO's
+  // `operand_precision={highest,highest}`; the default is left unsaid, as HLO text does.
+  void DotPrecision(std::string_view t, HloInstr& ins) {
+    const std::size_t at = t.find("precision");
+    if (at == std::string_view::npos) return;
+    const std::string_view list = t.substr(at, t.find(']', at) - at);
+    const char* level = list.find("HIGHEST") != std::string_view::npos ? "highest"
+                        : list.find("HIGH") != std::string_view::npos  ? "high"
+                                                                       : nullptr;
+    if (level) ins.attrs.push_back({"operand_precision", K("{" + std::string(level) + "}")});
+  }
+
   void DotDims(const Frame& f, const MlirOp& op, HloInstr& ins) {
     std::string_view t = op.text;
+    DotPrecision(t, ins);
     auto pair = [&](std::string_view key, const char* lhs, const char* rhs) {
       std::size_t at = t.find(key);
       if (at == std::string_view::npos) return;
