@@ -35,7 +35,9 @@ struct OpCost {
   std::optional<MatmulDims> matmul;  // for kMatrix
 };
 
-// Forward cost of every node of the top-level graph, indexed by NodeId. Control-flow nodes add
+// Forward cost of every node of the top-level graph, indexed by NodeId. Work on values known
+// before the step runs (shape arithmetic, folded scalars: at most 1,024 elements, not returned)
+// is free: frameworks hold it as numbers and XLA folds it. Control-flow nodes add
 // their subgraphs' cost (both If branches at the larger one; a Loop's body times a static trip
 // count, or unknown). `element_bytes` overrides the byte width of floating-point tensors (2 for a
 // bf16 estimate of an fp32 model); 0 keeps the model's dtypes.

@@ -485,7 +485,8 @@ class Converter {
   // `precision = [HIGHEST, HIGHEST]` (or the generic `precision_config`) as HLO's
   // `operand_precision={highest,highest}`; the default is left unsaid, as HLO text does.
   void DotPrecision(std::string_view t, HloInstr& ins) {
-    const std::size_t at = t.find("precision");
+    std::size_t at = t.find("precision = [");
+    if (at == std::string_view::npos) at = t.find("precision_config");
     if (at == std::string_view::npos) return;
     const std::string_view list = t.substr(at, t.find(']', at) - at);
     const char* level = list.find("HIGHEST") != std::string_view::npos ? "highest"
