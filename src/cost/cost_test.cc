@@ -301,6 +301,37 @@ TEST(EstimateTest, EagerRunsGeluAndSiluAsOneKernelEach) {
   EXPECT_NEAR(fused->forward_ms, 2 * (2 * tensor) / (h100.hbm_gbps.value() * 1e9) * 1e3, 1e-9);
 }
 
+// A cache of what estimates of one graph share gives the same estimates as deriving it afresh,
+// for eager and XLA targets, both precisions, training or not.
+TEST(EstimateTest, CacheChangesNothing) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,4096]
+  init %w: f32[4096,4096]
+  %y: f32[64,4096] = MatMul[matmul](%x, %w)
+  %r: f32[64,4096] = Relu[elementwise](%y)
+  output %r
+})");
+  EstimateCache cache;
+  for (const char* target : {"nvidia-h100", "tpu-v5e", "nvidia-h100", "tpu-v5e"}) {
+    for (Precision p : {Precision::kBf16, Precision::kFp32}) {
+      for (int chips : {1, 8}) {
+        EstimateOptions o;
+        o.precision = p;
+        o.train = chips == 8;
+        o.batch = 64;
+        o.chips = chips;
+        auto fresh = EstimateStep(g, T(target), o);
+        o.cache = &cache;
+        auto cached = EstimateStep(g, T(target), o);
+        ASSERT_TRUE(fresh.ok() && cached.ok());
+        EXPECT_DOUBLE_EQ(fresh->step_ms, cached->step_ms) << target;
+        EXPECT_DOUBLE_EQ(fresh->memory.total(), cached->memory.total()) << target;
+        EXPECT_EQ(fresh->kernels, cached->kernels) << target;
+      }
+    }
+  }
+}
+
 // Under XLA the ReLU fuses into the matmul: one kernel, and the matmul's result never goes
 // through HBM; eager runs two kernels with a round trip between them.
 TEST(EstimateTest, XlaFusesWhatEagerLaunchesOpByOp) {

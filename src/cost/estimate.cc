@@ -690,15 +690,15 @@ struct StepContext {
   const Calibration& cal;
   int element_bytes;
   Rates rates;
-  std::vector<OpCost> costs;
-  GraphFacts facts;
+  const std::vector<OpCost>& costs;
+  const GraphFacts& facts;
   Parallelism parallel;  // resolved against the devices
   Layers layers;
   Remat remat = Remat::kNone;         // what runs: kLayer becomes kDots on a graph without layers
   int devices_per_chip = 1;           // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
   Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
-  std::optional<FusionPlan> fusion;   // the kernels XLA / torch.compile form (not for eager)
-  std::vector<bool> written;          // per ValueId: a fused kernel writes it to HBM
+  const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
+  const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
 };
@@ -1493,6 +1493,42 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
 
 }  // namespace
 
+struct EstimateCache::Entry {
+  Entry(const Graph& g, int eb, bool fused_kernels)
+      : graph(&g),
+        element_bytes(eb),
+        fused(fused_kernels),
+        costs(ComputeOpCosts(g, eb)),
+        facts(AnalyzeGraph(g)) {
+    if (!fused) return;
+    FusionOptions fo;
+    fo.element_bytes = eb;
+    fusion = PlanFusions(g, costs, fo);
+    written.assign(g.values().size(), false);
+    for (const FusionKernel& k : fusion->kernels) {
+      for (ValueId v : k.written) written[static_cast<std::size_t>(v)] = true;
+    }
+  }
+  const Graph* graph;
+  int element_bytes;
+  bool fused;
+  std::vector<OpCost> costs;
+  GraphFacts facts;
+  std::optional<FusionPlan> fusion;
+  std::vector<bool> written;
+};
+
+EstimateCache::EstimateCache() = default;
+EstimateCache::~EstimateCache() = default;
+
+const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_bytes, bool fused) {
+  for (const auto& e : entries_) {
+    if (e->graph == &graph && e->element_bytes == element_bytes && e->fused == fused) return *e;
+  }
+  entries_.push_back(std::make_unique<Entry>(graph, element_bytes, fused));
+  return *entries_.back();
+}
+
 Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
@@ -1511,31 +1547,27 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph);
+  std::unique_ptr<EstimateCache::Entry> own;
+  const bool fused = runtime != Runtime::kEager;
+  const EstimateCache::Entry& derived =
+      options.cache ? options.cache->Get(graph, eb, fused)
+                    : *(own = std::make_unique<EstimateCache::Entry>(graph, eb, fused));
   StepContext c{graph,
                 target,
                 options,
                 options.calibration ? *options.calibration : CalibrationFor(target, runtime),
                 eb,
                 RatesFor(target, options.precision),
-                ComputeOpCosts(graph, eb),
-                AnalyzeGraph(graph),
+                derived.costs,
+                derived.facts,
                 *parallel,
                 Layers{},
                 Remat::kNone,
                 devices_per_chip,
                 runtime,
-                std::nullopt,
-                {}};
+                derived.fusion,
+                derived.written};
   c.layers = FindLayers(graph, target, eb, c.facts);
-  if (runtime != Runtime::kEager) {
-    FusionOptions fo;
-    fo.element_bytes = eb;
-    c.fusion = PlanFusions(graph, c.costs, fo);
-    c.written.assign(graph.values().size(), false);
-    for (const FusionKernel& k : c.fusion->kernels) {
-      for (ValueId v : k.written) c.written[static_cast<std::size_t>(v)] = true;
-    }
-  }
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;

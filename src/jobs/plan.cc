@@ -154,6 +154,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
       train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
             : std::vector<Remat>{Remat::kNone};
   std::vector<PlanCandidate> all;
+  EstimateCache cache;  // every candidate of a batch shares the graph's costs and fusion plan
   for (const TpuGeneration* g : gens) {
     const TargetSpec& target = **FindTarget(g->target);
     bool fits = false;
@@ -183,6 +184,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             eo.chips = slice.chips;
             eo.parallel = p;
             eo.remat = remat;
+            eo.cache = &cache;
             auto e = EstimateStep(lb.model.graph, target, eo);
             if (!e || !e->fits) continue;
             PlanCandidate c{g,        &slice,        g->AcceleratorType(slice.chips),

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,8 @@ std::string_view NameOf(Runtime r);
 
 struct Calibration;
 
+class EstimateCache;
+
 struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
@@ -86,6 +89,25 @@ struct EstimateOptions {
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
+  // Keeps what estimates of one graph share (below); null derives it afresh each time.
+  EstimateCache* cache = nullptr;
+};
+
+// What an estimate derives from the graph alone — op costs, structural facts, the fusion plan —
+// kept for the next estimate of the same graph at the same widths and runtime kind: a plan's
+// hundreds of candidates (slices, parallelism, remat) derive it once. The graph must outlive the
+// cache and not change. Not thread-safe.
+class EstimateCache {
+ public:
+  EstimateCache();
+  ~EstimateCache();
+  EstimateCache(const EstimateCache&) = delete;
+  EstimateCache& operator=(const EstimateCache&) = delete;
+  struct Entry;
+  const Entry& Get(const Graph& graph, int element_bytes, bool fused);
+
+ private:
+  std::vector<std::unique_ptr<Entry>> entries_;
 };
 
 // Efficiency factors of one target family, fitted to measurements.
