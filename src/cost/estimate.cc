@@ -160,12 +160,22 @@ struct GraphFacts {
   std::vector<std::string> layer;  // LayerKey of the node's scope, "" outside layers
   bool any_attention = false;
   bool any_implied_batchnorm = false;
+  bool any_activation = false;  // any activation_root
+  bool any_depthwise = false;
   ChannelsMinorValues channels_minor;  // conv activations laid out channels-minor
 };
 
 bool IsPointwiseLink(const Node& n) {
   return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.op_type == "Dropout" ||
          n.op_type == "Identity";
+}
+
+// A value stored in the model: an initializer or a Constant's output.
+bool IsLiteral(const Graph& g, ValueId v) {
+  if (v == kNoValue) return false;
+  const Value& val = g.value(v);
+  return val.origin == ValueOrigin::kInitializer ||
+         (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant);
 }
 
 // Marks the nodes from the QK^T matmul's output to the PV matmul's input: scale, mask, softmax,
@@ -213,15 +223,7 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
     auto is_scale = [&](NodeId id2) {
       const Node& x = g.node(id2);
       if (x.op_type != "Mul" && x.op_type != "Div") return false;
-      for (ValueId in : x.inputs) {
-        if (in == kNoValue) continue;
-        const Value& val = g.value(in);
-        if (val.origin == ValueOrigin::kInitializer ||
-            (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant)) {
-          return true;
-        }
-      }
-      return false;
+      return std::ranges::any_of(x.inputs, [&](ValueId in) { return IsLiteral(g, in); });
     };
     bool scaled = std::any_of(chain.begin(), chain.end(), is_scale);
     const Node& qk = g.node(g.value(v).producer);
@@ -241,14 +243,11 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
   }
 }
 
-// A constant operand of a pointwise op (a literal or a stored scalar), as in x / 1.4142.
+// A scalar literal operand of a pointwise op, as in x / 1.4142.
 bool IsConstantScalar(const Graph& g, ValueId v) {
-  if (v == kNoValue) return false;
-  const Value& val = g.value(v);
-  const bool constant = val.origin == ValueOrigin::kInitializer ||
-                        (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant);
-  const auto n = val.type.shape.NumElements();
-  return constant && n && *n <= 1;
+  if (!IsLiteral(g, v)) return false;
+  const auto n = g.value(v).type.shape.NumElements();
+  return n && *n <= 1;
 }
 
 // The one user of `v`, if it has exactly one.
@@ -265,6 +264,7 @@ void MarkActivations(const Graph& g, GraphFacts& f) {
   auto mark = [&](const std::vector<NodeId>& inner, NodeId root) {
     for (NodeId id : inner) f.inside_activation[static_cast<std::size_t>(id)] = true;
     f.activation_root[static_cast<std::size_t>(root)] = true;
+    f.any_activation = true;
   };
   for (const Node& n : g.nodes()) {
     if (n.inputs.empty() || n.outputs.size() != 1 || n.input(0) == kNoValue) continue;
@@ -331,11 +331,13 @@ GraphFacts AnalyzeGraph(const Graph& g) {
       const auto in_dim = static_cast<std::size_t>(n.conv->kernel_input_feature);
       f.depthwise[i] = n.conv->feature_groups > 1 && in_dim < w.rank() &&
                        w.dim(in_dim).is_static() && w.dim(in_dim).value() == 1;
+      f.any_depthwise |= f.depthwise[i];
       continue;
     }
     const Shape& w = g.value(n.input(1)).type.shape;
     const std::int64_t group = n.IntAttr("group").value_or(1);
     f.depthwise[i] = group > 1 && w.rank() >= 2 && w.dim(1).is_static() && w.dim(1).value() == 1;
+    f.any_depthwise |= f.depthwise[i];
     // An inference export (torch.onnx in eval mode) folds each BatchNorm into the conv before it:
     // a conv network with no normalization op left had them. Training runs them again.
     f.implied_batchnorm[i] = !has_norm;
@@ -809,14 +811,11 @@ double PrecisionSlowdown(const StepContext& c, const Node& n) {
   const std::string asked = n.StringAttr("operand_precision").value_or("");
   const bool highest = asked.find("highest") != std::string::npos;
   const bool high = !highest && asked.find("high") != std::string::npos;
-  const double devices = std::max(1, c.devices_per_chip);
-  const double bf16 = c.target.bf16_tflops.value_or(0) * 1e12 / devices;
-  const double fp32 = c.target.fp32_tflops.value_or(0) * 1e12 / devices;
-  double f32_rate = 0;
+  double f32_rate = RatesFor(c.target, Precision::kFp32).matrix_flops;  // at DEFAULT
   if (c.target.is_tpu()) {
-    f32_rate = bf16 / (highest ? 6 : high ? std::max(1, c.target.fp32_matmul_passes) : 1);
-  } else {
-    f32_rate = !highest && c.target.tf32 ? bf16 / 2 : fp32;
+    f32_rate /= highest ? 6 : high ? std::max(1, c.target.fp32_matmul_passes) : 1;
+  } else if (highest) {
+    f32_rate = c.target.fp32_tflops.value_or(0) * 1e12 / std::max(1, c.devices_per_chip);
   }
   return f32_rate > 0 ? std::max(1.0, c.rates.matrix_flops / f32_rate) : 1;
 }
@@ -842,6 +841,13 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
                           ? RatesFor(c.target, Precision::kBf16).matrix_flops
                           : c.rates.matrix_flops;
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
+}
+
+// Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
+// as a kernel of its own.
+bool InsideFusedKernel(const StepContext& c, std::size_t node) {
+  return (c.cal.fused_attention && c.facts.attention[node]) ||
+         (c.cal.fused_activations && c.facts.inside_activation[node]);
 }
 
 double MemorySeconds(const StepContext& c, double bytes) {
@@ -904,9 +910,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
     if (!cost.known || cost.cls == CostClass::kFree) continue;
     const std::size_t ni = static_cast<std::size_t>(id);
-    if ((c.cal.fused_attention && c.facts.attention[ni]) ||
-        (c.cal.fused_activations && c.facts.inside_activation[ni]))
-      continue;  // inside a fused attention kernel or activation
+    if (InsideFusedKernel(c, ni)) continue;
     const Node& n = c.graph.node(id);
     NodeTime nt{id, n.name, n.QualifiedOp()};
     // A fused activation reads its input and writes its result, both of the result's size.
@@ -1102,18 +1106,22 @@ struct ActivationBytes {
   double layout_total = 0;   // in the target's tiled layout
 };
 
-// Inference activations: liveness over the topological order (a value is live from its producer
-// to its last user); the peak of live bytes.
-// The bytes a node's output takes in HBM when it is allocated: never for views and values inside
-// a fused attention kernel, and under XLA only for the values kernels write.
-std::optional<double> AllocatedBytes(const StepContext& c, NodeId id, ValueId out) {
-  const std::size_t i = static_cast<std::size_t>(id);
-  if (c.costs[i].cls == CostClass::kFree) return std::nullopt;
-  if (c.cal.fused_attention && c.facts.attention[i]) return std::nullopt;
-  if (c.cal.fused_activations && c.facts.inside_activation[i]) return std::nullopt;
-  if (c.fusion && !c.written[static_cast<std::size_t>(out)]) return std::nullopt;
-  const Value& v = c.graph.value(out);
-  return LayoutBytes(v.type, c.target, c.element_bytes, c.facts.channels_minor(v));
+// Per ValueId, the bytes a node's output takes in HBM when it is allocated: never for views and
+// values inside a fused kernel (attention, activation), under XLA only for the values kernels
+// write; nullopt for the rest and for graph inputs.
+std::vector<std::optional<double>> AllocatedBytes(const StepContext& c) {
+  std::vector<std::optional<double>> out(c.graph.values().size());
+  for (const Node& n : c.graph.nodes()) {
+    const std::size_t i = static_cast<std::size_t>(n.id);
+    if (c.costs[i].cls == CostClass::kFree || InsideFusedKernel(c, i)) continue;
+    for (ValueId o : n.outputs) {
+      if (c.fusion && !c.written[static_cast<std::size_t>(o)]) continue;
+      const Value& v = c.graph.value(o);
+      out[static_cast<std::size_t>(o)] =
+          LayoutBytes(v.type, c.target, c.element_bytes, c.facts.channels_minor(v));
+    }
+  }
+  return out;
 }
 
 // Above this many nodes the text order is used as the schedule (the greedy one is quadratic in
@@ -1124,7 +1132,8 @@ constexpr std::size_t kMaxScheduledNodes = 20000;
 // peak memory), approximated greedily: among the nodes whose inputs are ready, the one that
 // allocates least net of what it frees, ties in text order. The same program in two text forms
 // (HLO, StableHLO) gets the same schedule whatever order its text lists the ops in.
-std::vector<NodeId> MemoryOrder(const StepContext& c) {
+std::vector<NodeId> MemoryOrder(const StepContext& c,
+                                const std::vector<std::optional<double>>& allocated) {
   const Graph& g = c.graph;
   const auto& topo = g.topo_order();
   if (topo.size() > kMaxScheduledNodes) return topo;
@@ -1152,11 +1161,11 @@ std::vector<NodeId> MemoryOrder(const StepContext& c) {
   }
   auto net_bytes = [&](NodeId id) {
     double net = 0;
-    for (ValueId o : g.node(id).outputs) net += AllocatedBytes(c, id, o).value_or(0);
+    for (ValueId o : g.node(id).outputs) net += allocated[static_cast<std::size_t>(o)].value_or(0);
     for (ValueId v : distinct_inputs(id)) {
       const NodeId p = g.value(v).producer;
       if (p != kNoNode && users_left[static_cast<std::size_t>(v)] == 1 && !returned.contains(v))
-        net -= AllocatedBytes(c, p, v).value_or(0);
+        net -= allocated[static_cast<std::size_t>(v)].value_or(0);
     }
     return net;
   };
@@ -1196,7 +1205,8 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   const Graph& graph = c.graph;
   ActivationBytes a;
   std::map<ValueId, std::size_t> last_use;
-  const std::vector<NodeId> order = MemoryOrder(c);
+  const std::vector<std::optional<double>> allocated = AllocatedBytes(c);
+  const std::vector<NodeId> order = MemoryOrder(c, allocated);
   for (std::size_t i = 0; i < order.size(); ++i) {
     for (ValueId in : graph.node(order[i]).inputs) {
       if (in != kNoValue) last_use[in] = i;
@@ -1211,7 +1221,7 @@ ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& large
   std::multimap<std::size_t, double> frees;
   for (std::size_t i = 0; i < order.size(); ++i) {
     for (ValueId out : graph.node(order[i]).outputs) {
-      auto b = AllocatedBytes(c, order[i], out);
+      const auto& b = allocated[static_cast<std::size_t>(out)];
       if (!b) continue;
       live += *b;
       a.natural_total += TensorBytes(graph.value(out).type, c.element_bytes).value_or(0);
@@ -1401,13 +1411,12 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back(
         "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
   }
-  const auto any = [](const std::vector<bool>& v) { return std::ranges::find(v, true) != v.end(); };
-  if (c.runtime == Runtime::kEager && cal.fused_activations && any(c.facts.activation_root)) {
+  if (c.runtime == Runtime::kEager && cal.fused_activations && c.facts.any_activation) {
     out.push_back(
         "GELU and SiLU, written out by the export as several ops, run as one kernel each "
         "(PyTorch's nn.GELU and nn.SiLU)");
   }
-  if (c.runtime == Runtime::kEager && any(c.facts.depthwise) && OwnDepthwiseKernels(c) &&
+  if (c.runtime == Runtime::kEager && c.facts.any_depthwise && OwnDepthwiseKernels(c) &&
       (cal.depthwise_memory_efficiency || cal.depthwise_backward_ratio)) {
     out.push_back(
         "depthwise convolutions move their bytes at " +

@@ -115,8 +115,8 @@ struct Calibration {
   std::string name;                // "eager-gpu", "xla-gpu", "compiled-gpu", "xla-tpu"
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   double conv_efficiency = 0.5;    // achieved share for convolutions
-  double depthwise_efficiency =
-      0.1;  // achieved share for depthwise (group = channels) convolutions
+  // Achieved share for depthwise (group = channels) convolutions.
+  double depthwise_efficiency = 0.1;
   // Depthwise convolutions are bound by memory, not math, when their kernels are simple loops
   // (PyTorch's native CUDA kernels: cuDNN runs them only in fp16): the achieved share of HBM
   // bandwidth of their inputs and outputs, and their backward time over their forward time.
