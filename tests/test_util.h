@@ -3,11 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/ir/text.h"
@@ -25,6 +30,53 @@ inline std::string ReadFile(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A fresh empty folder under the system's temporary folder, removed with everything in it when
+// the object goes out of scope (tests never write fixed /tmp names).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tpud-test-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : std::string();
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& rel) const { return path_ / rel; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void WriteFile(const std::filesystem::path& p, std::string_view text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// Everything under `dir` as text: each entry's relative path, kind, and its bytes (files) or
+// target (links), sorted; two snapshots are equal exactly when the folder was not changed.
+inline std::string SnapshotTree(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> lines;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path rel = fs::relative(it->path(), dir);
+    if (it->is_symlink()) {
+      lines.push_back(rel.string() + " -> " + fs::read_symlink(it->path()).string());
+    } else if (it->is_directory()) {
+      lines.push_back(rel.string() + "/");
+    } else {
+      lines.push_back(rel.string() + " = " + ReadFile(it->path()));
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
 }
 
 inline bool UpdateGoldens() {

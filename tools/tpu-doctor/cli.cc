@@ -204,7 +204,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plan_cmd->add_option("--precision", plan.precision, "fp32, bf16, fp16, mixed, bf16-params");
   plan_cmd->add_option("--emit", plan.emit_dir,
                        "write the Vertex AI, gcloud, GKE and training-script files for the choice "
-                       "into this folder");
+                       "into this folder (all of them or, on any error, none)");
+  plan_cmd->add_flag("--force", plan.force,
+                     "with --emit: replace files of the same names already in the folder");
   plan_cmd
       ->add_option("--framework", plan.framework,
                    "framework of the emitted training script: jax, pytorch or tensorflow")

@@ -1,9 +1,7 @@
-#include <filesystem>
-#include <fstream>
-
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
+#include "write_files.h"
 #include "tpudoctor/jobs/emit.h"
 #include "tpudoctor/jobs/plan.h"
 #include "tpudoctor/support/strings.h"
@@ -11,46 +9,14 @@
 namespace tpudoctor::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
-// Writes every file or none: each goes to a temporary name first, and the renames happen only
-// once all of them are written.
-bool WriteAll(const std::string& dir, const std::vector<EmittedFile>& files, std::ostream& err) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    err << "tpu-doctor: --emit " << dir << ": exists and is not a folder\n";
-    return false;
-  }
-  fs::create_directories(dir, ec);
-  if (ec) {
-    err << "tpu-doctor: --emit " << dir << ": cannot create the folder (" << ec.message() << ")\n";
-    return false;
-  }
-  std::vector<fs::path> temps;
-  auto cleanup = [&] {
-    for (const fs::path& t : temps) fs::remove(t, ec);
-  };
+bool WriteAll(const PlanArgs& args, const std::vector<EmittedFile>& files, std::ostream& err) {
+  std::vector<FileToWrite> out;
   for (const EmittedFile& f : files) {
-    const fs::path tmp = fs::path(dir) / ("." + f.name + ".tpu-doctor-tmp");
-    std::ofstream out(tmp, std::ios::binary);
-    out << f.text;
-    out.close();
-    temps.push_back(tmp);
-    if (!out) {
-      err << "tpu-doctor: --emit " << dir << ": cannot write " << f.name << "\n";
-      cleanup();
-      return false;
-    }
+    out.push_back({f.name, f.text, f.name.ends_with(".sh")});
   }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    fs::rename(temps[i], fs::path(dir) / files[i].name, ec);
-    if (ec) {
-      err << "tpu-doctor: --emit " << dir << ": cannot write " << files[i].name << "\n";
-      cleanup();
-      return false;
-    }
-  }
-  return true;
+  auto written = WriteFilesTransaction(args.emit_dir, out, args.force);
+  if (!written) err << "tpu-doctor: --emit " << written.error().message << "\n";
+  return written.ok();
 }
 
 }  // namespace
@@ -103,7 +69,7 @@ int PlanCommand(const PlanArgs& args, std::ostream& out, std::ostream& err) {
   }
   const std::string text = args.format == "json" ? RenderPlanJson(*plan) : RenderPlanText(*plan);
   if (!files.empty()) {
-    if (!WriteAll(args.emit_dir, files, err)) return kExitUsage;
+    if (!WriteAll(args, files, err)) return kExitUsage;
   }
   out << text;
   if (!files.empty() && args.format != "json") {

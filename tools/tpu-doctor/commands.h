@@ -69,6 +69,7 @@ struct PlanArgs {
   std::string precision = "bf16";
   std::string format = "text";
   std::string emit_dir;   // --emit DIR
+  bool force = false;     // --force: --emit may replace existing files
   std::string framework;  // for the emitted script; empty: the model's
   std::string zone;
 };
