@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev
-  libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libyaml-cpp-dev libre2-dev libvectorscan-dev zlib1g-dev libzip-dev libhdf5-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libyaml-dev libre2-dev libvectorscan-dev zlib1g-dev libzip-dev libhdf5-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy bc
   # The logs benchmark's baseline (bench/logs_bench.sh runs ripgrep beside tpu-doctor).

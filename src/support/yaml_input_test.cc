@@ -47,5 +47,52 @@ TEST(YamlInputTest, RefusesWhatWouldRunAway) {
   EXPECT_FALSE(ParseYamlInput("# only a comment\n", "t.yaml"));
 }
 
+TEST(YamlInputTest, AliasesExpandWithinTheBudget) {
+  auto j = ParseYamlInput("base: &b {dim: 8, name: x}\nuse: *b\nlist: &l [1, 2]\nagain: *l\n",
+                          "t.yaml");
+  ASSERT_TRUE(j) << j.error().message;
+  EXPECT_EQ((*j)["use"]["dim"], 8);
+  EXPECT_EQ((*j)["again"][1], 2);
+  auto undefined = ParseYamlInput("a: *nowhere\n", "t.yaml");
+  ASSERT_FALSE(undefined);
+  EXPECT_NE(undefined.error().message.find("names no anchor"), std::string::npos);
+}
+
+TEST(YamlInputTest, BillionLaughsIsRefusedBeforeItGrows) {
+  std::string text = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    text += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 9; ++i) text += std::string(i ? "," : "") + "*" + prev;
+    text += "]\n";
+  }
+  auto j = ParseYamlInput(text, "t.yaml");
+  ASSERT_FALSE(j);
+  EXPECT_NE(j.error().message.find("expands to more than"), std::string::npos)
+      << j.error().message;
+  // A long string repeated through aliases is charged its length each time.
+  std::string wide = "s: &s " + std::string(1 << 20, 'x') + "\nl: [";
+  for (int i = 0; i < 100; ++i) wide += std::string(i ? "," : "") + "*s";
+  EXPECT_FALSE(ParseYamlInput(wide + "]\n", "t.yaml"));
+}
+
+TEST(YamlInputTest, StrayFlowIndicatorsAreErrorsNotLoops) {
+  for (const char* text : {",", "base_emb_dim: 4096\n---\n,\n", "a: ]\n", "}", "- ,"}) {
+    auto j = ParseYamlInput(text, "t.yaml");
+    EXPECT_FALSE(j) << text;
+    if (!j) {
+      EXPECT_NE(j.error().message.find("line"), std::string::npos) << j.error().message;
+    }
+  }
+}
+
+TEST(YamlInputTest, KeysKeepTheirTextAndComplexKeysTheirJson) {
+  auto j = ParseYamlInput("8: a\n\"x\": b\n? [1, 2]\n: c\n", "t.yaml");
+  ASSERT_TRUE(j) << j.error().message;
+  EXPECT_EQ((*j)["8"], "a");
+  EXPECT_EQ((*j)["x"], "b");
+  EXPECT_EQ((*j)["[1,2]"], "c");
+}
+
 }  // namespace
 }  // namespace tpudoctor
