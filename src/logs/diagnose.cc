@@ -1,5 +1,5 @@
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -47,60 +47,61 @@ std::string ZlibMessage(const char* msg) {
   return m;
 }
 
-constexpr std::size_t kWindow = std::size_t{64} << 20;
+// How long `logs FIFO` waits for a writer to open the FIFO and write the first bytes.
+constexpr int kFifoWaitMs = 5000;
 
-// A plain regular file is mapped window by window and scanned in place (no copy); at most one
-// window is mapped at a time.
-Result<Ok> ScanMapped(const std::string& path, int fd, std::int64_t size, std::size_t index,
-                      Scanner& scanner) {
-  scanner.StartFile(index);
-  for (std::int64_t off = 0; off < size; off += static_cast<std::int64_t>(kWindow)) {
-    const std::size_t len = static_cast<std::size_t>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(kWindow), size - off));
-    void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, off);
-    if (p == MAP_FAILED) return MakeError(path + ": cannot map: " + std::strerror(errno));
-    ::madvise(p, len, MADV_SEQUENTIAL);
-    std::string_view window(static_cast<const char*>(p), len);
-    if (off == 0 && LooksBinary(window.substr(0, 65536))) {
-      ::munmap(p, len);
-      return MakeError(path + ": binary data, not a text log (decompress or convert it first)");
-    }
-    scanner.Feed(window);
-    ::munmap(p, len);
-  }
-  scanner.FinishFile();
-  return Ok{};
-}
-
-bool IsGzip(int fd) {
-  unsigned char magic[2] = {0, 0};
-  const ssize_t n = ::pread(fd, magic, 2, 0);
-  return n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
-// Reads one input (plain or gzip; "-" is stdin) into the scanner, chunk by chunk.
-Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner) {
-  int fd = 0;
-  if (path != "-") {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      return MakeError(path + ": cannot open: " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) return MakeError(path + ": is a directory, expected a log file");
-    fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return MakeError(path + ": cannot open: " + std::strerror(errno));
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && !IsGzip(fd)) {
-      auto r = ScanMapped(path, fd, st.st_size, index, scanner);
-      ::close(fd);
-      return r;
-    }
-  } else {
-    fd = ::dup(0);
-  }
-  gzFile gz = gzdopen(fd, "rb");
-  if (gz == nullptr) {
+// Opens one input without blocking on a FIFO that has no writer yet; "-" is standard input.
+Result<int> OpenInput(const std::string& path) {
+  const int fd = path == "-" ? ::dup(0) : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return MakeError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     ::close(fd);
+    return MakeError(path + ": is a directory, expected a log file");
+  }
+  if (S_ISFIFO(st.st_mode) && path != "-") {
+    // Linux reports neither data nor hang-up on a FIFO no writer has opened yet.
+    pollfd p{fd, POLLIN, 0};
+    int ready;
+    while ((ready = ::poll(&p, 1, kFifoWaitMs)) < 0 && errno == EINTR) {
+    }
+    if (ready <= 0) {
+      ::close(fd);
+      return MakeError(path + ": a FIFO no program wrote to within " +
+                       std::to_string(kFifoWaitMs / 1000) + " s; start the writer first");
+    }
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+// The size of a regular file now, or -1.
+std::int64_t RegularFileSize(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::int64_t>(st.st_size) : -1;
+}
+
+// Reads one input (plain or gzip, detected by content) into the scanner with read() in bounded
+// chunks: a file truncated while it is read (logrotate's copytruncate) ends early, and `notes`
+// says so; pipes and FIFOs stream.
+Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner,
+                   std::vector<std::string>& notes) {
+  auto fd = OpenInput(path);
+  if (!fd) return fd.error();
+  const int raw_fd = ::dup(*fd);  // to look at the file again once gzclose closed `fd`
+  const std::int64_t size_before = RegularFileSize(*fd);
+  gzFile gz = gzdopen(*fd, "rb");
+  if (gz == nullptr) {
+    ::close(*fd);
+    if (raw_fd >= 0) ::close(raw_fd);
     return MakeError(path + ": cannot read");
   }
+  auto fail = [&](std::string message) {
+    gzclose(gz);
+    if (raw_fd >= 0) ::close(raw_fd);
+    return MakeError(path + ": " + message);
+  };
   gzbuffer(gz, kChunk);
   std::string buf(kChunk, '\0');
   scanner.StartFile(index);
@@ -110,25 +111,30 @@ Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner)
     if (n < 0) {
       int code = 0;
       std::string msg = ZlibMessage(gzerror(gz, &code));
-      gzclose(gz);
-      return MakeError(path + ": " + (msg.empty() ? "read error" : msg));
+      return fail(msg.empty() ? "read error" : msg);
     }
     if (n == 0) break;
     std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
-    if (first && LooksBinary(chunk.substr(0, 65536))) {
-      gzclose(gz);
-      return MakeError(path + ": binary data, not a text log (decompress or convert it first)");
-    }
+    if (first && LooksBinary(chunk.substr(0, 65536)))
+      return fail("binary data, not a text log (decompress or convert it first)");
     first = false;
     scanner.Feed(chunk);
   }
   int code = 0;
-  const char* msg = gzerror(gz, &code);
-  const bool truncated = code == Z_BUF_ERROR;
-  std::string err = ZlibMessage(msg);
+  const std::string err = ZlibMessage(gzerror(gz, &code));
+  const bool cut = code == Z_BUF_ERROR;
   gzclose(gz);
-  if (truncated) return MakeError(path + ": truncated gzip stream (" + err + ")");
-  if (code != Z_OK && code != Z_STREAM_END) return MakeError(path + ": " + err);
+  const std::int64_t size_after = raw_fd >= 0 ? RegularFileSize(raw_fd) : -1;
+  if (raw_fd >= 0) ::close(raw_fd);
+  const bool shrank = size_before >= 0 && size_after >= 0 && size_after < size_before;
+  if (cut && !shrank) return MakeError(path + ": truncated gzip stream (" + err + ")");
+  if (code != Z_OK && code != Z_STREAM_END && !cut) return MakeError(path + ": " + err);
+  if (shrank) {
+    notes.push_back(path + " shrank from " + std::to_string(size_before) + " to " +
+                    std::to_string(size_after) +
+                    " bytes while it was read (rotated or truncated?); the diagnosis covers what "
+                    "was read before");
+  }
   scanner.FinishFile();
   return Ok{};
 }
@@ -346,15 +352,18 @@ Result<LogDiagnosis> DiagnoseLogs(const std::vector<std::string>& paths) {
   if (paths.empty()) return MakeError("no log given (a file, several, or `-` for stdin)");
   Scanner scanner(kb);
   std::vector<std::string> files;
+  std::vector<std::string> notes;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     files.push_back(paths[i] == "-" ? "<stdin>" : paths[i]);
-    if (auto r = ScanOne(paths[i], i, scanner); !r) return r.error();
+    if (auto r = ScanOne(paths[i], i, scanner, notes); !r) return r.error();
   }
   if (scanner.bytes() == 0) {
     return MakeError(files.size() == 1 ? files[0] + ": empty log, nothing to diagnose"
                                        : "all logs are empty, nothing to diagnose");
   }
-  return Diagnose(scanner, files);
+  LogDiagnosis diagnosis = Diagnose(scanner, files);
+  diagnosis.notes = std::move(notes);
+  return diagnosis;
 }
 
 Result<LogDiagnosis> DiagnoseLogText(const std::string& name, std::string_view text) {

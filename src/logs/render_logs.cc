@@ -26,7 +26,9 @@ std::string Header(const LogDiagnosis& d) {
                     " (" + Plural(d.lines, "line", "lines") + ", " + Size(d.bytes) + ")";
   if (!d.framework.empty()) out += "; framework: " + d.framework;
   for (const auto& [k, v] : d.versions) out += "; " + k + " " + SanitizeText(v);
-  return out + "\n\n";
+  out += "\n";
+  for (const std::string& note : d.notes) out += "note: " + SanitizeText(note) + "\n";
+  return out + "\n";
 }
 
 }  // namespace
@@ -74,6 +76,7 @@ std::string RenderLogsJson(const LogDiagnosis& d) {
   j["schema_version"] = kLogsSchemaVersion;
   j["tool"] = {{"name", "tpu-doctor"}, {"version", kToolVersion}};
   j["inputs"] = {{"files", d.files}, {"lines", d.lines}, {"bytes", d.bytes}};
+  if (!d.notes.empty()) j["inputs"]["notes"] = d.notes;
   j["framework"] = d.framework;
   ordered_json versions = ordered_json::object();
   for (const auto& [k, v] : d.versions) versions[k] = SanitizeText(v);

@@ -56,11 +56,15 @@ struct LogDiagnosis {
   std::int64_t bytes = 0;
   std::string framework;  // "jax", "tensorflow", "pytorch/xla" when the log says
   std::vector<std::pair<std::string, std::string>> versions;  // ("libtpu", "0.1.dev...") ...
+  // What reading the input ran into without failing: a file that shrank while it was read.
+  std::vector<std::string> notes;
 };
 
 // Reads every path ("-" is standard input; gzip is detected by content) and diagnoses them as one
-// incident (several workers' logs of the same run). Errors: unreadable or binary input, truncated
-// gzip, an empty input set.
+// incident (several workers' logs of the same run). Files are read with read() in bounded chunks,
+// never mapped: a log truncated while it is read gives what was read and a note; a FIFO is
+// streamed once a writer has written to it (an error after 5 s without one). Errors: unreadable
+// or binary input, truncated gzip, an empty input set.
 Result<LogDiagnosis> DiagnoseLogs(const std::vector<std::string>& paths);
 
 // Diagnoses in-memory text (tests, the Python module).

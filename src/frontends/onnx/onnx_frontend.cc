@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "src/frontends/onnx/shape_infer.h"
 #include "src/frontends/with_op_support.h"
@@ -326,10 +327,57 @@ int DefaultOpset(const onnx::ModelProto& model) {
   return 0;
 }
 
+// libonnx's shape inference trusts what the ONNX spec promises and crashes (a null type
+// dereferenced) when a node reads a value that a later node defines. tpu-doctor's own builder
+// orders nodes itself; libonnx is handed a graph only when every graph and subgraph lists its
+// nodes in topological order, each value defined once. `visible` holds the names of the enclosing
+// scopes defined so far.
+bool InOnnxOrder(const onnx::GraphProto& g, std::vector<std::string>& visible, int depth = 0) {
+  if (depth > kMaxSubgraphDepth) return false;
+  const std::size_t outer = visible.size();
+  std::unordered_set<std::string_view> defined;
+  auto define = [&](const std::string& name) {
+    if (name.empty()) return true;
+    visible.push_back(name);
+    return defined.insert(name).second;
+  };
+  auto known = [&](const std::string& name) {
+    return name.empty() || defined.contains(name) ||
+           std::find(visible.begin(), visible.begin() + static_cast<std::ptrdiff_t>(outer), name) !=
+               visible.begin() + static_cast<std::ptrdiff_t>(outer);
+  };
+  bool ok = true;
+  for (const auto& v : g.input()) define(v.name());
+  for (const auto& t : g.initializer()) define(t.name());
+  for (const auto& t : g.sparse_initializer()) define(t.values().name());
+  for (const auto& n : g.node()) {
+    for (const std::string& in : n.input()) ok = ok && known(in);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) ok = ok && InOnnxOrder(a.g(), visible, depth + 1);
+      for (const auto& sub : a.graphs()) ok = ok && InOnnxOrder(sub, visible, depth + 1);
+    }
+    for (const std::string& out : n.output()) ok = ok && define(out);
+    if (!ok) break;
+  }
+  visible.resize(outer);
+  return ok;
+}
+
 // Returns whether the model was changed (inference ran and added facts).
 bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
   const int opset = DefaultOpset(model);
   if (opset > kOnnxInferenceMaxOpset) return false;  // rely on value_info + own propagation
+  std::vector<std::string> visible;
+  if (!InOnnxOrder(model.graph(), visible)) {
+    Diagnostic d;
+    d.code = "LOAD001";
+    d.severity = Severity::kNote;
+    d.message =
+        "nodes are not in the topological order ONNX requires (or a value is defined twice); "
+        "shapes come from the exporter and tpu-doctor's own propagation";
+    diags.push_back(std::move(d));
+    return false;
+  }
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
