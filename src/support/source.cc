@@ -1,12 +1,15 @@
 #include "tpudoctor/frontend/source.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <utility>
 #include <vector>
 
 namespace tpudoctor {
@@ -107,41 +110,94 @@ bool HasModelExtension(const std::string& name) {
   return false;
 }
 
-void CollectModels(const std::filesystem::path& dir, int depth, std::vector<std::string>& out) {
-  std::error_code ec;
-  std::vector<std::filesystem::path> entries;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) entries.push_back(e.path());
-  std::sort(entries.begin(), entries.end());
-  for (const std::filesystem::path& p : entries) {
+// One walk under one root: symlinks are followed only to places inside the root, and every
+// folder and file is taken once, known by its device and inode (so link loops end).
+class FolderWalk {
+ public:
+  explicit FolderWalk(std::filesystem::path root) : root_(std::move(root)) {}
+
+  void Walk(const std::filesystem::path& dir, int depth, ModelFiles& out) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> entries;
+    std::filesystem::directory_iterator it(dir, ec);
+    if (ec) {
+      out.unreadable.push_back(MakeError(dir.string() + ": cannot read the folder (" +
+                                         ec.message() + "); its models were not checked"));
+      return;
+    }
+    for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      entries.push_back(it->path());
+    }
+    std::sort(entries.begin(), entries.end());
+    // Real entries before links, so a model reached both ways is listed by its own name.
+    std::stable_partition(entries.begin(), entries.end(), [](const std::filesystem::path& p) {
+      std::error_code ec;
+      return !std::filesystem::is_symlink(p, ec);
+    });
+    for (const std::filesystem::path& p : entries) Visit(p, depth, out);
+  }
+
+  // Marks the folder or file `p` resolves to as seen; false when it was seen before.
+  bool FirstVisit(const std::filesystem::path& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return false;
+    return seen_.insert({st.st_dev, st.st_ino}).second;
+  }
+
+ private:
+  // Whether `p`, with its links resolved, lies inside the root.
+  bool InsideRoot(const std::filesystem::path& p) const {
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(p, ec);
+    if (ec) return false;
+    auto [r, q] = std::mismatch(root_.begin(), root_.end(), real.begin(), real.end());
+    return r == root_.end();
+  }
+
+  void Visit(const std::filesystem::path& p, int depth, ModelFiles& out) {
     const std::string name = p.filename().string();
-    if (name.empty() || name[0] == '.') continue;
+    if (name.empty() || name[0] == '.') return;
+    std::error_code ec;
+    if (std::filesystem::is_symlink(p, ec) && !InsideRoot(p)) return;
     if (std::filesystem::is_directory(p, ec)) {
+      if (!FirstVisit(p)) return;
       if (std::filesystem::is_regular_file(p / "saved_model.pb", ec)) {
-        out.push_back(p.string());  // a SavedModel is one model, its variables/ are not models
+        out.models.push_back(p.string());  // a SavedModel is one model, its variables/ are not
       } else if (depth < kMaxFolderDepth) {
-        CollectModels(p, depth + 1, out);
+        Walk(p, depth + 1, out);
       }
     } else if (std::filesystem::is_regular_file(p, ec) && HasModelExtension(name)) {
-      out.push_back(p.string());
+      if (FirstVisit(p)) out.models.push_back(p.string());
     }
   }
-}
+
+  std::filesystem::path root_;
+  std::set<std::pair<dev_t, ino_t>> seen_;
+};
 
 }  // namespace
 
-Result<std::vector<std::string>> FindModels(const std::string& path) {
+Result<ModelFiles> FindModels(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec) ||
       std::filesystem::is_regular_file(std::filesystem::path(path) / "saved_model.pb", ec)) {
-    return std::vector<std::string>{path};
+    return ModelFiles{{path}, {}};
   }
-  std::vector<std::string> out;
-  CollectModels(path, 0, out);
-  if (out.empty()) {
+  const std::filesystem::path root = std::filesystem::canonical(path, ec);
+  if (ec) return MakeError(path + ": cannot resolve the folder (" + ec.message() + ")");
+  if (::access(path.c_str(), R_OK | X_OK) != 0) {
+    return MakeError(path + ": cannot read the folder (" + std::strerror(errno) + ")");
+  }
+  ModelFiles out;
+  FolderWalk walk(root);
+  walk.FirstVisit(path);
+  walk.Walk(path, 0, out);
+  if (out.models.empty() && out.unreadable.empty()) {
     return MakeError(path +
                      ": a directory with no model files (.onnx, .pt2, .keras, .h5, .pb, "
                      ".pbtxt, .meta, .mlir, .hlo.txt) and no SavedModel");
   }
+  if (out.models.empty()) return out.unreadable.front();
   return out;
 }
 

@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <span>
+#include <sstream>
 
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
 #include "tpudoctor/jobs/job.h"
 #include "tpudoctor/report/render.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor::cli {
 namespace {
@@ -26,20 +28,32 @@ std::string Render(std::span<const Report> reports, const CheckArgs& args) {
   return RenderTextAll(reports, TextStyle{args.color});
 }
 
+// A model path of this run, and whether a folder walk found it (a bad file found in a folder is
+// reported and skipped; a bad file named on the command line stops the run).
+struct ModelPath {
+  std::string path;
+  bool from_folder = false;
+};
+
 // The model paths of this run: each argument, folders expanded; the bundled example when none.
-std::optional<std::vector<std::string>> ModelPaths(const CheckArgs& args, std::ostream& err) {
+// Subfolders a walk could not read are added to `problems`.
+std::optional<std::vector<ModelPath>> ModelPaths(const CheckArgs& args,
+                                                 std::vector<std::string>& problems,
+                                                 std::ostream& err) {
   std::vector<std::string> given;
   if (!args.model.model.empty()) given.push_back(args.model.model);
   given.insert(given.end(), args.more_models.begin(), args.more_models.end());
-  if (given.empty()) return std::vector<std::string>{""};
-  std::vector<std::string> paths;
+  if (given.empty()) return std::vector<ModelPath>{{"", false}};
+  std::vector<ModelPath> paths;
   for (const std::string& g : given) {
     auto found = FindModels(g);
     if (!found) {
       err << "tpu-doctor: " << found.error().message << "\n";
       return std::nullopt;
     }
-    paths.insert(paths.end(), found->begin(), found->end());
+    const bool folder = found->models.size() != 1 || found->models[0] != g;
+    for (std::string& m : found->models) paths.push_back({std::move(m), folder});
+    for (const Error& e : found->unreadable) problems.push_back(e.message);
   }
   return paths;
 }
@@ -124,26 +138,44 @@ int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
     }
     return CheckJobCommand(args, *options, out, err);
   }
-  auto paths = ModelPaths(args, err);
+  std::vector<std::string> problems;  // models in folders that could not be checked
+  auto paths = ModelPaths(args, problems, err);
   if (!paths) return kExitUsage;
-  // Every model is analysed before anything is written: a bad one leaves stdout empty.
+  // Every model is analysed before anything is written: a bad file named on the command line
+  // leaves stdout empty; one found in a folder is reported on stderr and the others are checked.
   std::vector<Report> reports;
-  for (const std::string& path : *paths) {
+  for (const ModelPath& path : *paths) {
     ModelArgs model = args.model;
-    model.model = path;
-    auto source = ReadModelArg(model, err);
-    if (!source) return kExitUsage;
-    auto report = Analyze(*source, *options);
-    if (!report) {
-      err << "tpu-doctor: " << report.error().message << "\n";
+    model.model = path.path;
+    std::ostringstream why;
+    auto source = ReadModelArg(model, why);
+    Result<Report> report = MakeError("");
+    if (source) {
+      report = Analyze(*source, *options);
+      if (!report) why << "tpu-doctor: " << report.error().message << "\n";
+    }
+    if (source && report) {
+      reports.push_back(std::move(*report));
+    } else if (path.from_folder) {
+      problems.push_back(std::string(Trim(why.str())).substr(std::string("tpu-doctor: ").size()));
+    } else {
+      err << why.str();
       return kExitUsage;
     }
-    reports.push_back(std::move(*report));
+  }
+  if (reports.empty()) {
+    err << "tpu-doctor: " << problems.front() << "\n";
+    return kExitUsage;
   }
   out << Render(reports, args);
   int code = kExitOk;
   for (const Report& r : reports) code = std::max(code, ExitCodeFor(r.findings, args.fail_on));
-  return code;
+  if (problems.empty()) return code;
+  for (const std::string& p : problems) err << "tpu-doctor: " << p << "\n";
+  err << "tpu-doctor: the report covers " << Plural(reports.size(), "model", "models") << "; "
+      << Plural(problems.size(), "file or folder", "files or folders")
+      << " could not be checked (listed above)\n";
+  return kExitUsage;
 }
 
 }  // namespace tpudoctor::cli

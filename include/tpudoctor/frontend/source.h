@@ -32,11 +32,19 @@ inline constexpr std::int64_t kMaxSourceBytes = std::int64_t{2} << 30;
 
 Result<Source> ReadSource(const std::string& path);
 
+// The model files a path names, and the subfolders that could not be read on the way.
+struct ModelFiles {
+  std::vector<std::string> models;
+  std::vector<Error> unreadable;  // one line each: a subfolder the walk could not list
+};
+
 // The models a path names: a file or a SavedModel folder is one model; another folder holds the
 // model files below it (by extension: .onnx .pt2 .keras .h5 .hdf5 .pb .pbtxt .meta .mlir .hlo
 // .hlo.txt; .json is left out, as most JSON files are not models) and SavedModel folders, sorted,
-// hidden entries skipped, at most 8 levels deep. An empty folder is an error.
-Result<std::vector<std::string>> FindModels(const std::string& path);
+// hidden entries skipped, at most 8 levels deep. Symlinks are followed only to places inside the
+// folder, and each folder and file is taken once (by device and inode), so link loops end and no
+// model is listed twice. Errors: a folder that cannot be read, or one with no model files.
+Result<ModelFiles> FindModels(const std::string& path);
 
 // True when `relative` names a file inside the model's folder: not absolute, no `..` component
 // that climbs out, no backslash tricks, no NUL.
