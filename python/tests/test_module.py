@@ -77,6 +77,24 @@ def test_legacy_h5_goes_through_h5py_not_a_fork(testdata):
         tpudoctor.check(testdata / "keras" / "bad_hdf5_overflow.h5")
 
 
+def test_hostile_files_raise_the_error_and_keep_the_interpreter(testdata):
+    # Damaged .h5 files that make libhdf5 allocate gigabytes (read in a limited child), and an
+    # ONNX file libonnx's shape inference crashed on (now answered), in this very process.
+    pytest.importorskip("h5py")
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for name in ("h5mut_1047.h5", "h5mut_1655.h5", "h5mut_520.h5", "h5mut_621.h5"):
+        with pytest.raises(tpudoctor.Error):
+            tpudoctor.check(testdata / "repro" / name)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024
+    crashed_libonnx = (testdata / "repro" / "onnx_shapeinfer_segv.onnx").read_bytes()
+    assert tpudoctor.check(crashed_libonnx).verdict == "blocked"
+    for name in ("yaml_billion_laughs_maxtext.yml", "negative_dim.onnx", "huge_dim.hlo"):
+        with pytest.raises(tpudoctor.Error):
+            tpudoctor.check(testdata / "repro" / name)
+
+
 def test_typed_findings_and_estimate(testdata):
     report = tpudoctor.check(testdata / "models" / "f64_mlp.onnx", batch=8)
     first = report.findings[0]

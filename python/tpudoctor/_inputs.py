@@ -68,21 +68,56 @@ def _resolve_path_or_text(obj: Any, fmt: str) -> ModelInput:
     return ModelInput(path=text, name=text, input_format=fmt)
 
 
+# libhdf5 trusts the sizes a file declares: a damaged 8 KiB .h5 can make it allocate gigabytes or
+# spin. So h5py reads the config in a separate interpreter (started with fork+exec by subprocess,
+# which is safe in a threaded process) under memory and CPU limits; it answers in JSON.
+_H5_READER = r"""
+import json, resource, sys
+limit = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+resource.setrlimit(resource.RLIMIT_CPU, (10, 11))
+try:
+    import h5py
+except ImportError:
+    print(json.dumps({"missing": True}))
+    sys.exit(0)
+try:
+    with h5py.File(sys.argv[1], "r") as f:
+        config = f.attrs.get("model_config")
+except Exception as e:
+    print(json.dumps({"error": type(e).__name__}))
+    sys.exit(0)
+if isinstance(config, bytes):
+    config = config.decode("utf-8", "replace")
+print(json.dumps({"config": None if config is None else str(config)}))
+"""
+_H5_READER_MEMORY = 1 << 30  # address space of the reader: Python and h5py take ~70 MiB of it
+
+
 def _read_h5(path: str) -> ModelInput:
+    import json
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     try:
-        import h5py  # Debian: python3-h5py
-    except ImportError:
-        # The core refuses it with a message that names the alternatives.
+        done = subprocess.run(
+            [sys.executable, "-c", _H5_READER, path, str(_H5_READER_MEMORY)],
+            capture_output=True, timeout=30, env=env, check=False)
+        answer = json.loads(done.stdout.decode("utf-8", "replace") or "null")
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        answer = None
+    if not isinstance(answer, dict):
+        raise Error(f"{path}: h5py could not read this HDF5 file (it crashed or ran out of "
+                    "time or memory); the file is damaged or not a Keras model")
+    if answer.get("missing"):
+        # No h5py: the core refuses it with a message that names the alternatives.
         return ModelInput(path=path, name=path)
-    try:
-        with h5py.File(path, "r") as f:
-            config = f.attrs.get("model_config")
-    except Exception as e:  # h5py raises OSError, KeyError, ValueError ... on damaged files
-        raise Error(f"{path}: h5py could not read this HDF5 file ({type(e).__name__})") from None
+    if "error" in answer:
+        raise Error(f"{path}: h5py could not read this HDF5 file ({answer['error']})")
+    config = answer.get("config")
     if config is None:
         raise Error(f"{path}: an HDF5 file without a `model_config` attribute: not a Keras model")
-    if isinstance(config, bytes):
-        config = config.decode("utf-8", "replace")
     return ModelInput(data=str(config).encode("utf-8"), name=path, input_format="keras")
 
 

@@ -6,6 +6,7 @@
 #include "src/frontends/archives.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/ir/verify.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/frontend/keras.h"
 #include "tpudoctor/frontend/model_config.h"
@@ -168,8 +169,11 @@ void DecideBatch(const Graph& graph, const ShapeOptions& options, ModelFacts& fa
 }
 
 // Fills the graph's ModelFacts from what the frontend reported; done once, here, for every format.
-Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& options) {
+Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& options,
+                              const std::string& name) {
   if (!loaded) return loaded;
+  if (auto sizes = CheckTensorSizes(loaded->graph); !sizes)
+    return MakeError(name + ": " + sizes.error().message);
   ModelFacts& facts = loaded->graph.mutable_facts();
   facts.format = loaded->format;
   facts.producer = loaded->producer;
@@ -254,13 +258,13 @@ const std::vector<std::string>& InputFormats() {
 }
 
 Result<LoadedModel> LoadModel(const Source& source, const ShapeOptions& options) {
-  return WithFacts(Detect(source, options), options);
+  return WithFacts(Detect(source, options), options, source.display_name);
 }
 
 Result<LoadedModel> LoadModelAs(const Source& source, const ShapeOptions& options,
                                 std::string_view format) {
   if (format.empty()) return LoadModel(source, options);
-  return WithFacts(LoadFormat(source, options, format), options);
+  return WithFacts(LoadFormat(source, options, format), options, source.display_name);
 }
 
 }  // namespace tpudoctor

@@ -87,9 +87,15 @@ Result<Ok> CheckTensorSizes(const Graph& g) {
   for (const Value& v : g.values()) {
     if (v.type.kind != ValueKind::kTensor || !v.type.shape.is_static() || BitsOf(v.type.dtype) == 0)
       continue;
-    if (!v.type.SizeInBytes()) {
+    const std::optional<std::int64_t> bytes = v.type.SizeInBytes();
+    if (!bytes) {
       return MakeError("value `" + v.name + "` has shape " + v.type.shape.ToString() +
                        ", whose size in bytes overflows 64 bits; expected realistic dims");
+    }
+    if (*bytes > kMaxTensorBytes) {
+      return MakeError("value `" + v.name + "` has shape " + v.type.shape.ToString() + ", " +
+                       std::to_string(*bytes >> 50) +
+                       " PiB, more than any machine holds; expected realistic dims");
     }
   }
   for (const Node& n : g.nodes()) {

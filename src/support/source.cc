@@ -16,6 +16,39 @@ namespace tpudoctor {
 
 namespace {
 
+constexpr std::size_t kReadChunk = std::size_t{16} << 20;
+
+// Watches the line lengths of what is read: once the start looks like text (no NUL in the first
+// bytes), a line longer than kMaxTextLineBytes is an error. Binary formats have no lines.
+class TextLines {
+ public:
+  Result<Ok> Feed(std::string_view chunk) {
+    if (!decided_) {
+      text_ = chunk.substr(0, 4096).find('\0') == std::string_view::npos;
+      decided_ = true;
+    }
+    if (!text_) return Ok{};
+    for (char c : chunk) {
+      if (c == '\n') {
+        ++line_;
+        length_ = 0;
+      } else if (++length_ > kMaxTextLineBytes) {
+        return MakeError("line " + std::to_string(line_ + 1) + " is longer than " +
+                         std::to_string(kMaxTextLineBytes >> 20) +
+                         " MiB; expected model text (a constant printed in full? dump HLO "
+                         "without large constants)");
+      }
+    }
+    return Ok{};
+  }
+
+ private:
+  bool decided_ = false;
+  bool text_ = false;
+  std::int64_t line_ = 0;
+  std::int64_t length_ = 0;
+};
+
 // Files above this size are checked for holes before they are read.
 constexpr std::int64_t kSparseCheckBytes = std::int64_t{64} << 20;
 
@@ -41,9 +74,21 @@ Result<std::string> ReadRegularFile(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(path + ": cannot open for reading");
-  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-  in.read(bytes.data(), st.st_size);
-  if (in.gcount() != st.st_size) return MakeError(path + ": short read");
+  // Read in chunks, so a text file with an absurd line is refused before it is all in memory.
+  std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(std::min<std::int64_t>(st.st_size, kMaxTextLineBytes)));
+  TextLines lines;
+  std::string chunk(kReadChunk, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (got.empty()) break;
+    if (bytes.size() + got.size() > static_cast<std::size_t>(kMaxSourceBytes))
+      return MakeError(path + ": grew past 2 GiB while it was read");
+    if (auto line = lines.Feed(got); !line) return MakeError(path + ": " + line.error().message);
+    bytes.append(got);
+  }
+  if (in.bad()) return MakeError(path + ": read error");
   return bytes;
 }
 

@@ -142,12 +142,27 @@ Result<std::string> ZipArchive::Read(const ZipEntry& entry, std::uint64_t max_by
   if (file == nullptr) {
     return MakeError(where + ": " + std::string(zip_strerror(handle_->zip)));
   }
-  std::string out(static_cast<std::size_t>(entry.size), '\0');
-  const zip_int64_t got = out.empty() ? 0 : zip_fread(file, out.data(), out.size());
+  // The buffer grows with what really inflates, never to the declared size up front: a member
+  // that claims a gigabyte and holds a kilobyte costs a kilobyte.
+  std::string out;
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  zip_int64_t got = 0;
+  while (out.size() < entry.size) {
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kStep, entry.size - out.size()));
+    const std::size_t at = out.size();
+    out.resize(at + want);
+    got = zip_fread(file, out.data() + at, want);
+    if (got <= 0) {
+      out.resize(at);
+      break;
+    }
+    out.resize(at + static_cast<std::size_t>(got));
+  }
   char extra;
   const zip_int64_t more = zip_fread(file, &extra, 1);  // also runs the CRC check at the end
   zip_fclose(file);
-  if (got < 0 || static_cast<std::uint64_t>(got) != entry.size || more != 0) {
+  if (got < 0 || out.size() != entry.size || more != 0) {
     return MakeError(where +
                      " is corrupt or truncated (its data does not match its declared "
                      "size or checksum)");

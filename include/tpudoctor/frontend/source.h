@@ -30,6 +30,11 @@ struct Source {
 // ONNX itself cannot exceed 2 GiB).
 inline constexpr std::int64_t kMaxSourceBytes = std::int64_t{2} << 30;
 
+// The longest line a text model (HLO, MLIR, pbtxt, JSON, YAML) may have: real files keep lines
+// short, even a Keras config written on one line is a few MiB; a longer line is refused while the
+// file is read, before it is all in memory.
+inline constexpr std::int64_t kMaxTextLineBytes = std::int64_t{64} << 20;
+
 Result<Source> ReadSource(const std::string& path);
 
 // The model files a path names, and the subfolders that could not be read on the way.

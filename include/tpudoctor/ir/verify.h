@@ -2,6 +2,7 @@
 // every graph they build or load; a failure is a bug in the code that built the graph.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,13 @@ namespace tpudoctor {
 // order a permutation where producers come before users, subgraphs verified recursively.
 std::vector<std::string> VerifyGraph(const Graph& graph);
 
-// Frontends call this on what they read: an error when a static tensor's size in bytes overflows
-// 64 bits (dims near 2^63 in a hostile file), in the graph or any subgraph.
+// The largest tensor a model may declare: 64 PiB, thousands of times any accelerator's memory
+// (and of any host's), so only a damaged or hostile file reaches it.
+inline constexpr std::int64_t kMaxTensorBytes = std::int64_t{1} << 56;
+
+// Run on every loaded graph (LoadModel does it for every format): an error when a static tensor's
+// size in bytes overflows 64 bits or passes kMaxTensorBytes (dims near 2^63 in a hostile file),
+// in the graph or any subgraph. One rule for every frontend.
 Result<Ok> CheckTensorSizes(const Graph& graph);
 
 }  // namespace tpudoctor

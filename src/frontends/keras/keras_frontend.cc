@@ -20,7 +20,7 @@ using keras::LayerCall;
 using keras::LayerResult;
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
+constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{64} << 20;
 constexpr int kMaxNesting = 32;  // models inside models
 
 bool IsModelClass(std::string_view c) {

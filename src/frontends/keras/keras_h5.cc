@@ -14,12 +14,14 @@
 #include <memory>
 #include <optional>
 
+#include "src/support/child_limits.h"
 #include "tpudoctor/frontend/frontend.h"
 
 namespace tpudoctor::keras {
 namespace {
 
-constexpr std::size_t kMaxConfigBytes = std::size_t{256} << 20;
+// A Keras model config is JSON of a few KiB to a few MiB, even for the largest models.
+constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
 
 // Closes an HDF5 handle when it goes out of scope.
 class Handle {
@@ -67,7 +69,7 @@ std::optional<std::string> StringAttribute(hid_t file, const char* name, std::st
     std::string out(value, strnlen(value, kMaxConfigBytes + 1));
     H5free_memory(value);
     if (out.size() > kMaxConfigBytes) {
-      problem = std::string("the `") + name + "` attribute is larger than 256 MiB";
+      problem = std::string("the `") + name + "` attribute is larger than 16 MiB";
       return std::nullopt;
     }
     return out;
@@ -124,10 +126,12 @@ Result<H5Config> ReadInProcess(std::string_view bytes, const std::string& displa
 }
 
 // libhdf5 is not hardened against hostile files: fuzzing finds inputs that make it loop forever.
-// So it reads the file in a child process with a CPU limit, and the answer comes back through a
+// So it reads the file in a child process with CPU and memory limits (child_limits.h), and the answer comes back through a
 // pipe: 'C' + config + '\0' + version, or 'E' + the error line. A child that dies, spins or
 // answers nonsense is reported as a file libhdf5 cannot read.
-constexpr int kChildCpuSeconds = 10;
+constexpr int kChildCpuSeconds = 4;
+// A model config is at most kMaxConfigBytes; libhdf5 needs a few copies of it and of the image.
+constexpr std::uint64_t kChildMemoryBytes = std::uint64_t{256} << 20;
 constexpr int kChildWallSeconds = 30;
 
 void WriteAll(int fd, std::string_view data) {
@@ -139,8 +143,7 @@ void WriteAll(int fd, std::string_view data) {
 }
 
 [[noreturn]] void RunChild(int fd, std::string_view bytes, const std::string& display_name) {
-  rlimit cpu{kChildCpuSeconds, kChildCpuSeconds + 1};
-  setrlimit(RLIMIT_CPU, &cpu);
+  LimitThisChild(kChildMemoryBytes + 2 * bytes.size(), kChildCpuSeconds);
   // Whatever a failing libhdf5 (or the C library's heap checks) prints stays out of our one line.
   if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
     ::dup2(null, STDOUT_FILENO);

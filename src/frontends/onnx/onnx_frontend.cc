@@ -250,6 +250,34 @@ std::vector<std::string> InputSymbols(const onnx::GraphProto& g) {
   return out;
 }
 
+// A declared dim is a size (>= 0), -1 (what some converters write for "unknown", as TensorFlow's
+// shapes do) or a name; anything more negative is a damaged file, not an unknown dim.
+Result<Ok> CheckDeclaredDims(onnx::ModelProto& model) {
+  std::string bad;
+  ForEachValueInfo(*model.mutable_graph(), [&](onnx::ValueInfoProto& v) {
+    const onnx::TensorShapeProto* shape = MutableShape(v);
+    if (shape == nullptr || !bad.empty()) return;
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      const auto& d = shape->dim(i);
+      if (d.has_dim_value() && d.dim_value() < -1) {
+        bad = "dim " + std::to_string(i) + " of `" + v.name() + "` is " +
+              std::to_string(d.dim_value()) + "; expected a size, -1 (unknown) or a named dim";
+        return;
+      }
+    }
+  });
+  if (!bad.empty()) return MakeError(bad);
+  for (const auto& t : model.graph().initializer()) {
+    for (std::int64_t d : t.dims()) {
+      if (d < 0) {
+        return MakeError("initializer `" + t.name() + "` has dim " + std::to_string(d) +
+                         "; expected sizes >= 0");
+      }
+    }
+  }
+  return Ok{};
+}
+
 struct StaticizeResult {
   bool replaced_static_batch = false;
 };
@@ -686,6 +714,8 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
     return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
   if (auto ext = CheckExternalData(model.graph()); !ext)
     return MakeError(name + ": " + ext.error().message);
+  if (auto dims = CheckDeclaredDims(model); !dims)
+    return MakeError(name + ": " + dims.error().message);
 
   LoadedModel loaded{
       Graph(model.graph().name().empty() ? "main" : model.graph().name()), "onnx", {}, {}, {}};

@@ -19,7 +19,7 @@ using torch_export::ParseSymDim;
 using torch_export::SymDim;
 
 // A program description far larger than any real model.json (weights are separate files).
-constexpr std::uint64_t kMaxProgramBytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t kMaxProgramBytes = std::uint64_t{128} << 20;
 constexpr int kMaxNesting = 32;  // higher-order ops inside higher-order ops
 
 // torch/_export/serde/schema.py ScalarType.
