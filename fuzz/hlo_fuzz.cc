@@ -1,7 +1,6 @@
-// libFuzzer target for the hlo frontend (build with -DTPUD_BUILD_FUZZERS=ON; run scripts/fuzz.sh).
-#include "fuzz/load_fuzz.h"
-#include "tpudoctor/frontend/hlo.h"
+// libFuzzer entry of the `hlo` target (fuzz/fuzz_targets.h); scripts/fuzz.sh hlo SECONDS runs it.
+#include "fuzz/fuzz_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.hlo", tpudoctor::LoadHlo);
+  return tpudoctor::fuzz::RunTarget("hlo", data, size);
 }

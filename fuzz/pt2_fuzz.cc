@@ -1,8 +1,6 @@
-// libFuzzer target for the torch_export frontend (m.pt2; build with -DTPUD_BUILD_FUZZERS=ON; run
-// scripts/fuzz.sh).
-#include "fuzz/load_fuzz.h"
-#include "tpudoctor/frontend/torch_export.h"
+// libFuzzer entry of the `pt2` target (fuzz/fuzz_targets.h); scripts/fuzz.sh pt2 SECONDS runs it.
+#include "fuzz/fuzz_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.pt2", tpudoctor::LoadTorchExport);
+  return tpudoctor::fuzz::RunTarget("pt2", data, size);
 }

@@ -1,8 +1,6 @@
-// libFuzzer target for the stablehlo frontend (build with -DTPUD_BUILD_FUZZERS=ON; run
-// scripts/fuzz.sh).
-#include "fuzz/load_fuzz.h"
-#include "tpudoctor/frontend/stablehlo.h"
+// libFuzzer entry of the `stablehlo` target (fuzz/fuzz_targets.h); scripts/fuzz.sh stablehlo SECONDS runs it.
+#include "fuzz/fuzz_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.mlir", tpudoctor::LoadStableHlo);
+  return tpudoctor::fuzz::RunTarget("stablehlo", data, size);
 }

@@ -1,8 +1,6 @@
-// libFuzzer target for the tf frontend (m.pbtxt; build with -DTPUD_BUILD_FUZZERS=ON; run
-// scripts/fuzz.sh).
-#include "fuzz/load_fuzz.h"
-#include "tpudoctor/frontend/tf.h"
+// libFuzzer entry of the `tfpbtxt` target (fuzz/fuzz_targets.h); scripts/fuzz.sh tfpbtxt SECONDS runs it.
+#include "fuzz/fuzz_targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return tpudoctor::fuzz::LoadAndCheck(data, size, "m.pbtxt", tpudoctor::LoadTensorFlow);
+  return tpudoctor::fuzz::RunTarget("tfpbtxt", data, size);
 }

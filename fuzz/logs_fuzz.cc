@@ -1,0 +1,6 @@
+// libFuzzer entry of the `logs` target (fuzz/fuzz_targets.h); scripts/fuzz.sh logs SECONDS runs it.
+#include "fuzz/fuzz_targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return tpudoctor::fuzz::RunTarget("logs", data, size);
+}

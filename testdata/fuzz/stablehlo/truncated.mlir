@@ -1,0 +1,2 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<1024xf32>, %arg1: tensor<512x1024xf32>, %arg2: tensor<512xf32>, %arg3: tensor<1024x512xf32>, %arg4: tensor<10xf32>, %arg5: tensor<512x10xf32>, %arg6: tensor<128x512xf3
