@@ -74,8 +74,8 @@ summarize() {
   for t in "$@"; do
     local log=build-fuzz/logs/$t.log
     local execs secs last cov ft crashes
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-    secs=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+    execs=$(awk '/stat::number_of_executed_units:/ {v = $2} END {print v}' "$log")
+    secs=$(awk '/stat::average_exec_per_sec:/ {v = $2} END {print v}' "$log")
     last=$(grep -E '^#[0-9]+' "$log" | grep -o 'cov: [0-9]* ft: [0-9]*' | tail -1)
     cov=$(echo "$last" | awk '{print $2}')
     ft=$(echo "$last" | awk '{print $4}')

@@ -6,7 +6,6 @@
 #include "src/frontends/archives.h"
 #include "src/support/zip_archive.h"
 #include "tpudoctor/frontend/frontend.h"
-#include "tpudoctor/ir/verify.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/frontend/keras.h"
 #include "tpudoctor/frontend/model_config.h"
@@ -14,6 +13,7 @@
 #include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/frontend/tf.h"
 #include "tpudoctor/frontend/torch_export.h"
+#include "tpudoctor/ir/verify.h"
 
 namespace tpudoctor {
 namespace {

@@ -39,7 +39,8 @@ void LimitThisChild(std::uint64_t extra_bytes, int cpu_seconds) {
   if (kSanitized) return;
   const std::uint64_t mapped = MappedBytes();
   if (mapped == 0) return;
-  const rlimit as{static_cast<rlim_t>(mapped + extra_bytes), static_cast<rlim_t>(mapped + extra_bytes)};
+  const rlimit as{static_cast<rlim_t>(mapped + extra_bytes),
+                  static_cast<rlim_t>(mapped + extra_bytes)};
   ::setrlimit(RLIMIT_AS, &as);
 }
 

@@ -42,7 +42,8 @@ json PlainScalar(const std::string& s) {
 
 // Builds JSON from libyaml's events with an explicit stack (no recursion, however deep the
 // text), and charges every node to a budget as it is made: an alias costs what the anchored
-// node cost, so a billion-laughs file is refused once its copies would pass kMaxYamlCost, never expanded.
+// node cost, so a billion-laughs file is refused once its copies would pass kMaxYamlCost, never
+// expanded.
 class Builder {
  public:
   explicit Builder(const std::string& what) : what_(what) {}
@@ -77,7 +78,7 @@ class Builder {
   struct Frame {
     json value;
     std::string anchor;
-    std::uint64_t cost_before = 0;  // budget spent when the collection opened
+    std::uint64_t cost_before = 0;   // budget spent when the collection opened
     std::optional<std::string> key;  // a mapping's key waiting for its value
   };
   struct Anchored {
@@ -96,8 +97,9 @@ class Builder {
   Result<Ok> Charge(const yaml_event_t& e, std::uint64_t cost) {
     cost_ += cost;
     if (cost_ > kMaxYamlCost) {
-      return Fail(e, "the YAML expands to more than " + std::to_string(kMaxYamlCost >> 20) +
-                         " MiB of values (aliases of aliases?), more than a config or job file holds");
+      return Fail(e,
+                  "the YAML expands to more than " + std::to_string(kMaxYamlCost >> 20) +
+                      " MiB of values (aliases of aliases?), more than a config or job file holds");
     }
     return Ok{};
   }
@@ -107,8 +109,8 @@ class Builder {
     std::string text(reinterpret_cast<const char*>(s.value), s.length);
     if (auto c = Charge(e, kNodeCost + text.size()); !c) return c;
     // A quoted (or !!str-tagged) scalar is a string whatever it spells ("8" stays "8").
-    const bool plain = s.style == YAML_PLAIN_SCALAR_STYLE && s.plain_implicit &&
-                       Text(s.tag) != YAML_STR_TAG;
+    const bool plain =
+        s.style == YAML_PLAIN_SCALAR_STYLE && s.plain_implicit && Text(s.tag) != YAML_STR_TAG;
     json value = plain ? PlainScalar(text) : json(text);
     if (const std::string anchor = Text(s.anchor); !anchor.empty())
       anchors_[anchor] = {value, kNodeCost + text.size()};
@@ -210,8 +212,8 @@ Result<json> ParseYamlInput(std::string_view text, const std::string& what) {
       const yaml_parser_t& p = *parser.get();
       const std::string problem = p.problem != nullptr ? p.problem : "unreadable text";
       if (p.error == YAML_MEMORY_ERROR) return MakeError(what + ": out of memory reading YAML");
-      return MakeError(what + ": invalid YAML at line " +
-                       std::to_string(p.problem_mark.line + 1) + ": " + problem);
+      return MakeError(what + ": invalid YAML at line " + std::to_string(p.problem_mark.line + 1) +
+                       ": " + problem);
     }
     const bool end = event.type == YAML_STREAM_END_EVENT;
     auto fed = builder.Feed(event);

@@ -48,8 +48,8 @@ TEST(YamlInputTest, RefusesWhatWouldRunAway) {
 }
 
 TEST(YamlInputTest, AliasesExpandWithinTheBudget) {
-  auto j = ParseYamlInput("base: &b {dim: 8, name: x}\nuse: *b\nlist: &l [1, 2]\nagain: *l\n",
-                          "t.yaml");
+  auto j =
+      ParseYamlInput("base: &b {dim: 8, name: x}\nuse: *b\nlist: &l [1, 2]\nagain: *l\n", "t.yaml");
   ASSERT_TRUE(j) << j.error().message;
   EXPECT_EQ((*j)["use"]["dim"], 8);
   EXPECT_EQ((*j)["again"][1], 2);
@@ -59,7 +59,8 @@ TEST(YamlInputTest, AliasesExpandWithinTheBudget) {
 }
 
 TEST(YamlInputTest, BillionLaughsIsRefusedBeforeItGrows) {
-  std::string text = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  std::string text =
+      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
   for (char c = 'b'; c <= 'j'; ++c) {
     const char prev = static_cast<char>(c - 1);
     text += std::string(1, c) + ": &" + c + " [";
@@ -68,8 +69,7 @@ TEST(YamlInputTest, BillionLaughsIsRefusedBeforeItGrows) {
   }
   auto j = ParseYamlInput(text, "t.yaml");
   ASSERT_FALSE(j);
-  EXPECT_NE(j.error().message.find("expands to more than"), std::string::npos)
-      << j.error().message;
+  EXPECT_NE(j.error().message.find("expands to more than"), std::string::npos) << j.error().message;
   // A long string repeated through aliases is charged its length each time.
   std::string wide = "s: &s " + std::string(1 << 20, 'x') + "\nl: [";
   for (int i = 0; i < 100; ++i) wide += std::string(i ? "," : "") + "*s";

@@ -1,10 +1,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "model_input.h"
-#include "write_files.h"
 #include "tpudoctor/jobs/emit.h"
 #include "tpudoctor/jobs/plan.h"
 #include "tpudoctor/support/strings.h"
+#include "write_files.h"
 
 namespace tpudoctor::cli {
 namespace {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "tests/test_util.h"
@@ -35,8 +36,10 @@ struct Outcome {
   double seconds = 0;
 };
 
-// Runs the tpu-doctor binary with `args` from the repository root.
-Outcome RunBinary(const std::vector<std::string>& args) {
+// Runs the tpu-doctor binary with `args` from the repository root; `while_running` runs on another
+// thread with the child's pid while the child runs.
+Outcome RunBinary(const std::vector<std::string>& args,
+                  const std::function<void(pid_t)>& while_running = nullptr) {
   int out_pipe[2], err_pipe[2];
   EXPECT_EQ(::pipe(out_pipe), 0);
   EXPECT_EQ(::pipe(err_pipe), 0);
@@ -56,6 +59,8 @@ Outcome RunBinary(const std::vector<std::string>& args) {
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
+  std::thread beside;
+  if (while_running) beside = std::thread(while_running, pid);
   Outcome o;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&o.out, &o.err};
@@ -78,6 +83,7 @@ Outcome RunBinary(const std::vector<std::string>& args) {
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
+  if (beside.joinable()) beside.join();
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   o.signaled = WIFSIGNALED(status);
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -135,12 +141,27 @@ TEST(HostileTest, LogTruncatedWhileReadGivesWhatWasRead) {
     for (std::size_t written = 0; written < (std::size_t{160} << 20); written += lines.size())
       out << lines;
   }
-  std::thread truncate([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
-    ::truncate(log.c_str(), 0);
-  });
-  const Outcome o = RunBinary({"logs", log.string()});
-  truncate.join();
+  // Truncate once the reader is 16 MiB into the file (its offset, from /proc/PID/fdinfo).
+  bool truncated = false;
+  auto truncate_mid_read = [&](pid_t pid) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+    while (!truncated && std::chrono::steady_clock::now() < give_up) {
+      std::error_code ec;
+      for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        if (fs::read_symlink(fd.path(), ec) != log) continue;
+        std::ifstream info("/proc/" + std::to_string(pid) + "/fdinfo/" +
+                           fd.path().filename().string());
+        std::string key;
+        long long pos = 0;
+        if (info >> key >> pos && key == "pos:" && pos > (16 << 20)) {
+          truncated = ::truncate(log.c_str(), 0) == 0;
+        }
+      }
+    }
+  };
+  const Outcome o = RunBinary({"logs", log.string()}, truncate_mid_read);
+  ASSERT_TRUE(truncated) << "the reader finished before the file could be truncated";
+  EXPECT_NE(o.out.find("shrank"), std::string::npos) << o.out.substr(0, 500);
   ExpectWithinBudget(o);
   EXPECT_LE(o.code, 1) << o.err;
   EXPECT_NE(o.out.find("tpu-doctor"), std::string::npos);

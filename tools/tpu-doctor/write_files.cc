@@ -87,9 +87,11 @@ Result<std::string> WriteTemporary(int dirfd, const FileToWrite& f) {
   const mode_t mode = f.executable ? 0777 : 0666;
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::string name = "." + f.name + ".tpu-doctor-" + RandomSuffix();
-    Fd fd(::openat(dirfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    Fd fd(
+        ::openat(dirfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (!fd.ok() && errno == EEXIST) continue;
-    if (!fd.ok()) return MakeError("cannot create a temporary for `" + f.name + "` (" + Errno() + ")");
+    if (!fd.ok())
+      return MakeError("cannot create a temporary for `" + f.name + "` (" + Errno() + ")");
     if (auto w = WriteAndSync(fd.get(), f.text); !w) {
       ::unlinkat(dirfd, name.c_str(), 0);
       return MakeError("cannot write `" + f.name + "` (" + w.error().message + ")");
@@ -104,7 +106,8 @@ Result<std::string> LinkBackup(int dirfd, const std::string& name) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::string backup = "." + name + ".tpu-doctor-old-" + RandomSuffix();
     if (::linkat(dirfd, name.c_str(), dirfd, backup.c_str(), 0) == 0) return backup;
-    if (errno != EEXIST) return MakeError("cannot keep a backup of `" + name + "` (" + Errno() + ")");
+    if (errno != EEXIST)
+      return MakeError("cannot keep a backup of `" + name + "` (" + Errno() + ")");
   }
   return MakeError("cannot keep a backup of `" + name + "` (every name taken)");
 }
@@ -242,8 +245,10 @@ Result<Ok> WriteNewFolder(const std::string& dir, const std::vector<FileToWrite>
   std::string staging;
   for (int attempt = 0; attempt < 16 && staging.empty(); ++attempt) {
     const std::string name = "." + target.filename().string() + ".tpu-doctor-" + RandomSuffix();
-    if (::mkdirat(parentfd.get(), name.c_str(), 0777) == 0) staging = name;
-    else if (errno != EEXIST) break;
+    if (::mkdirat(parentfd.get(), name.c_str(), 0777) == 0)
+      staging = name;
+    else if (errno != EEXIST)
+      break;
   }
   if (staging.empty()) {
     undo_ancestors();
@@ -252,8 +257,8 @@ Result<Ok> WriteNewFolder(const std::string& dir, const std::vector<FileToWrite>
   const std::string staging_path = (parent / staging).string();
   auto written = WriteIntoExisting(staging_path, files, false);
   HoldSignals hold;
-  if (written && RenameInto(parentfd.get(), staging, parentfd.get(),
-                            target.filename().string(), false) != 0) {
+  if (written &&
+      RenameInto(parentfd.get(), staging, parentfd.get(), target.filename().string(), false) != 0) {
     written = MakeError(dir + ": cannot create the folder (" + Errno() + ")");
   }
   if (!written) {

@@ -126,9 +126,9 @@ Result<H5Config> ReadInProcess(std::string_view bytes, const std::string& displa
 }
 
 // libhdf5 is not hardened against hostile files: fuzzing finds inputs that make it loop forever.
-// So it reads the file in a child process with CPU and memory limits (child_limits.h), and the answer comes back through a
-// pipe: 'C' + config + '\0' + version, or 'E' + the error line. A child that dies, spins or
-// answers nonsense is reported as a file libhdf5 cannot read.
+// So it reads the file in a child process with CPU and memory limits (child_limits.h), and the
+// answer comes back through a pipe: 'C' + config + '\0' + version, or 'E' + the error line. A child
+// that dies, spins or answers nonsense is reported as a file libhdf5 cannot read.
 constexpr int kChildCpuSeconds = 4;
 // A model config is at most kMaxConfigBytes; libhdf5 needs a few copies of it and of the image.
 constexpr std::uint64_t kChildMemoryBytes = std::uint64_t{256} << 20;
