@@ -14,6 +14,7 @@
 #include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/frontend/stablehlo.h"
 #include "tpudoctor/ir/verify.h"
+#include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/report/report.h"
 #include "tpudoctor/support/strings.h"
 
@@ -313,6 +314,27 @@ TEST(HloTest, UnknownOpcodesAreKeptAndFlagged) {
     flagged |= d.code == "TPU003" && d.severity == Severity::kWarning;
   }
   EXPECT_TRUE(flagged);
+}
+
+TEST(HloTest, EveryOpcodeOfXlasListAndItsAsyncFormsIsKnown) {
+  // Opcodes XLA's hlo_opcode.h defines that an older table lacked, and the generic async forms.
+  for (const char* op : {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
+                         "mulhi", "collective-reduce", "custom-call-start", "custom-call-update",
+                         "custom-call-done", "dot-start", "add-start",
+                         "dynamic-update-slice-start"}) {
+    EXPECT_TRUE(HloOpKind(op).has_value()) << op;
+  }
+  EXPECT_EQ(HloOpKind("dot-start"), OpKind::kMatMul);
+  EXPECT_EQ(HloOpKind("acosh"), OpKind::kElementwise);
+  EXPECT_FALSE(HloOpKind("frobnicate-start").has_value());
+  EXPECT_FALSE(HloOpKind("-start").has_value());
+  Source s{"trig.hlo",
+           "HloModule m\nENTRY main {\n  x = f32[4] parameter(0)\n  a = f32[4] acosh(x)\n"
+           "  ROOT y = f32[4] sinh(a)\n}\n"};
+  auto m = LoadHlo(s, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  for (const Diagnostic& d : RunChecks(m->graph, **FindTarget(kDefaultTarget)))
+    EXPECT_NE(d.code, "TPU003") << d.message;
 }
 
 TEST(HloTest, HugeSingleLineDoesNotCrash) {

@@ -30,9 +30,17 @@ std::optional<OpKind> HloOpKind(std::string_view opcode) {
     }
     return t;
   }();
-  auto it = table->find(opcode);
-  if (it == table->end()) return std::nullopt;
-  return it->second;
+  if (auto it = table->find(opcode); it != table->end()) return it->second;
+  // The async form XLA's parser accepts for any opcode (`custom-call-start`, `dot-start`):
+  // `OP-start` does OP's work, `-update` and `-done` only hand its buffers on.
+  for (std::string_view suffix : {"-start", "-update", "-done"}) {
+    if (!opcode.ends_with(suffix)) continue;
+    auto base = table->find(opcode.substr(0, opcode.size() - suffix.size()));
+    if (base == table->end()) return std::nullopt;
+    if (suffix == "-start") return base->second;
+    return table->at("async-done");  // costed as the generic async-done is
+  }
+  return std::nullopt;
 }
 
 std::string StableHloOpcode(std::string_view mlir_name) {

@@ -11,7 +11,8 @@
 
 namespace tpudoctor {
 
-// nullopt for an opcode XLA does not define.
+// The kind of an HLO opcode (data/hlo/opcodes.tsv, XLA's own list) or of its async form
+// (`OP-start`, `OP-update`, `OP-done`); nullopt for an opcode XLA does not define.
 std::optional<OpKind> HloOpKind(std::string_view opcode);
 
 // The HLO opcode of a StableHLO/MHLO/CHLO op (`stablehlo.dot_general` → `dot`,

@@ -250,8 +250,9 @@ std::vector<std::string> InputSymbols(const onnx::GraphProto& g) {
   return out;
 }
 
-// A declared dim is a size (>= 0), -1 (what some converters write for "unknown", as TensorFlow's
-// shapes do) or a name; anything more negative is a damaged file, not an unknown dim.
+// A declared dim is a size (>= 0) or a name; ONNX writes an unknown dim as one with neither. A
+// negative value is a damaged file (or one written by a tool that took TensorFlow's -1 for ONNX's
+// way of saying unknown): an input error, never silently an unknown dim.
 Result<Ok> CheckDeclaredDims(onnx::ModelProto& model) {
   std::string bad;
   ForEachValueInfo(*model.mutable_graph(), [&](onnx::ValueInfoProto& v) {
@@ -259,9 +260,10 @@ Result<Ok> CheckDeclaredDims(onnx::ModelProto& model) {
     if (shape == nullptr || !bad.empty()) return;
     for (int i = 0; i < shape->dim_size(); ++i) {
       const auto& d = shape->dim(i);
-      if (d.has_dim_value() && d.dim_value() < -1) {
+      if (d.has_dim_value() && d.dim_value() < 0) {
         bad = "dim " + std::to_string(i) + " of `" + v.name() + "` is " +
-              std::to_string(d.dim_value()) + "; expected a size, -1 (unknown) or a named dim";
+              std::to_string(d.dim_value()) +
+              "; expected a size >= 0 (an unknown dim has no value, or a name)";
         return;
       }
     }
