@@ -337,6 +337,21 @@ TEST(HloTest, EveryOpcodeOfXlasListAndItsAsyncFormsIsKnown) {
     EXPECT_NE(d.code, "TPU003") << d.message;
 }
 
+TEST(HloTest, TheExtensionDecidesNotTheComments) {
+  // XLA's translation tests: a `.hlo` file whose `// CHECK` lines quote the MLIR it becomes.
+  const std::string text =
+      "// CHECK: func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32>\n"
+      "// CHECK: stablehlo.negate %arg0 : tensor<4xf32>\n"
+      "HloModule m\nENTRY main {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n";
+  auto m = LoadModel(Source{"translate_test.hlo", text}, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->format, "hlo");
+  // The same bytes under a name that does not say: content decides.
+  auto sniffed = LoadModel(Source{"translate_test.txt", text}, {});
+  ASSERT_TRUE(sniffed.ok()) << sniffed.error().message;
+  EXPECT_EQ(sniffed->format, "hlo");
+}
+
 TEST(HloTest, HugeSingleLineDoesNotCrash) {
   std::string text = "HloModule m\nENTRY main {\n  x = f32[4] parameter(0), metadata={op_name=\"";
   text += std::string(10 << 20, 'a');

@@ -177,7 +177,7 @@ TEST(TorchExportTest, HostileArchivesAreRefusedWithOneLine) {
       {"bad_bomb.pt2", "zip bomb"},
       {"bad_claims_gigabytes.pt2", "claims 4294967294 bytes"},
       {"bad_truncated.pt2", "truncated or damaged"},
-      {"bad_no_program.pt2", "neither a torch.export .pt2"},
+      {"bad_no_program.pt2", "not a torch.export .pt2 archive"},
       {"bad_deep_json.pt2", "nested more than"},
       {"bad_json.pt2", "invalid JSON at byte"},
   };

@@ -191,9 +191,34 @@ Result<LoadedModel> WithFacts(Result<LoadedModel> loaded, const ShapeOptions& op
   return loaded;
 }
 
+// The format an unambiguous file extension names, or nullopt when the name leaves it open (`.pb`
+// is a TensorFlow GraphDef or, rarely, ONNX; `.json`/`.yml` a Keras or a model config; `.txt`
+// anything). The extension is the user's word: a `.hlo` test file whose `// CHECK` comments quote
+// MLIR is still HLO.
+std::optional<std::string_view> FormatOfExtension(std::string_view name) {
+  struct Ext {
+    std::string_view suffix, format;
+  };
+  static constexpr Ext kExtensions[] = {
+      {".hlo", "hlo"},         {".hlo.txt", "hlo"},     {".mlir", "stablehlo"},
+      {".mlirbc", "stablehlo"}, {".onnx", "onnx"},       {".pt2", "pt2"},
+      {".keras", "keras"},     {".h5", "keras"},        {".hdf5", "keras"},
+      {".pbtxt", "tf"},        {".meta", "tf"},
+  };
+  for (const Ext& e : kExtensions) {
+    if (name.ends_with(e.suffix)) return e.format;
+  }
+  return std::nullopt;
+}
+
+Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options,
+                               std::string_view format);
+
 Result<LoadedModel> Detect(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
+  if (auto format = FormatOfExtension(source.display_name))
+    return LoadFormat(source, options, *format);
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);
   if (SniffTorchExport(source) > 0) return LoadTorchExport(source, options);
   if (SniffModelConfig(source) > 0) return LoadModelConfig(source, options);

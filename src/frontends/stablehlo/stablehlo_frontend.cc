@@ -563,14 +563,19 @@ class Converter {
 constexpr std::string_view kBytecodeMagic = "ML\xEFR";
 
 int SniffStableHlo(const Source& source) {
-  const std::string_view head = std::string_view(source.bytes).substr(0, 8192);
-  if (head.starts_with(kBytecodeMagic)) return 95;
-  const bool dialect = head.find("stablehlo.") != std::string_view::npos ||
-                       head.find("mhlo.") != std::string_view::npos;
-  const bool container = head.find("func.func") != std::string_view::npos ||
-                         head.find("module") != std::string_view::npos;
+  const std::string_view raw = std::string_view(source.bytes).substr(0, 8192);
+  if (raw.starts_with(kBytecodeMagic)) return 95;
+  // What the text says, not what its comments quote (`// CHECK: stablehlo.add` in a test file).
+  std::string head;
+  for (std::string_view line : SplitLines(raw)) {
+    if (!Trim(line).starts_with("//")) head.append(line).push_back('\n');
+  }
+  const bool dialect =
+      head.find("stablehlo.") != std::string::npos || head.find("mhlo.") != std::string::npos;
+  const bool container =
+      head.find("func.func") != std::string::npos || head.find("module") != std::string::npos;
   if (dialect && container) return 90;
-  if (head.find("func.func") != std::string_view::npos) return 60;
+  if (head.find("func.func") != std::string::npos) return 60;
   const std::string& n = source.display_name;
   if (n.ends_with(".mlir")) return 40;
   return 0;
