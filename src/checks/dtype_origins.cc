@@ -96,7 +96,28 @@ bool UsesOnlyCompare(const Graph& g, const Value& v, DType wide, int depth) {
   return true;
 }
 
+// Every use of `v` casts it down, looking through layout ops.
+bool UsesOnlyNarrowing(const Graph& g, const Value& v, DType wide, int depth) {
+  if (depth > 8 || v.users.empty() || std::ranges::find(g.outputs(), v.id) != g.outputs().end())
+    return false;
+  for (NodeId user : v.users) {
+    const Node& n = g.node(user);
+    if (NarrowsBack(g, n, wide)) continue;
+    if (n.kind != OpKind::kLayout) return false;
+    for (ValueId out : n.outputs) {
+      if (!UsesOnlyNarrowing(g, g.value(out), wide, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+bool FoldedLiteral(const DTypeOrigin& origin) {
+  if (origin.kind != DTypeOrigin::Kind::kNode || origin.graph == nullptr) return false;
+  if (origin.node->kind != OpKind::kConstant) return false;
+  return UsesOnlyNarrowing(*origin.graph, *origin.value, origin.value->type.dtype, 0);
+}
 
 bool ConfinedToComparisons(const DTypeOrigin& origin) {
   if (origin.kind != DTypeOrigin::Kind::kNode || origin.graph == nullptr) return false;

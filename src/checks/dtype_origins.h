@@ -37,6 +37,11 @@ DTypeUse FindDTypeOrigins(const Graph& graph, DType dtype);
 // the booleans are the same as in float32, and no wide tensor reaches the rest of the program.
 bool ConfinedToComparisons(const DTypeOrigin& origin);
 
+// Whether a node origin is a constant whose every use (through reshapes and broadcasts) converts
+// it to a narrower type: a literal such as JAX's `1.0` traced with x64 and cast to float32 at once.
+// XLA folds the conversion at compile time, so no tensor of the wide type exists on the device.
+bool FoldedLiteral(const DTypeOrigin& origin);
+
 // "float64 also enters at `b`, weight `w`, ... (N places<tail>)": the origins after the first,
 // for findings that report one origin per dtype. Empty when there is only one.
 std::string OtherOriginsNote(const DTypeUse& use, DType dtype, std::string_view tail = "");

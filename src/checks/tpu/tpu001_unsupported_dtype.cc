@@ -22,6 +22,8 @@ class Tpu001UnsupportedDtype final : public Check {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
       if (rule.support != DTypeSupport::kUnsupported) continue;
       DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
+      // Literals converted down at once are folded by XLA: nothing of the type reaches the chip.
+      std::erase_if(use.origins, FoldedLiteral);
       if (use.origins.empty()) continue;
       if (std::ranges::all_of(use.origins, ConfinedToComparisons)) {
         sink.Add(ComparisonOnly(ctx, traits.dtype, use));

@@ -71,7 +71,8 @@ class Tpu002SlowDtype final : public Check {
                      DiagnosticSink& sink) const {
     // One finding per dtype: a slow type is one choice (a float16 policy, a half() export) that
     // shows up at the input, the weights and every cast; the first origin locates it.
-    const DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
+    DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
+    std::erase_if(use.origins, FoldedLiteral);  // converted down at compile time: never on chip
     if (use.origins.empty()) return;
     {
       const DTypeOrigin& origin = use.origins.front();
