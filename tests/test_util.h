@@ -95,11 +95,18 @@ inline void ExpectGolden(const std::filesystem::path& golden, const std::string&
       << "golden " << golden << " differs; review, then UPDATE_GOLDENS=1";
 }
 
+// Loads a model; a failure fails the test and returns an empty model (never a dereferenced error).
 inline LoadedModel LoadOrDie(const std::filesystem::path& p, const ShapeOptions& options = {}) {
   auto src = ReadSource(p.string());
-  EXPECT_TRUE(src.ok()) << (src.ok() ? "" : src.error().message);
+  if (!src.ok()) {
+    ADD_FAILURE() << src.error().message;
+    return LoadedModel{Graph(), "", "", {}, {}};
+  }
   auto model = LoadModel(*src, options);
-  EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().message);
+  if (!model.ok()) {
+    ADD_FAILURE() << model.error().message;
+    return LoadedModel{Graph(), "", "", {}, {}};
+  }
   return std::move(*model);
 }
 

@@ -103,8 +103,7 @@ TEST(CliTest, EstimateJsonContract) {
 
 // A 2 GiB file of holes is refused from its metadata, before anything is read into memory.
 TEST(CliTest, SparseFileIsRefusedWithoutReadingIt) {
-  const fs::path dir = fs::temp_directory_path() / "tpud_sparse_test";
-  fs::create_directories(dir);
+  testing::ScratchDir dir;
   const fs::path file = dir / "model.onnx";
   { std::ofstream(file, std::ios::binary) << "x"; }
   fs::resize_file(file, (std::uintmax_t{2} << 30) - 4096);  // sparse on every Linux filesystem
@@ -119,7 +118,6 @@ TEST(CliTest, SparseFileIsRefusedWithoutReadingIt) {
   EXPECT_NE(message.find("a sparse file"), std::string::npos) << message;
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1);
   EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024);  // KiB: nothing near 2 GiB was read
-  fs::remove_all(dir);
 }
 
 TEST(CliTest, ColourOnlyOnATerminalWithoutNoColor) {
@@ -141,7 +139,8 @@ TEST(CliTest, ColourOnlyOnATerminalWithoutNoColor) {
 
 // A project's pyproject.toml sets defaults; flags win over it; a bad section is a usage error.
 TEST(CliTest, PyprojectConfig) {
-  const fs::path dir = fs::temp_directory_path() / "tpud_pyproject_test" / "sub";
+  testing::ScratchDir scratch;
+  const fs::path dir = scratch / "sub";
   fs::create_directories(dir);
   const std::string model = (testing::SourceDir() / "testdata/models/f64_mlp.onnx").string();
   auto write = [&](const std::string& text) {
@@ -173,7 +172,6 @@ TEST(CliTest, PyprojectConfig) {
     EXPECT_NE(text.find("pyproject.toml"), std::string::npos) << text;
   }
   fs::current_path(testing::SourceDir());
-  fs::remove_all(dir.parent_path());
 }
 
 }  // namespace
