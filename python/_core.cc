@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <new>
 #include <stdexcept>
 
 #include "tpudoctor/analyze.h"
@@ -199,7 +200,18 @@ PYBIND11_MODULE(_core, m) {
   // Forking a threaded Python process is unsafe: legacy .h5 files are read through h5py by the
   // Python package instead of libhdf5 in a child process.
   SetChildProcessesAllowed(false);
-  py::register_exception<ToolError>(m, "Error", PyExc_ValueError);
+  static py::exception<ToolError>& error =
+      py::register_exception<ToolError>(m, "Error", PyExc_ValueError);
+  // An allocation no size check foresaw is bad input too: the same Error, one line.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(error.ptr(),
+                      "out of memory while reading the input; it is larger or more deeply nested "
+                      "than a model, config or log can be");
+    }
+  });
   m.attr("version") = kToolVersion;
 
   py::class_<PyAnalyzeArgs>(m, "AnalyzeArgs")

@@ -318,10 +318,10 @@ TEST(HloTest, UnknownOpcodesAreKeptAndFlagged) {
 
 TEST(HloTest, EveryOpcodeOfXlasListAndItsAsyncFormsIsKnown) {
   // Opcodes XLA's hlo_opcode.h defines that an older table lacked, and the generic async forms.
-  for (const char* op : {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh",
-                         "mulhi", "collective-reduce", "custom-call-start", "custom-call-update",
-                         "custom-call-done", "dot-start", "add-start",
-                         "dynamic-update-slice-start"}) {
+  for (const char* op :
+       {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "mulhi",
+        "collective-reduce", "custom-call-start", "custom-call-update", "custom-call-done",
+        "dot-start", "add-start", "dynamic-update-slice-start"}) {
     EXPECT_TRUE(HloOpKind(op).has_value()) << op;
   }
   EXPECT_EQ(HloOpKind("dot-start"), OpKind::kMatMul);

@@ -200,10 +200,9 @@ std::optional<std::string_view> FormatOfExtension(std::string_view name) {
     std::string_view suffix, format;
   };
   static constexpr Ext kExtensions[] = {
-      {".hlo", "hlo"},         {".hlo.txt", "hlo"},     {".mlir", "stablehlo"},
-      {".mlirbc", "stablehlo"}, {".onnx", "onnx"},       {".pt2", "pt2"},
-      {".keras", "keras"},     {".h5", "keras"},        {".hdf5", "keras"},
-      {".pbtxt", "tf"},        {".meta", "tf"},
+      {".hlo", "hlo"},    {".hlo.txt", "hlo"}, {".mlir", "stablehlo"}, {".mlirbc", "stablehlo"},
+      {".onnx", "onnx"},  {".pt2", "pt2"},     {".keras", "keras"},    {".h5", "keras"},
+      {".hdf5", "keras"}, {".pbtxt", "tf"},    {".meta", "tf"},
   };
   for (const Ext& e : kExtensions) {
     if (name.ends_with(e.suffix)) return e.format;
