@@ -86,14 +86,6 @@ std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
   return RunChecksWithEstimate(graph, target, options).findings;
 }
 
-void SortDiagnostics(std::vector<Diagnostic>& diagnostics) {
-  std::stable_sort(diagnostics.begin(), diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.severity != b.severity) return a.severity > b.severity;
-                     return a.code < b.code;
-                   });
-}
-
 Location LocationOf(const std::string& graph_path, const Node& node) {
   Location loc;
   loc.graph = graph_path;
@@ -103,10 +95,6 @@ Location LocationOf(const std::string& graph_path, const Node& node) {
   loc.file = node.loc.file;
   loc.line = node.loc.line;
   return loc;
-}
-
-std::string GraphPath(const std::string& parent_path, const Node& node, const Subgraph& sub) {
-  return parent_path + "/" + node.name + "." + sub.attr_name;
 }
 
 }  // namespace tpudoctor

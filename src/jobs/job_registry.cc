@@ -1,6 +1,6 @@
 // The one list of JOB rules. Keep it sorted by code.
 #include "src/jobs/rules/job_rules.h"
-#include "tpudoctor/check/check.h"
+#include "tpudoctor/diag/diagnostic.h"
 
 namespace tpudoctor {
 

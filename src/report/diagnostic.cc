@@ -1,5 +1,6 @@
 #include "tpudoctor/diag/diagnostic.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -79,6 +80,14 @@ void GroupRepeatedFindings(std::vector<Diagnostic>& diagnostics) {
                             names);
   }
   diagnostics = std::move(kept);
+}
+
+void SortDiagnostics(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.severity != b.severity) return a.severity > b.severity;
+                     return a.code < b.code;
+                   });
 }
 
 }  // namespace tpudoctor

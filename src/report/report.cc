@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "tpudoctor/check/check.h"
+#include "tpudoctor/ir/graph_walk.h"
 
 namespace tpudoctor {
 

@@ -17,6 +17,7 @@
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/ir/graph.h"
+#include "tpudoctor/ir/graph_walk.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
@@ -71,24 +72,7 @@ struct CheckRun {
 CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
                                const CheckOptions& options = {});
 
-// Errors first, then warnings, then notes; within a severity by code, keeping emission order
-// (which follows the graph's topological order).
-void SortDiagnostics(std::vector<Diagnostic>& diagnostics);
-
-// Helpers shared by checks.
+// Helpers shared by checks (GraphPath and ForEachNodeWithPath: ir/graph_walk.h).
 Location LocationOf(const std::string& graph_path, const Node& node);
-std::string GraphPath(const std::string& parent_path, const Node& node, const Subgraph& sub);
-
-// Calls fn(graph, graph_path, node) for every node of `graph` and its subgraphs, in topological
-// order, each node before the nodes of its subgraphs.
-template <typename Fn>
-void ForEachNodeWithPath(const Graph& graph, const std::string& path, Fn&& fn) {
-  for (NodeId id : graph.topo_order()) {
-    const Node& node = graph.node(id);
-    fn(graph, path, node);
-    for (const Subgraph& sub : node.subgraphs)
-      ForEachNodeWithPath(*sub.graph, GraphPath(path, node, sub), fn);
-  }
-}
 
 }  // namespace tpudoctor

@@ -52,6 +52,10 @@ struct Diagnostic {
 // into the first of them, counting the others and naming the first few in a note; keeps order.
 void GroupRepeatedFindings(std::vector<Diagnostic>& diagnostics);
 
+// Errors first, then warnings, then notes; within a severity by code, keeping emission order
+// (which follows the graph's topological order).
+void SortDiagnostics(std::vector<Diagnostic>& diagnostics);
+
 // Collects diagnostics from frontends and checks.
 class DiagnosticSink {
  public:
