@@ -393,19 +393,24 @@ bool InOnnxOrder(const onnx::GraphProto& g, std::vector<std::string>& visible, i
   return ok;
 }
 
+// The LOAD001 note for when libonnx's shape inference did not run to the end.
+Diagnostic ShapeInferenceNote(std::string why, std::string onnx_said = "") {
+  Diagnostic d;
+  d.code = "LOAD001";
+  d.severity = Severity::kNote;
+  d.message = why + "; shapes come from the exporter and tpu-doctor's own propagation";
+  if (!onnx_said.empty()) d.notes.push_back("onnx said: " + onnx_said);
+  return d;
+}
+
 // Returns whether the model was changed (inference ran and added facts).
 bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
   const int opset = DefaultOpset(model);
   if (opset > kOnnxInferenceMaxOpset) return false;  // rely on value_info + own propagation
   std::vector<std::string> visible;
   if (!InOnnxOrder(model.graph(), visible)) {
-    Diagnostic d;
-    d.code = "LOAD001";
-    d.severity = Severity::kNote;
-    d.message =
-        "nodes are not in the topological order ONNX requires (or a value is defined twice); "
-        "shapes come from the exporter and tpu-doctor's own propagation";
-    diags.push_back(std::move(d));
+    diags.push_back(ShapeInferenceNote(
+        "nodes are not in the topological order ONNX requires (or a value is defined twice)"));
     return false;
   }
   try {
@@ -413,14 +418,7 @@ bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& dia
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
     return true;
   } catch (const std::exception& e) {
-    Diagnostic d;
-    d.code = "LOAD001";
-    d.severity = Severity::kNote;
-    d.message =
-        "onnx shape inference stopped early; shapes come from the exporter and tpu-doctor's own "
-        "propagation";
-    d.notes.push_back(std::string("onnx said: ") + e.what());
-    diags.push_back(std::move(d));
+    diags.push_back(ShapeInferenceNote("onnx shape inference stopped early", e.what()));
   }
   return false;
 }
