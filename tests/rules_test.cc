@@ -66,6 +66,18 @@ TEST(RulesTest, EveryRuleHasDocsAndFixtures) {
   }
 }
 
+// Codes emitted outside the check registry (frontends' LOAD notes) have their page too.
+TEST(RulesTest, FrontendCodesHaveDocs) {
+  for (const char* code : {"LOAD001"}) {
+    auto doc = FindEmbedded(std::string("docs/rules/") + code + ".md");
+    ASSERT_TRUE(doc.has_value()) << code;
+    for (const char* heading : {"## What it flags", "## Why it matters on TPU", "## Example",
+                                "## How to fix", "## References"}) {
+      EXPECT_NE(doc->find(heading), std::string_view::npos) << code << " lacks " << heading;
+    }
+  }
+}
+
 TEST(RulesTest, FixturesMatchGoldens) {
   const TargetSpec& target = **FindTarget(kDefaultTarget);
   for (const auto& check : AllChecks()) {
