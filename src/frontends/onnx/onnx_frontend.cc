@@ -403,6 +403,31 @@ Diagnostic ShapeInferenceNote(std::string why, std::string onnx_said = "") {
   return d;
 }
 
+// Whether every node output of `g` and its subgraphs has a type (in value_info, the outputs or the
+// inputs) after a first inference pass.
+bool EveryNodeOutputTyped(const onnx::GraphProto& g, int depth = 0) {
+  if (depth > kMaxSubgraphDepth) return false;
+  std::unordered_set<std::string_view> typed;
+  auto add = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) typed.insert(v.name());
+  };
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.output()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  for (const auto& n : g.node()) {
+    for (const std::string& out : n.output()) {
+      if (!out.empty() && !typed.contains(out)) return false;
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && !EveryNodeOutputTyped(a.g(), depth + 1)) return false;
+      for (const auto& sub : a.graphs()) {
+        if (!EveryNodeOutputTyped(sub, depth + 1)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 // Returns whether the model was changed (inference ran and added facts).
 bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& diags) {
   const int opset = DefaultOpset(model);
@@ -413,9 +438,18 @@ bool RunOnnxShapeInference(onnx::ModelProto& model, std::vector<Diagnostic>& dia
         "nodes are not in the topological order ONNX requires (or a value is defined twice)"));
     return false;
   }
+  // libonnx's data propagation (shape values through Shape -> Gather -> Concat -> Reshape)
+  // dereferences the type of every input without checking it, and a node whose inference failed
+  // (error_mode 0 goes on) leaves its outputs untyped: a first pass without data propagation is
+  // safe, and the second, with it, runs only once every value has a type.
   try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    const onnx::ShapeInferenceOptions types_only(/*check_type=*/false, /*error_mode=*/0,
+                                                 /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), types_only);
+    if (!EveryNodeOutputTyped(model.graph())) return true;
+    const onnx::ShapeInferenceOptions with_data(/*check_type=*/false, /*error_mode=*/0,
+                                                /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), with_data);
     return true;
   } catch (const std::exception& e) {
     diags.push_back(ShapeInferenceNote("onnx shape inference stopped early", e.what()));
