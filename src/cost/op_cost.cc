@@ -126,7 +126,11 @@ class Coster {
     if (n.inputs.empty() || n.input(0) == kNoValue) return std::nullopt;
     return Elements(g_.value(n.input(0)).type.shape);
   }
-  const Shape& ShapeOf(ValueId v) const { return g_.value(v).type.shape; }
+  // An absent input (an optional one, or a node with fewer inputs than its op takes) has no shape.
+  const Shape& ShapeOf(ValueId v) const {
+    static const Shape kNone;
+    return v == kNoValue ? kNone : g_.value(v).type.shape;
+  }
 
   OpCost Memory(const Node& n) const {
     OpCost c;
