@@ -298,6 +298,7 @@ class Coster {
     if (!Traffic(n, c)) return Unknown();
     MatmulDims d;
     if (n.op_type == "Gemm") {
+      if (a.rank() != 2 || b.rank() != 2) return Unknown();  // Gemm is defined on matrices only
       const bool ta = n.IntAttr("transA").value_or(0) != 0;
       const bool tb = n.IntAttr("transB").value_or(0) != 0;
       d.m = static_cast<double>(a.dim(ta ? 1 : 0).value());
