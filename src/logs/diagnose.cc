@@ -89,17 +89,14 @@ Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner,
                    std::vector<std::string>& notes) {
   auto fd = OpenInput(path);
   if (!fd) return fd.error();
-  const int raw_fd = ::dup(*fd);  // to look at the file again once gzclose closed `fd`
   const std::int64_t size_before = RegularFileSize(*fd);
   gzFile gz = gzdopen(*fd, "rb");
   if (gz == nullptr) {
     ::close(*fd);
-    if (raw_fd >= 0) ::close(raw_fd);
     return MakeError(path + ": cannot read");
   }
   auto fail = [&](std::string message) {
     gzclose(gz);
-    if (raw_fd >= 0) ::close(raw_fd);
     return MakeError(path + ": " + message);
   };
   gzbuffer(gz, kChunk);
@@ -123,9 +120,8 @@ Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner,
   int code = 0;
   const std::string err = ZlibMessage(gzerror(gz, &code));
   const bool cut = code == Z_BUF_ERROR;
+  const std::int64_t size_after = RegularFileSize(*fd);  // before gzclose closes `fd`
   gzclose(gz);
-  const std::int64_t size_after = raw_fd >= 0 ? RegularFileSize(raw_fd) : -1;
-  if (raw_fd >= 0) ::close(raw_fd);
   const bool shrank = size_before >= 0 && size_after >= 0 && size_after < size_before;
   if (cut && !shrank) return MakeError(path + ": truncated gzip stream (" + err + ")");
   if (code != Z_OK && code != Z_STREAM_END && !cut) return MakeError(path + ": " + err);

@@ -28,16 +28,19 @@ class TextLines {
       decided_ = true;
     }
     if (!text_) return Ok{};
-    for (char c : chunk) {
-      if (c == '\n') {
-        ++line_;
-        length_ = 0;
-      } else if (++length_ > kMaxTextLineBytes) {
+    for (std::size_t at = 0; at <= chunk.size();) {
+      const std::size_t nl = std::min(chunk.find('\n', at), chunk.size());
+      length_ += static_cast<std::int64_t>(nl - at);
+      if (length_ > kMaxTextLineBytes) {
         return MakeError("line " + std::to_string(line_ + 1) + " is longer than " +
                          std::to_string(kMaxTextLineBytes >> 20) +
                          " MiB; expected model text (a constant printed in full? dump HLO "
                          "without large constants)");
       }
+      if (nl == chunk.size()) break;
+      ++line_;
+      length_ = 0;
+      at = nl + 1;
     }
     return Ok{};
   }

@@ -357,10 +357,11 @@ int DefaultOpset(const onnx::ModelProto& model) {
   return 0;
 }
 
-// libonnx's shape inference trusts what the ONNX spec promises and crashes (a null type
-// dereferenced) when a node reads a value that a later node defines. tpu-doctor's own builder
-// orders nodes itself; libonnx is handed a graph only when every graph and subgraph lists its
-// nodes in topological order, each value defined once. `visible` holds the names of the enclosing
+// libonnx's shape inference trusts what the ONNX spec promises: nodes in topological order, each
+// value defined once; on other graphs its results mean nothing (and its data propagation
+// crashed on one: the typed-values guard below is what keeps it from crashing). tpu-doctor's own
+// builder orders nodes itself; libonnx is handed a graph only when every graph and subgraph keeps
+// the promise. `visible` holds the names of the enclosing
 // scopes defined so far.
 bool InOnnxOrder(const onnx::GraphProto& g, std::vector<std::string>& visible, int depth = 0) {
   if (depth > kMaxSubgraphDepth) return false;
