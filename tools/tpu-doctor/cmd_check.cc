@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <span>
-#include <sstream>
 
 #include "cli.h"
 #include "commands.h"
@@ -145,21 +144,14 @@ int CheckCommand(const CheckArgs& args, std::ostream& out, std::ostream& err) {
   // leaves stdout empty; one found in a folder is reported on stderr and the others are checked.
   std::vector<Report> reports;
   for (const ModelPath& path : *paths) {
-    ModelArgs model = args.model;
-    model.model = path.path;
-    std::ostringstream why;
-    auto source = ReadModelArg(model, why);
-    Result<Report> report = MakeError("");
-    if (source) {
-      report = Analyze(*source, *options);
-      if (!report) why << "tpu-doctor: " << report.error().message << "\n";
-    }
-    if (source && report) {
+    auto source = path.path.empty() ? BundledExample() : ReadSource(path.path);
+    Result<Report> report = source ? Analyze(*source, *options) : Result<Report>(source.error());
+    if (report) {
       reports.push_back(std::move(*report));
     } else if (path.from_folder) {
-      problems.push_back(std::string(Trim(why.str())).substr(std::string("tpu-doctor: ").size()));
+      problems.push_back(report.error().message);
     } else {
-      err << why.str();
+      err << "tpu-doctor: " << report.error().message << "\n";
       return kExitUsage;
     }
   }
