@@ -96,13 +96,37 @@ bool UsesOnlyCompare(const Graph& g, const Value& v, DType wide, int depth) {
   return true;
 }
 
-// Every use of `v` casts it down, looking through layout ops.
+bool UsesOnlyNarrowing(const Graph& g, const Value& v, DType wide, int depth);
+
+// The one computation a call passes its operands to in order (an HLO `call` or `fusion`, a
+// StableHLO `func.call`); null for loops and branches, whose parameters are not the operands.
+const Graph* PositionalCallee(const Node& n) {
+  if (n.kind != OpKind::kControlFlow || n.subgraphs.size() != 1) return nullptr;
+  const Graph* callee = n.subgraphs.front().graph.get();
+  return callee != nullptr && callee->inputs().size() == n.inputs.size() ? callee : nullptr;
+}
+
+// Every parameter of the callee that `v` is passed as is only cast down there.
+bool CalleeNarrows(const Graph& callee, const Node& call, ValueId v, DType wide, int depth) {
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    if (call.inputs[i] != v) continue;
+    if (!UsesOnlyNarrowing(callee, callee.value(callee.inputs()[i]), wide, depth + 1)) return false;
+  }
+  return true;
+}
+
+// Every use of `v` casts it down, looking through layout ops and into the functions it is passed
+// to.
 bool UsesOnlyNarrowing(const Graph& g, const Value& v, DType wide, int depth) {
   if (depth > 8 || v.users.empty() || std::ranges::find(g.outputs(), v.id) != g.outputs().end())
     return false;
   for (NodeId user : v.users) {
     const Node& n = g.node(user);
     if (NarrowsBack(g, n, wide)) continue;
+    if (const Graph* callee = PositionalCallee(n)) {
+      if (!CalleeNarrows(*callee, n, v.id, wide, depth)) return false;
+      continue;
+    }
     if (n.kind != OpKind::kLayout) return false;
     for (ValueId out : n.outputs) {
       if (!UsesOnlyNarrowing(g, g.value(out), wide, depth + 1)) return false;

@@ -19,28 +19,74 @@ CallPlatform ParsePlatform(std::string_view p) {
   return CallPlatform::kUnknown;
 }
 
-}  // namespace
+struct HloOpcodeRow {
+  OpKind kind = OpKind::kUnknown;
+  HloShapeRule shape_rule = HloShapeRule::kNone;
+};
 
-std::optional<OpKind> HloOpKind(std::string_view opcode) {
+HloShapeRule ParseShapeRule(std::string_view r) {
+  static constexpr std::pair<std::string_view, HloShapeRule> kRules[] = {
+      {"same", HloShapeRule::kSame},
+      {"elementwise", HloShapeRule::kElementwise},
+      {"pred", HloShapeRule::kPred},
+      {"operand1", HloShapeRule::kOperand1},
+      {"real_part", HloShapeRule::kRealPart},
+      {"complex", HloShapeRule::kComplex},
+      {"first_operand", HloShapeRule::kFirstOperand},
+      {"tuple", HloShapeRule::kTuple},
+      {"tuple_element", HloShapeRule::kTupleElement},
+      {"dot", HloShapeRule::kDot},
+      {"concatenate", HloShapeRule::kConcatenate},
+      {"reduce", HloShapeRule::kReduce},
+      {"transpose", HloShapeRule::kTranspose},
+      {"call", HloShapeRule::kCall},
+      {"branch", HloShapeRule::kBranch},
+      {"token", HloShapeRule::kToken},
+      {"device_index", HloShapeRule::kDeviceIndex},
+      {"map", HloShapeRule::kMap},
+      {"slice", HloShapeRule::kSlice},
+  };
+  for (const auto& [name, rule] : kRules) {
+    if (name == r) return rule;
+  }
+  return HloShapeRule::kNone;
+}
+
+const std::map<std::string, HloOpcodeRow, std::less<>>& OpcodeTable() {
   static const auto* table = [] {
-    auto* t = new std::map<std::string, OpKind, std::less<>>();
+    auto* t = new std::map<std::string, HloOpcodeRow, std::less<>>();
     for (const auto& r : EmbeddedTsvRows("data/hlo/opcodes.tsv")) {
-      if (r.size() >= 2)
-        t->emplace(std::string(r[0]), ParseOpKind(r[1]).value_or(OpKind::kUnknown));
+      if (r.size() < 2) continue;
+      t->emplace(std::string(r[0]),
+                 HloOpcodeRow{ParseOpKind(r[1]).value_or(OpKind::kUnknown),
+                              r.size() > 2 ? ParseShapeRule(r[2]) : HloShapeRule::kNone});
     }
     return t;
   }();
-  if (auto it = table->find(opcode); it != table->end()) return it->second;
+  return *table;
+}
+
+}  // namespace
+
+std::optional<OpKind> HloOpKind(std::string_view opcode) {
+  const auto& table = OpcodeTable();
+  if (auto it = table.find(opcode); it != table.end()) return it->second.kind;
   // The async form XLA's parser accepts for any opcode (`custom-call-start`, `dot-start`):
   // `OP-start` does OP's work, `-update` and `-done` only hand its buffers on.
   for (std::string_view suffix : {"-start", "-update", "-done"}) {
     if (!opcode.ends_with(suffix)) continue;
-    auto base = table->find(opcode.substr(0, opcode.size() - suffix.size()));
-    if (base == table->end()) return std::nullopt;
-    if (suffix == "-start") return base->second;
-    return table->at("async-done");  // costed as the generic async-done is
+    auto base = table.find(opcode.substr(0, opcode.size() - suffix.size()));
+    if (base == table.end()) return std::nullopt;
+    if (suffix == "-start") return base->second.kind;
+    return table.at("async-done").kind;  // costed as the generic async-done is
   }
   return std::nullopt;
+}
+
+HloShapeRule HloShapeRuleOf(std::string_view opcode) {
+  const auto& table = OpcodeTable();
+  auto it = table.find(opcode);
+  return it == table.end() ? HloShapeRule::kNone : it->second.shape_rule;
 }
 
 std::string StableHloOpcode(std::string_view mlir_name) {

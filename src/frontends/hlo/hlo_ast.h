@@ -35,6 +35,9 @@ struct HloInstr {
   std::vector<std::string_view> operands;  // names (without `%`); literal text for constants
   std::vector<HloAttr> attrs;
   bool root = false;
+  // False for an instruction written without a shape (`ROOT r = add(a, b)`, a nested operand, a
+  // `t#0` tuple element): InferMissingShapes fills `shape` from the operands, as XLA does.
+  bool shape_given = true;
   int line = 0;
   int column = 0;
 
@@ -79,8 +82,13 @@ std::string AtFile(const std::string& file, const std::string& message);
 // (PyTorch/XLA), `a_inference_`/`cluster_` (TensorFlow), unknown otherwise.
 Framework FrameworkOfModuleName(std::string_view module_name);
 
-// Parses HLO text (one module; further `// -----`-separated modules are counted, not read).
-// Errors carry `line:col`.
+// Parses HLO text (one module; further `// -----`-separated modules are counted, not read), then
+// infers the shapes of instructions written without one. Errors carry `line:col`.
 Result<HloModule> ParseHloText(std::string_view text);
+
+// Fills the shape of every instruction written without one from its operands (and attributes,
+// and called computations) the way XLA's ShapeInference does for the opcodes its parser lets omit
+// a shape. Fails, naming the instruction, for one whose shape cannot be inferred.
+Result<Ok> InferMissingShapes(HloModule& module);
 
 }  // namespace tpudoctor::hlo

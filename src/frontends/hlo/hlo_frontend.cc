@@ -335,7 +335,7 @@ Result<LoadedModel> LoadHloUnannotated(const Source& source, const ShapeOptions&
   if (source.bytes.find('\0') != std::string::npos)
     return MakeError(name + ": binary data, expected HLO text");
   auto module = hlo::ParseHloText(source.bytes);
-  if (!module) return MakeError(name + ":" + module.error().message);
+  if (!module) return MakeError(hlo::AtFile(name, module.error().message));
   auto graph = hlo::BuildHloGraph(*module);
   if (!graph) return MakeError(hlo::AtFile(name, graph.error().message));
   LoadedModel loaded{std::move(*graph), "hlo", "", {}, {}};

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "src/frontends/hlo/hlo_ast.h"
 #include "tpudoctor/support/strings.h"
@@ -35,11 +38,18 @@ class Parser {
     HloModule m;
     module_ = &m;
     Skip();
+    if (auto form = UnreadableForm(); !form.empty()) return MakeError(form);
     if (Word("HloModule")) {
       Skip();
       m.name = std::string(Name());
       const std::size_t header = pos_;
-      SkipLine();  // module attributes: entry_computation_layout, is_scheduled, ...
+      // Module attributes: entry_computation_layout, is_scheduled, ...; a line that ends in `,`
+      // continues on the next (`debug_attributes={` ... `}` over several lines).
+      SkipLine();
+      while (Trim(s_.substr(header, pos_ - header)).ends_with(',') && Peek() == '\n') {
+        Advance();
+        SkipLine();
+      }
       const std::string_view attrs = s_.substr(header, pos_ - header);
       if (std::size_t at = attrs.find("num_partitions="); at != std::string_view::npos) {
         std::size_t e = attrs.find_first_not_of("0123456789", at + 15);
@@ -59,14 +69,44 @@ class Parser {
       }
       auto c = Computation();
       if (!c) return c.error();
+      // Computations written inline in an attribute (`to_apply={ ... }`) come first: without an
+      // ENTRY mark the last computation is the entry.
+      for (HloComputation& inline_computation : inline_)
+        m.computations.push_back(std::move(inline_computation));
+      inline_.clear();
       m.computations.push_back(std::move(*c));
     }
-    if (m.computations.empty()) return Fail("expected an HLO computation (`ENTRY name {` ... `}`)");
+    if (m.computations.empty()) {
+      if (m.name.empty())
+        return MakeError("the file holds no HLO: no `HloModule` and no computation, only comments");
+      return Fail("expected an HLO computation (`ENTRY name {` ... `}`)");
+    }
     ResolveFrames(m);
+    if (shapeless_ > 0) {
+      if (auto inferred = InferMissingShapes(m); !inferred) return inferred.error();
+    }
     return m;
   }
 
  private:
+  // A form of XLA program this parser does not read, said in one line; empty for HLO text.
+  std::string UnreadableForm() {
+    std::size_t at = pos_;
+    while (at < s_.size() && s_[at] == '#') {  // `# RUN:` lines of a test file
+      at = s_.find('\n', at);
+      at = at == std::string_view::npos ? s_.size() : s_.find_first_not_of(" \t\r\n", at);
+      if (at == std::string_view::npos) at = s_.size();
+    }
+    const std::string_view rest = s_.substr(at, 64);
+    if (rest.starts_with("hlo_module") || rest.starts_with("name:") ||
+        rest.starts_with("computations {") || rest.starts_with("hlo {")) {
+      return "this is an HloModuleProto in protobuf text format, not HLO text; give the module's "
+             "HLO text instead (`HloModule name` then its computations: XLA's "
+             "--xla_dump_hlo_as_text dump, or `HloModule::ToString()`)";
+    }
+    return {};
+  }
+
   // ---- characters ----
   bool AtEnd() const { return pos_ >= s_.size(); }
   char Peek(std::size_t ahead = 0) const {
@@ -80,6 +120,17 @@ class Parser {
     ++pos_;
   }
   int Column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+  struct Mark {
+    std::size_t pos;
+    int line;
+    std::size_t line_start;
+  };
+  Mark Here() const { return {pos_, line_, line_start_}; }
+  void Reset(const Mark& m) {
+    pos_ = m.pos;
+    line_ = m.line;
+    line_start_ = m.line_start;
+  }
   Error Fail(const std::string& what) const {
     return MakeError(std::to_string(line_) + ":" + std::to_string(Column()) + ": " + what);
   }
@@ -213,15 +264,16 @@ class Parser {
     if (depth > kMaxDepth) return Fail("shape nested too deeply");
     HloShape sh;
     SkipInline();
-    if (Eat('(')) {
+    if (Eat('(')) {  // a tuple; long ones span lines, with `/*index=5*/` and `// x` comments
       sh.is_tuple = true;
-      SkipInline();
+      Skip();
       if (Eat(')')) return sh;
       do {
+        Skip();
         auto e = Shape(depth + 1);
         if (!e) return e.error();
         sh.elements.push_back(std::move(*e));
-        SkipInline();
+        Skip();
       } while (Eat(','));
       if (!Eat(')')) return Fail("expected `)` to close a tuple shape");
       return sh;
@@ -229,6 +281,13 @@ class Parser {
     const std::size_t type_start = pos_;
     while (IsAlnum(Peek())) Advance();
     const std::string_view type = s_.substr(type_start, pos_ - type_start);
+    if (type == "b" && Eat('(')) {  // a buffer: `b(f32[2,4])` has the shape of its contents
+      auto contents = Shape(depth + 1);
+      if (!contents) return contents.error();
+      SkipInline();
+      if (!Eat(')')) return Fail("expected `)` to close a buffer shape");
+      return contents;
+    }
     if (type == "token") {
       sh.is_token = true;
       if (Eat('[')) Eat(']');
@@ -314,22 +373,44 @@ class Parser {
     if (auto r = Signature(); !r) return r.error();
     Skip();
     if (!Eat('{')) return Fail("expected `{` to open computation `" + std::string(c.name) + "`");
+    if (auto body = Body(c); !body) return body.error();
+    SkipInline();
+    if (Peek() == ',') SkipLine();  // , execution_thread="..."
+    return c;
+  }
+
+  // The instructions of a computation up to its closing `}`, with the nested instructions and
+  // tuple elements its operands made placed before their users.
+  Result<Ok> Body(HloComputation& c) {
     // One instruction per line, mostly: reserve so a large computation is not moved as it grows.
     const std::size_t close = s_.find("\n}", pos_);
     const std::string_view body =
         s_.substr(pos_, close == std::string_view::npos ? 0 : close - pos_);
     c.instrs.reserve(static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n')) + 1);
+    std::vector<HloInstr> outer_pending;
+    std::set<std::string, std::less<>> outer_names;
+    std::swap(pending_, outer_pending);
+    std::swap(local_names_, outer_names);
+    Result<Ok> result = Ok{};
     for (;;) {
       Skip();
-      if (AtEnd()) return Fail("expected `}` to close computation `" + std::string(c.name) + "`");
+      if (AtEnd()) {
+        result = Fail("expected `}` to close computation `" + std::string(c.name) + "`");
+        break;
+      }
       if (Eat('}')) break;
       auto ins = Instruction();
-      if (!ins) return ins.error();
+      if (!ins) {
+        result = ins.error();
+        break;
+      }
+      for (HloInstr& made : pending_) c.instrs.push_back(std::move(made));
+      pending_.clear();
       c.instrs.push_back(std::move(*ins));
     }
-    SkipInline();
-    if (Peek() == ',') SkipLine();  // , execution_thread="..."
-    return c;
+    std::swap(pending_, outer_pending);
+    std::swap(local_names_, outer_names);
+    return result;
   }
 
   Result<HloInstr> Instruction() {
@@ -344,10 +425,27 @@ class Parser {
     if (ins.name.empty()) return Fail("expected an instruction name");
     SkipInline();
     if (!Eat('=')) return Fail("expected `=` after `" + std::string(ins.name) + "`");
-    auto shape = Shape();
-    if (!shape) return shape.error();
-    ins.shape = std::move(*shape);
-    Skip();  // a long tuple shape may put the opcode on the next line
+    SkipInline();
+    if (auto rhs = InstructionRhs(ins, /*allow_attributes=*/true); !rhs) return rhs.error();
+    SkipInline();
+    if (!AtEnd() && Peek() != '\n' && !(Peek() == '/' && Peek(1) == '/')) {
+      return Fail(std::string("unexpected `") + Peek() + "` after instruction `" +
+                  std::string(ins.name) + "`");
+    }
+    return ins;
+  }
+
+  // What follows `name =`: `[shape] opcode(operands)[, attributes]`. XLA infers the shape of an
+  // instruction written without one (hlo_parser.cc, CanInferShape); so does InferMissingShapes.
+  Result<Ok> InstructionRhs(HloInstr& ins, bool allow_attributes) {
+    ins.shape_given = ShapeFollows();
+    if (!ins.shape_given) ++shapeless_;
+    if (ins.shape_given) {
+      auto shape = Shape();
+      if (!shape) return shape.error();
+      ins.shape = std::move(*shape);
+      Skip();  // a long tuple shape may put the opcode on the next line
+    }
     const std::size_t opcode_start = pos_;
     while (NameChar(Peek())) Advance();
     ins.opcode = s_.substr(opcode_start, pos_ - opcode_start);
@@ -357,31 +455,108 @@ class Parser {
     auto operands = Operands();
     if (!operands) return operands.error();
     ins.operands = std::move(*operands);
-    for (;;) {
+    while (allow_attributes) {
       SkipInline();
       if (!Eat(',')) break;
       if (ins.attrs.empty()) ins.attrs.reserve(4);
       Skip();  // attributes may continue on the next lines
-      HloAttr a;
-      const std::size_t name_start = pos_;
-      while (NameChar(Peek())) Advance();
-      a.name = s_.substr(name_start, pos_ - name_start);
-      if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
-      auto v = RawValue();
-      if (!v) return v.error();
-      a.value = *v;
-      ins.attrs.push_back(std::move(a));
+      auto a = Attribute(ins);
+      if (!a) return a.error();
+      ins.attrs.push_back(*a);
     }
-    SkipInline();
-    if (!AtEnd() && Peek() != '\n' && !(Peek() == '/' && Peek(1) == '/')) {
-      return Fail(std::string("unexpected `") + Peek() + "` after instruction `" +
-                  std::string(ins.name) + "`");
-    }
-    return ins;
+    return Ok{};
   }
 
-  // Operands: `a, f32[2]{0} %b, s32[] c` — an optional shape, then a name. Constants keep their
-  // literal (`constant(1)`, `constant({1, 2})`).
+  // Whether a shape starts here (`f32[`, `(`, `token[`, `b(`) rather than an opcode.
+  bool ShapeFollows() const {
+    if (Peek() == '(') return true;
+    std::size_t end = pos_;
+    while (end < s_.size() && IsAlnum(s_[end])) ++end;
+    const std::string_view word = s_.substr(pos_, end - pos_);
+    const char after = end < s_.size() ? s_[end] : '\0';
+    return (after == '[' && !word.empty()) || (word == "b" && after == '(');
+  }
+
+  // Past the text of a shape (`f32[2,3]{1,0}`, `(s32[], f32[4])`) without building it: brackets
+  // balanced, up to a space, `,` or unmatched `)` outside them.
+  void SkipShapeText() {
+    int depth = 0;
+    while (!AtEnd()) {
+      const char c = Peek();
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (depth == 0) return;
+        --depth;
+      } else if (depth == 0 && (c == ' ' || c == ',' || c == '\n' || c == '\t')) {
+        return;
+      }
+      Advance();
+    }
+  }
+
+  // `name=value`; a computation written inline (`to_apply={ p = f32[] parameter(0) ... }`) is
+  // parsed as one, named after its caller, and the value becomes its name.
+  Result<HloAttr> Attribute(const HloInstr& ins) {
+    HloAttr a;
+    const std::size_t name_start = pos_;
+    while (NameChar(Peek())) Advance();
+    a.name = s_.substr(name_start, pos_ - name_start);
+    if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
+    SkipInline();
+    if (Peek() == '\n') Skip();  // `backend_config=` with its value on the next line
+    if (CallsComputation(a.name) && InlineComputationFollows()) {
+      std::string name = std::string(ins.name) + "." + std::string(a.name);
+      while (inline_names_.contains(name)) name += ".1";
+      inline_names_.insert(name);
+      auto body = InlineComputation(module_->Keep(name));
+      if (!body) return body.error();
+      a.value = body->name;
+      inline_.push_back(std::move(*body));
+      return a;
+    }
+    auto v = RawValue();
+    if (!v) return v.error();
+    a.value = *v;
+    return a;
+  }
+
+  // The attributes whose value is a computation (XLA's kHloComputation attributes).
+  static bool CallsComputation(std::string_view attr) {
+    for (std::string_view name : {"to_apply", "calls", "body", "condition", "true_computation",
+                                  "false_computation", "scatter", "select"}) {
+      if (attr == name) return true;
+    }
+    return false;
+  }
+
+  // `{` followed by an instruction (`name =` or `ROOT`) rather than a list of names.
+  bool InlineComputationFollows() const {
+    if (Peek() != '{') return false;
+    std::size_t at = s_.find_first_not_of(" \t\r\n", pos_ + 1);
+    if (at == std::string_view::npos) return false;
+    if (s_.substr(at, 5) == "ROOT ") return true;
+    if (s_[at] == '%') ++at;
+    while (at < s_.size() && NameChar(s_[at])) ++at;
+    at = s_.find_first_not_of(" \t", at);
+    return at != std::string_view::npos && s_[at] == '=' && at + 1 < s_.size() && s_[at + 1] != '=';
+  }
+
+  Result<HloComputation> InlineComputation(std::string_view name) {
+    if (++inline_depth_ > kMaxDepth) return Fail("inline computations nested too deeply");
+    HloComputation c;
+    c.name = name;
+    c.line = line_;
+    Advance();  // `{`
+    auto body = Body(c);
+    --inline_depth_;
+    if (!body) return body.error();
+    return c;
+  }
+
+  // Operands: `a, f32[2]{0} %b, s32[] c` — an optional shape, then a name; `%t#1#0` (element 0 of
+  // element 1 of tuple `t`); or a nested instruction, `add(f32[4] parameter(0), x)`. Constants
+  // keep their literal (`constant(1)`, `constant({1, 2})`).
   Result<std::vector<std::string_view>> Operands() {
     std::vector<std::string_view> out;
     SkipInline();
@@ -389,32 +564,110 @@ class Parser {
     out.reserve(4);  // most instructions have 1-3 operands: one allocation, no regrowth
     for (;;) {
       Skip();
-      auto raw = RawValue(/*stop_at_paren=*/true);
-      if (!raw) return raw.error();
-      std::string_view text = *raw;
-      if (text.find("/*") != std::string_view::npos) {
-        // Drop /*index=N*/ comments that long operand lists carry.
-        std::string kept(text);
-        for (std::size_t c = kept.find("/*"); c != std::string::npos; c = kept.find("/*")) {
-          const std::size_t e = kept.find("*/", c);
-          kept.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
-        }
-        text = module_->Keep(std::move(kept));
+      auto nested = NestedInstruction();
+      if (!nested) return nested.error();
+      if (!nested->empty()) {
+        out.push_back(*nested);
+      } else {
+        auto raw = RawValue(/*stop_at_paren=*/true);
+        if (!raw) return raw.error();
+        auto name = OperandName(*raw);
+        if (!name) return name.error();
+        out.push_back(*name);
       }
-      // The name is the last token: after an optional shape and layout.
-      std::size_t start = text.size();
-      while (start > 0 && (NameChar(text[start - 1]) || text[start - 1] == '%')) --start;
-      std::string_view name = text.substr(start);
-      if (!name.empty() && name[0] == '%') name.remove_prefix(1);
-      std::string_view whole = Trim(text);
-      if (!whole.empty() && whole[0] == '%') whole.remove_prefix(1);
-      out.push_back(start == 0 || text.find_first_of("[(") == std::string_view::npos ? whole
-                                                                                     : name);
       Skip();
       if (Eat(',')) continue;
       if (Eat(')')) return out;
       return Fail("expected `,` or `)` in the operand list");
     }
+  }
+
+  // A nested instruction operand (`[shape] opcode(...)`, no attributes) is added to the
+  // computation before the instruction that uses it, under a made-up name, which is returned.
+  // Empty when the operand is not one.
+  Result<std::string_view> NestedInstruction() {
+    if (Peek() == '%') return std::string_view();  // `%name`: the common case, decided at once
+    const Mark mark = Here();
+    if (ShapeFollows()) {
+      SkipShapeText();
+      SkipInline();
+    }
+    while (NameChar(Peek())) Advance();
+    const bool nested = pos_ > mark.pos && NameChar(s_[pos_ - 1]) && Peek() == '(';
+    Reset(mark);
+    if (!nested) return std::string_view();
+    if (++nested_depth_ > kMaxDepth) return Fail("nested instructions too deep");
+    HloInstr ins;
+    ins.line = line_;
+    ins.column = Column();
+    auto rhs = InstructionRhs(ins, /*allow_attributes=*/false);
+    --nested_depth_;
+    if (!rhs) return rhs.error();
+    std::string name = std::string(ins.opcode) + ".anon";
+    for (int n = 1; local_names_.contains(name); ++n)
+      name = std::string(ins.opcode) + ".anon." + std::to_string(n);
+    ins.name = module_->Keep(name);
+    local_names_.insert(name);
+    pending_.push_back(std::move(ins));
+    return pending_.back().name;
+  }
+
+  // The name of an operand written `[shape] [%]name[#i[#j]]`. A `#i` suffix reads a tuple
+  // element: a get-tuple-element per suffix is added (once per computation), named as written.
+  Result<std::string_view> OperandName(std::string_view text) {
+    std::string kept;
+    if (text.find("/*") != std::string_view::npos) {
+      // Drop /*index=N*/ comments that long operand lists carry.
+      kept = std::string(text);
+      for (std::size_t c = kept.find("/*"); c != std::string::npos; c = kept.find("/*")) {
+        const std::size_t e = kept.find("*/", c);
+        kept.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+      }
+      text = module_->Keep(std::move(kept));
+    }
+    // The name is the last token: after an optional shape and layout.
+    std::size_t start = text.size();
+    while (start > 0 &&
+           (NameChar(text[start - 1]) || text[start - 1] == '%' || text[start - 1] == '#'))
+      --start;
+    std::string_view name = text.substr(start);
+    if (!name.empty() && name[0] == '%') name.remove_prefix(1);
+    std::string_view whole = Trim(text);
+    if (!whole.empty() && whole[0] == '%') whole.remove_prefix(1);
+    if (start == 0 || text.find_first_of("[(") == std::string_view::npos) name = whole;
+    if (const std::size_t hash = name.find('#'); hash != std::string_view::npos)
+      return TupleElements(name, hash);
+    return name;
+  }
+
+  // For `t#1#0`: `t_1 = get-tuple-element(t), index=1` and `t_1_0 = ...(t_1), index=0`, named
+  // as XLA names them (`#` sanitized to `_`); returns the last one's name.
+  Result<std::string_view> TupleElements(std::string_view name, std::size_t hash) {
+    std::string_view tuple = name.substr(0, hash);
+    while (hash != std::string_view::npos) {
+      const std::size_t next = name.find('#', hash + 1);
+      std::string sanitized(name.substr(0, next));
+      std::replace(sanitized.begin(), sanitized.end(), '#', '_');
+      const std::string_view index = name.substr(hash + 1, sanitized.size() - hash - 1);
+      if (index.empty() || index.find_first_not_of("0123456789") != std::string_view::npos)
+        return Fail("expected a tuple index after `#` in `" + std::string(name) + "`");
+      const std::string_view element = module_->Keep(sanitized);
+      if (local_names_.insert(sanitized).second) {
+        HloInstr gte;
+        gte.name = element;
+        gte.opcode = "get-tuple-element";
+        gte.shape_given = false;
+        ++shapeless_;
+        gte.operands.push_back(tuple);
+        gte.attrs.push_back({"index", index});
+        gte.line = line_;
+        gte.column = Column();
+        pending_.push_back(std::move(gte));
+      }
+      tuple = element;
+      hash = next;
+    }
+    return tuple;
   }
 
   // ---- source tables of optimized dumps ----
@@ -471,6 +724,17 @@ class Parser {
   int line_ = 1;
   std::size_t line_start_ = 0;
   std::map<long, std::string> files_, locations_, frames_;
+  // Instructions made while parsing the current one (nested operands, `t#i` elements), and the
+  // names made in the current computation.
+  std::vector<HloInstr> pending_;
+  std::set<std::string, std::less<>> local_names_;
+  // Computations written inline in attributes, added to the module before the computation that
+  // holds them; their names (unique in the module).
+  std::vector<HloComputation> inline_;
+  std::set<std::string, std::less<>> inline_names_;
+  int inline_depth_ = 0;
+  int nested_depth_ = 0;
+  std::size_t shapeless_ = 0;  // instructions whose shape InferMissingShapes fills
 };
 
 }  // namespace
