@@ -115,6 +115,18 @@ std::string StableHloOpcode(std::string_view mlir_name) {
   return out;
 }
 
+std::optional<std::string> UnmappedMlirOp(std::string_view opcode) {
+  static const auto* table = [] {
+    auto* t = new std::map<std::string, std::string, std::less<>>();
+    for (const auto& r : EmbeddedTsvRows("data/hlo/mlir_ops_unmapped.tsv")) {
+      if (r.size() >= 2) t->emplace(StableHloOpcode(r[0]), std::string(r[1]));
+    }
+    return t;
+  }();
+  if (auto it = table->find(opcode); it != table->end()) return it->second;
+  return std::nullopt;
+}
+
 CustomCallInfo LookupCustomCall(std::string_view target) {
   static const auto* exact = [] {
     auto* t = new std::map<std::string, CustomCallInfo, std::less<>>();

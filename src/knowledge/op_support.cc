@@ -33,6 +33,7 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
                   "torch-mlir forms) or comes from a test harness, so it is not checked as a TPU "
                   "program would be"};
     }
+    if (auto why = UnmappedMlirOp(op_type)) return {OpKind::kUnknown, OpSupport::kUnknownOp, *why};
     return {OpKind::kUnknown, OpSupport::kUnknownOp, "not an HLO opcode this XLA version defines"};
   }
   if (domain == "aten") return LookupAtenOp(op_type).info;

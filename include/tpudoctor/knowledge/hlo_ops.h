@@ -48,6 +48,10 @@ HloShapeRule HloShapeRuleOf(std::string_view opcode);
 // that end a function or region. Ops of other dialects (`arith.`, `shape.`) keep their name.
 std::string StableHloOpcode(std::string_view mlir_name);
 
+// What tpu-doctor says of a StableHLO/CHLO/MHLO op that maps to no HLO opcode (given as the
+// opcode StableHloOpcode made of it; data/hlo/mlir_ops_unmapped.tsv); nullopt for other names.
+std::optional<std::string> UnmappedMlirOp(std::string_view opcode);
+
 // kGpuInternal: XLA:GPU's own rewrite of a standard op (cuBLAS gemm, cuDNN conv) in an optimized
 // GPU dump; the program it came from is portable.
 enum class CallPlatform : std::uint8_t {

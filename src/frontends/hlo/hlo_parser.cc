@@ -425,7 +425,7 @@ class Parser {
     if (ins.name.empty()) return Fail("expected an instruction name");
     SkipInline();
     if (!Eat('=')) return Fail("expected `=` after `" + std::string(ins.name) + "`");
-    SkipInline();
+    Skip();  // a long tuple shape may start on the next line
     if (auto rhs = InstructionRhs(ins, /*allow_attributes=*/true); !rhs) return rhs.error();
     SkipInline();
     if (!AtEnd() && Peek() != '\n' && !(Peek() == '/' && Peek(1) == '/')) {
@@ -640,19 +640,18 @@ class Parser {
     return name;
   }
 
-  // For `t#1#0`: `t_1 = get-tuple-element(t), index=1` and `t_1_0 = ...(t_1), index=0`, named
-  // as XLA names them (`#` sanitized to `_`); returns the last one's name.
+  // For `t#1#0`: `t#1 = get-tuple-element(t), index=1` and `t#1#0 = ...(t#1), index=0`, named as
+  // written (XLA's own name table keys them so; no instruction name can contain `#`). Returns the
+  // last one's name.
   Result<std::string_view> TupleElements(std::string_view name, std::size_t hash) {
     std::string_view tuple = name.substr(0, hash);
     while (hash != std::string_view::npos) {
       const std::size_t next = name.find('#', hash + 1);
-      std::string sanitized(name.substr(0, next));
-      std::replace(sanitized.begin(), sanitized.end(), '#', '_');
-      const std::string_view index = name.substr(hash + 1, sanitized.size() - hash - 1);
+      const std::string_view element = name.substr(0, next);
+      const std::string_view index = name.substr(hash + 1, element.size() - hash - 1);
       if (index.empty() || index.find_first_not_of("0123456789") != std::string_view::npos)
         return Fail("expected a tuple index after `#` in `" + std::string(name) + "`");
-      const std::string_view element = module_->Keep(sanitized);
-      if (local_names_.insert(sanitized).second) {
+      if (local_names_.insert(std::string(element)).second) {
         HloInstr gte;
         gte.name = element;
         gte.opcode = "get-tuple-element";
