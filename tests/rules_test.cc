@@ -102,7 +102,7 @@ TEST(RulesTest, FixturesMatchGoldens) {
 // The dtype rules are per target: float64 is fine on an H100, float16 is native there too, and
 // bfloat16 is slow only on a V100.
 TEST(RulesTest, DtypeRulesFollowTheTarget) {
-  LoadedModel f64 = testing::LoadOrDie(Testdata("rules/TPU001/fires_f64_input.onnx"));
+  LoadedModel f64 = testing::LoadOrDie(Testdata("rules/TPU002/fires_f64_input.onnx"));
   LoadedModel f16 = testing::LoadOrDie(Testdata("rules/TPU002/fires_f16.onnx"));
   LoadedModel bf16 = testing::LoadOrDie(Testdata("rules/TPU002/silent_bf16.onnx"));
   auto codes = [](const LoadedModel& m, const char* target) {

@@ -29,7 +29,7 @@ def sarif_schema():
 
 @pytest.mark.parametrize(
     "model",
-    ["testdata/models/nonzero_mask.onnx", "testdata/pt2/nonzero_mask.pt2", "testdata/jax/f64_mlp.hlo.txt"],
+    ["testdata/models/nonzero_mask.onnx", "testdata/pt2/nonzero_mask.pt2", "testdata/rules/TPU001/fires_bitcast_f64_to_s64.mlir"],
 )
 def test_sarif_of_a_blocked_model_validates(binary, sarif_schema, model):
     out = run_cli(binary, "check", model, "--format", "sarif")

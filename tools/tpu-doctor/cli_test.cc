@@ -78,12 +78,16 @@ TEST(CliTest, InputFilesAreNeverModified) {
 TEST(CliTest, ExitCodesFollowFailOn) {
   fs::current_path(testing::SourceDir());
   std::ostringstream out, err;
-  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx"}, out, err), cli::kExitFindings);
+  EXPECT_EQ(cli::Run({"check", "testdata/models/nonzero_mask.onnx"}, out, err), cli::kExitFindings);
+  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx"}, out, err), cli::kExitOk);
+  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx", "--fail-on", "warning"}, out, err),
+            cli::kExitFindings);
   EXPECT_EQ(cli::Run({"check", "testdata/models/resnet50.onnx"}, out, err), cli::kExitOk);
   EXPECT_EQ(cli::Run({"check", "testdata/models/resnet50.onnx", "--fail-on", "note"}, out, err),
             cli::kExitFindings);  // the symbolic-batch note
-  EXPECT_EQ(cli::Run({"check", "testdata/models/f64_mlp.onnx", "--fail-on", "never"}, out, err),
-            cli::kExitOk);
+  EXPECT_EQ(
+      cli::Run({"check", "testdata/models/nonzero_mask.onnx", "--fail-on", "never"}, out, err),
+      cli::kExitOk);
 }
 
 // The JSON contract scripts rely on (issue 3): one entry per target with these keys.

@@ -1,20 +1,35 @@
-// TPU001 unsupported-dtype: values of an element type the target cannot hold or compute.
+// TPU001 unsupported-dtype: values of an element type the target cannot hold or compute
+// (complex128, strings on TPU), and 64-bit values in the ops XLA:TPU's 64-bit rewrite cannot
+// compile (bitcast-convert of float64 to int64, custom calls).
 #include <algorithm>
 
 #include "src/checks/dtype_origins.h"
 #include "src/checks/factories.h"
+#include "tpudoctor/knowledge/x64.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
+
+bool Is64Bit(DType t) { return t == DType::kFloat64 || t == DType::kInt64 || t == DType::kUInt64; }
+
+// The first 64-bit value among a node's operands and results.
+const Value* First64BitValue(const Graph& g, const Node& n) {
+  for (const auto* list : {&n.inputs, &n.outputs}) {
+    for (ValueId v : *list) {
+      if (v != kNoValue && Is64Bit(g.value(v).type.dtype)) return &g.value(v);
+    }
+  }
+  return nullptr;
+}
 
 class Tpu001UnsupportedDtype final : public Check {
  public:
   std::string_view code() const override { return "TPU001"; }
   std::string_view name() const override { return "unsupported-dtype"; }
   std::string_view summary() const override {
-    return "a tensor has an element type the target cannot compute (float64, complex128, string on "
-           "TPU)";
+    return "a tensor has an element type the target cannot compute (complex128, string on TPU), "
+           "or a 64-bit value meets an op XLA:TPU's 64-bit rewrite cannot compile";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -25,14 +40,8 @@ class Tpu001UnsupportedDtype final : public Check {
       // Literals converted down at once are folded by XLA: nothing of the type reaches the chip.
       std::erase_if(use.origins, FoldedLiteral);
       if (use.origins.empty()) continue;
-      if (std::ranges::all_of(use.origins, ConfinedToComparisons)) {
-        sink.Add(ComparisonOnly(ctx, traits.dtype, use));
-        continue;
-      }
-      // Comparisons beside a real float64 origin are knock-ons of the same cause: report the rest.
-      std::erase_if(use.origins, ConfinedToComparisons);
-      // A JAX program traced with x64 on has one cause for every float64 value: one finding.
-      if (traits.dtype == DType::kFloat64 && ctx.graph.facts().framework == Framework::kJax) {
+      // A JAX program traced with x64 on has one cause for every complex128 value: one finding.
+      if (ctx.graph.facts().framework == Framework::kJax) {
         Diagnostic d = Report(ctx, traits.dtype, rule, use, use.origins.front());
         if (std::string note = OtherOriginsNote(use, traits.dtype, ", one cause"); !note.empty())
           d.notes.push_back(std::move(note));
@@ -42,6 +51,7 @@ class Tpu001UnsupportedDtype final : public Check {
       for (const DTypeOrigin& origin : use.origins)
         sink.Add(Report(ctx, traits.dtype, rule, use, origin));
     }
+    if (ctx.target.is_tpu()) ReportRewriteGaps(ctx, sink);
   }
 
  private:
@@ -50,73 +60,47 @@ class Tpu001UnsupportedDtype final : public Check {
     const Framework framework = ctx.graph.facts().framework;
     Diagnostic d = OriginFinding(code(), Severity::kError, origin, dtype, rule, use,
                                  ctx.target.name, "does not support", framework);
-    d.fix = Fix{FixSuggestion(dtype, framework), FixApplicability::kDisplayOnly};
+    d.fix = Fix{FixSuggestion(dtype), FixApplicability::kDisplayOnly};
     return d;
   }
 
-  // float64 that never leaves a comparison: the booleans equal the float32 ones, and XLA's 64-bit
-  // rewriting on TPU emulates widening casts and compares (elementwise ops it handles), so it runs.
-  Diagnostic ComparisonOnly(const CheckContext& ctx, DType dtype, const DTypeUse& use) const {
-    const DTypeOrigin& first = use.origins.front();
-    const std::string dt(LongNameOf(dtype));
-    Diagnostic d;
-    d.code = std::string(code());
-    d.severity = Severity::kNote;
-    const Node& compare = FirstComparison(*first.graph, *first.value);
-    d.message = "`" + compare.QualifiedOp() + "` compares values widened to " + dt +
-                "; the result is boolean, so no " + dt + " tensor reaches the rest of the program";
-    d.location = LocationOf(first.graph_path, compare);
-    d.notes.push_back("a narrower value compared with a " + dt +
-                      " constant it can represent (such as `x > -inf` with a Python or NumPy "
-                      "float literal) gives the same booleans in its own type; on " +
-                      ctx.target.name +
-                      " XLA's 64-bit rewriting handles the widening casts and compares at the "
-                      "cost of a few elementwise ops, so this is not a blocker");
-    d.notes.push_back(Plural(use.values, "value", "values") + " in the model are " + dt +
-                      ", all inside such comparisons");
-    d.fix =
-        Fix{"compare in the value's own type to drop the casts (`x > jnp.float32(-jnp.inf)`, "
-            "`x > torch.finfo(x.dtype).min`, `tf.cast(c, x.dtype)`)",
-            FixApplicability::kDisplayOnly};
-    return d;
+  // float64, int64 and uint64 compile on TPU through XLA's 64-bit rewrite (TPU002 says what it
+  // costs), except in the ops the rewrite has no rule for: each is a compile error.
+  void ReportRewriteGaps(const CheckContext& ctx, DiagnosticSink& sink) const {
+    ForEachNodeWithPath(
+        ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
+          const Value* wide = First64BitValue(g, n);
+          if (wide == nullptr) return;
+          const auto gap = X64RewriteGapOf(n);
+          if (!gap) return;
+          const std::string dt(LongNameOf(wide->type.dtype));
+          Diagnostic d;
+          d.code = std::string(code());
+          d.severity = Severity::kError;
+          d.message = "`" + n.QualifiedOp() + "` on " + dt + " value `" + wide->name +
+                      "` cannot be compiled for " + ctx.target.name +
+                      ": XLA:TPU's 64-bit rewrite has no rule for it";
+          d.location = LocationOf(path, n);
+          d.notes.push_back(gap->what_fails + " (source: " + gap->source + ")");
+          d.notes.push_back(
+              "XLA fails with `UNIMPLEMENTED: While rewriting computation to not contain X64 "
+              "element types, XLA encountered an HLO for which this rewriting is not implemented`");
+          d.fix =
+              Fix{"do this step in 32 bits (float32 and its int32 bit pattern, "
+                  "`lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)`), or run it "
+                  "on the host",
+                  FixApplicability::kDisplayOnly};
+          sink.Add(std::move(d));
+        });
   }
 
-  // The comparison a confined origin feeds (through layout ops); the origin itself otherwise.
-  static const Node& FirstComparison(const Graph& g, const Value& v) {
-    for (NodeId user : v.users) {
-      const Node& n = g.node(user);
-      if (n.kind == OpKind::kElementwise) return n;
-      for (ValueId out : n.outputs) {
-        if (!g.value(out).users.empty()) return FirstComparison(g, g.value(out));
-      }
-    }
-    return g.node(v.producer);
-  }
-
-  static std::string FixSuggestion(DType dtype, Framework framework) {
-    if (dtype == DType::kFloat64 && framework == Framework::kJax) {
-      return "trace with x64 off (`jax.config.update(\"jax_enable_x64\", False)`, the default), "
-             "or cast inputs and parameters to float32 (`x.astype(jnp.float32)`) before `jax.jit`";
-    }
-    if (dtype == DType::kFloat64 && framework == Framework::kKeras) {
-      return "use float32 layers, or `keras.mixed_precision.set_global_policy(\"mixed_bfloat16\")` "
-             "for TPU speed, and feed float32 data (`x.astype(\"float32\")`)";
-    }
-    if (dtype == DType::kFloat64 && framework == Framework::kTensorFlow) {
-      return "make variables and inputs float32 (`tf.cast(x, tf.float32)`, "
-             "`np.asarray(x, np.float32)`) and re-export";
-    }
+  static std::string FixSuggestion(DType dtype) {
     switch (dtype) {
-      case DType::kFloat64:
-        return "use float32 (or bfloat16) end to end: `model.float()` and float32 inputs before "
-               "export; "
-               "in JAX keep `jax_enable_x64` off";
       case DType::kComplex128:
         return "use complex64: cast inputs to float32/complex64 before FFTs";
       case DType::kString:
         return "move string processing (tokenizing, lookups) into the input pipeline on the host "
-               "and feed "
-               "integer ids to the model";
+               "and feed integer ids to the model";
       default:
         return "convert to a type the target supports before this point";
     }

@@ -1,8 +1,9 @@
-// TPU002 slow-dtype: element types the target runs, but not natively — float16 on TPU (bfloat16
-// is the native 16-bit float), int64 arithmetic (emulated with 32-bit pairs), float8 on chips
-// without a float8 mode.
+// TPU002 slow-dtype: element types the target runs, but not natively — float64 on TPU (float32
+// pairs), float16 on TPU (bfloat16 is the native 16-bit float), int64 arithmetic (emulated with
+// 32-bit pairs), float8 on chips without a float8 mode.
 #include "src/checks/dtype_origins.h"
 #include "src/checks/factories.h"
+#include "tpudoctor/knowledge/x64.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -18,7 +19,8 @@ class Tpu002SlowDtype final : public Check {
   std::string_view code() const override { return "TPU002"; }
   std::string_view name() const override { return "slow-dtype"; }
   std::string_view summary() const override {
-    return "a dtype runs on the target but not natively: float16 (use bfloat16), int64 arithmetic";
+    return "a dtype runs on the target but not natively: float64 on TPU (float32 pairs), float16 "
+           "(use bfloat16), int64 arithmetic";
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
@@ -73,13 +75,22 @@ class Tpu002SlowDtype final : public Check {
     // shows up at the input, the weights and every cast; the first origin locates it.
     DTypeUse use = FindDTypeOrigins(ctx.graph, dtype);
     std::erase_if(use.origins, FoldedLiteral);  // converted down at compile time: never on chip
+    // A narrower value widened only to be compared gives the same booleans: a few emulated
+    // elementwise ops, and nothing of the slow type reaches the rest of the program.
+    std::erase_if(use.origins, ConfinedToComparisons);
     if (use.origins.empty()) return;
     {
       const DTypeOrigin& origin = use.origins.front();
+      const Framework framework = ctx.graph.facts().framework;
       Diagnostic d = OriginFinding(code(), Severity::kWarning, origin, dtype, rule, use,
-                                   ctx.target.name, "runs slowly");
+                                   ctx.target.name, "runs slowly", framework);
       if (std::string note = OtherOriginsNote(use, dtype); !note.empty())
         d.notes.push_back(std::move(note));
+      if (dtype == DType::kFloat64 && ctx.target.is_tpu()) {
+        const Float64Path& path = Float64PathOf(framework);
+        d.notes.push_back("behaviour applied: " + path.applied + " (source: " + path.source + ")");
+        d.fix = Fix{path.fix, FixApplicability::kDisplayOnly};
+      }
       if (dtype == DType::kFloat16 && ctx.target.is_tpu()) {
         d.fix =
             Fix{"use bfloat16 instead of float16: same size, wider range, native on every TPU "
