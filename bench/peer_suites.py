@@ -105,15 +105,15 @@ def summarize(suite, results):
 
 
 def verdict_table(groups, results):
-    columns = ("ready", "warning", "blocked", "refused")
+    columns = ("ready", "runs with warnings", "blocked", "refused")
     rows = collections.defaultdict(collections.Counter)
     for path, r in results.items():
         column = r.get("verdict", "refused") if r["rc"] in (0, 2) else "refused"
         rows[groups[path]][column] += 1
     print("\nverdicts per dtype group (every suite):")
-    print(f"  {'group':<20}" + "".join(f"{c:>9}" for c in columns))
+    print(f"  {'group':<20}" + "".join(f"{c:>20}" for c in columns))
     for group in sorted(rows, key=lambda g: (-sum(rows[g].values()), g)):
-        print(f"  {group:<20}" + "".join(f"{rows[group][c]:>9}" for c in columns))
+        print(f"  {group:<20}" + "".join(f"{rows[group][c]:>20}" for c in columns))
 
 
 def false_float64_errors(groups, results):

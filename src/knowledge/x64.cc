@@ -24,36 +24,53 @@ const Float64Path& Float64PathOf(Framework framework) {
 
 namespace {
 
-// A custom call that cannot run on a TPU at all (a CPU or GPU library, a host callback): rule
-// XLA001 or XLA002 reports it, and its 64-bit operands are not the problem.
-bool NeverOnTpu(const Node& node) {
-  std::optional<std::string> target = node.StringAttr("custom_call_target");
-  if (!target) target = node.StringAttr("call_target_name");
-  if (!target) return false;
-  switch (LookupCustomCall(*target).platform) {
-    case CallPlatform::kCpuOnly:
-    case CallPlatform::kGpuOnly:
-    case CallPlatform::kGpuInternal:
-    case CallPlatform::kHostCallback:
-      return true;
-    default:
-      return false;
+bool IsInt64(DType t) { return t == DType::kInt64 || t == DType::kUInt64; }
+
+std::vector<const Value*> ValuesOf(const Graph& g, const Node& n) {
+  std::vector<const Value*> out;
+  for (const auto* list : {&n.inputs, &n.outputs}) {
+    for (ValueId v : *list) {
+      if (v != kNoValue) out.push_back(&g.value(v));
+    }
   }
+  return out;
+}
+
+// `float64_int64`: the float64 side of a float64 <-> 64-bit integer reinterpretation.
+const Value* Float64AgainstInt64(const Graph& g, const Node& n) {
+  const Value* f64 = nullptr;
+  bool int64 = false;
+  for (const Value* v : ValuesOf(g, n)) {
+    if (v->type.dtype == DType::kFloat64 && f64 == nullptr) f64 = v;
+    int64 |= IsInt64(v->type.dtype);
+  }
+  return int64 ? f64 : nullptr;
+}
+
+// `tpu_kernel_64bit`: the first 64-bit value of a TPU-only custom call.
+const Value* TpuKernel64Bit(const Graph& g, const Node& n) {
+  std::optional<std::string> target = n.StringAttr("custom_call_target");
+  if (!target) target = n.StringAttr("call_target_name");
+  if (!target || LookupCustomCall(*target).platform != CallPlatform::kTpuOnly) return nullptr;
+  for (const Value* v : ValuesOf(g, n)) {
+    if (v->type.dtype == DType::kFloat64 || IsInt64(v->type.dtype)) return v;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
-std::optional<X64RewriteGap> X64RewriteGapOf(const Node& node) {
+std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& node) {
   struct Row {
-    std::string domain, op;
+    std::string domain, op, when;
     X64RewriteGap gap;
   };
   static const auto* rows = [] {
     auto* t = new std::vector<Row>();
     for (const auto& r : EmbeddedTsvRows("data/x64/rewrite_gaps.tsv")) {
-      if (r.size() >= 4)
-        t->push_back({std::string(r[0]), std::string(r[1]),
-                      X64RewriteGap{std::string(r[2]), std::string(r[3])}});
+      if (r.size() >= 5)
+        t->push_back({std::string(r[0]), std::string(r[1]), std::string(r[2]),
+                      X64RewriteGap{std::string(r[3]), std::string(r[4]), nullptr}});
     }
     return t;
   }();
@@ -62,8 +79,13 @@ std::optional<X64RewriteGap> X64RewriteGapOf(const Node& node) {
     const bool translated_from =
         node.framework_op == row.op || node.framework_op == row.domain + "." + row.op;
     if (!same_op && !translated_from) continue;
-    if (NeverOnTpu(node)) return std::nullopt;
-    return row.gap;
+    const Value* wide = row.when == "float64_int64"      ? Float64AgainstInt64(graph, node)
+                        : row.when == "tpu_kernel_64bit" ? TpuKernel64Bit(graph, node)
+                                                         : nullptr;
+    if (wide == nullptr) return std::nullopt;
+    X64RewriteGap gap = row.gap;
+    gap.value = wide;
+    return gap;
   }
   return std::nullopt;
 }

@@ -1,7 +1,7 @@
 // What 64-bit types become on a Cloud TPU: the path each framework's float64 takes to XLA:TPU
-// (data/x64/frameworks.tsv) and the ops XLA:TPU's 64-bit rewrite cannot compile when a 64-bit type
-// is among their operands or results (data/x64/rewrite_gaps.tsv). Rules TPU001 and TPU002 read
-// them; the facts and their sources are in the data files.
+// (data/x64/frameworks.tsv) and the ops XLA:TPU's 64-bit rewrite cannot compile
+// (data/x64/rewrite_gaps.tsv). Rules TPU001 and TPU002 read them; the facts and their sources are
+// in the data files.
 #pragma once
 
 #include <optional>
@@ -24,11 +24,11 @@ const Float64Path& Float64PathOf(Framework framework);
 struct X64RewriteGap {
   std::string what_fails;
   std::string source;
+  const Value* value = nullptr;  // the 64-bit operand or result it fails on
 };
 
-// Whether `node` is an op the 64-bit rewrite has no rule for (matched by its op or by the
-// framework op it was translated from); it fails only with a 64-bit operand or result, which the
-// caller checks.
-std::optional<X64RewriteGap> X64RewriteGapOf(const Node& node);
+// Whether XLA:TPU's 64-bit rewrite cannot compile `node` of `graph` (matched by its op or by the
+// framework op it was translated from, and the table's condition on its types).
+std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& node);
 
 }  // namespace tpudoctor

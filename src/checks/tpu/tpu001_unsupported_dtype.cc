@@ -1,6 +1,6 @@
 // TPU001 unsupported-dtype: values of an element type the target cannot hold or compute
 // (complex128, strings on TPU), and 64-bit values in the ops XLA:TPU's 64-bit rewrite cannot
-// compile (bitcast-convert of float64 to int64, custom calls).
+// compile (bitcast-convert between float64 and int64, TPU kernels).
 #include <algorithm>
 
 #include "src/checks/dtype_origins.h"
@@ -10,18 +10,6 @@
 
 namespace tpudoctor {
 namespace {
-
-bool Is64Bit(DType t) { return t == DType::kFloat64 || t == DType::kInt64 || t == DType::kUInt64; }
-
-// The first 64-bit value among a node's operands and results.
-const Value* First64BitValue(const Graph& g, const Node& n) {
-  for (const auto* list : {&n.inputs, &n.outputs}) {
-    for (ValueId v : *list) {
-      if (v != kNoValue && Is64Bit(g.value(v).type.dtype)) return &g.value(v);
-    }
-  }
-  return nullptr;
-}
 
 class Tpu001UnsupportedDtype final : public Check {
  public:
@@ -69,10 +57,9 @@ class Tpu001UnsupportedDtype final : public Check {
   void ReportRewriteGaps(const CheckContext& ctx, DiagnosticSink& sink) const {
     ForEachNodeWithPath(
         ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
-          const Value* wide = First64BitValue(g, n);
-          if (wide == nullptr) return;
-          const auto gap = X64RewriteGapOf(n);
+          const auto gap = X64RewriteGapOf(g, n);
           if (!gap) return;
+          const Value* wide = gap->value;
           const std::string dt(LongNameOf(wide->type.dtype));
           Diagnostic d;
           d.code = std::string(code());
