@@ -73,9 +73,9 @@ class Tpu001UnsupportedDtype final : public Check {
               "XLA fails with `UNIMPLEMENTED: While rewriting computation to not contain X64 "
               "element types, XLA encountered an HLO for which this rewriting is not implemented`");
           d.fix =
-              Fix{"do this step in 32 bits (float32 and its int32 bit pattern, "
-                  "`lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)`), or run it "
-                  "on the host",
+              Fix{"do this step in 32 bits (float32 and int32: JAX "
+                  "`lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)`, TensorFlow "
+                  "`tf.bitcast(tf.cast(x, tf.float32), tf.int32)`), or on the host",
                   FixApplicability::kDisplayOnly};
           sink.Add(std::move(d));
         });

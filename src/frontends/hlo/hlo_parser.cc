@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -410,7 +411,33 @@ class Parser {
     }
     std::swap(pending_, outer_pending);
     std::swap(local_names_, outer_names);
+    if (result) NameTupleElements(c);
     return result;
+  }
+
+  // The get-tuple-elements made for `t#i` operands are named as XLA names them: `#` sanitized to
+  // `_`, then made unique in the computation (`t_1`, or `t_1.1` when `t_1` is taken).
+  void NameTupleElements(HloComputation& c) {
+    std::set<std::string_view> taken;
+    for (const HloInstr& ins : c.instrs) taken.insert(ins.name);
+    std::map<std::string_view, std::string_view> renamed;
+    for (HloInstr& ins : c.instrs) {
+      if (ins.name.find('#') == std::string_view::npos) continue;
+      std::string base(ins.name);
+      std::replace(base.begin(), base.end(), '#', '_');
+      std::string name = base;
+      for (int n = 1; taken.contains(name); ++n) name = base + "." + std::to_string(n);
+      const std::string_view kept = module_->Keep(name);
+      taken.insert(kept);
+      renamed[ins.name] = kept;
+      ins.name = kept;
+    }
+    if (renamed.empty()) return;
+    for (HloInstr& ins : c.instrs) {
+      for (std::string_view& op : ins.operands) {
+        if (auto it = renamed.find(op); it != renamed.end()) op = it->second;
+      }
+    }
   }
 
   Result<HloInstr> Instruction() {

@@ -184,6 +184,10 @@ DType OutputDType(const tfp::NodeDef& n, int i) {
     return a != nullptr ? DTypeOf(a->type()) : DType::kInt64;
   }
   if ((n.op() == "TopKV2" || n.op() == "Unique") && i == 1) return DType::kInt32;
+  if (n.op() == "Bitcast") {  // `T` is the input's type, `type` the output's
+    const tfp::AttrValue* a = Attr(n, "type");
+    return a != nullptr ? DTypeOf(a->type()) : DType::kUnknown;
+  }
   for (const char* key :
        {"DstT", "dtype", "T", "out_type", "Tout", "output_type", "type", "Tidx"}) {
     const tfp::AttrValue* a = Attr(n, key);
