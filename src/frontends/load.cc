@@ -216,6 +216,8 @@ Result<LoadedModel> LoadFormat(const Source& source, const ShapeOptions& options
 Result<LoadedModel> Detect(const Source& source, const ShapeOptions& options) {
   if (source.bytes.empty())
     return MakeError(source.display_name + ": file is empty, expected a model");
+  // Not HLO text and not a GraphDef, whatever its extension (`.pbtxt`, `.txt`): say what it is.
+  if (std::string proto = HloModuleProtoTextError(source); !proto.empty()) return MakeError(proto);
   if (auto format = FormatOfExtension(source.display_name))
     return LoadFormat(source, options, *format);
   if (LooksLikeZip(source.bytes)) return LoadArchive(source, options);

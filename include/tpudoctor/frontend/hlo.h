@@ -13,6 +13,11 @@
 namespace tpudoctor {
 
 int SniffHlo(const Source& source);
+
+// For an HloModuleProto in protobuf text format (`hlo_module {`, `name: ... computations {`),
+// which is not HLO text and not a TensorFlow GraphDef whatever its extension: the one-line
+// message that names the form and what to give instead. Empty for anything else.
+std::string HloModuleProtoTextError(const Source& source);
 Result<LoadedModel> LoadHlo(const Source& source, const ShapeOptions& options);
 
 }  // namespace tpudoctor

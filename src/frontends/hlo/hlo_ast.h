@@ -82,6 +82,9 @@ std::string AtFile(const std::string& file, const std::string& message);
 // (PyTorch/XLA), `a_inference_`/`cluster_` (TensorFlow), unknown otherwise.
 Framework FrameworkOfModuleName(std::string_view module_name);
 
+// The one-line message for an HloModuleProto in protobuf text format; empty for other text.
+std::string ProtoTextForm(std::string_view text);
+
 // Parses HLO text (one module; further `// -----`-separated modules are counted, not read), then
 // infers the shapes of instructions written without one. Errors carry `line:col`.
 Result<HloModule> ParseHloText(std::string_view text);

@@ -310,6 +310,11 @@ Framework hlo::FrameworkOfModuleName(std::string_view name) {
   return Framework::kUnknown;
 }
 
+std::string HloModuleProtoTextError(const Source& source) {
+  std::string form = hlo::ProtoTextForm(source.bytes);
+  return form.empty() ? form : source.display_name + ": " + form;
+}
+
 int SniffHlo(const Source& source) {
   const std::string_view head = std::string_view(source.bytes).substr(0, 4096);
   for (std::size_t at = head.find("HloModule"); at != std::string_view::npos;

@@ -91,22 +91,7 @@ class Parser {
 
  private:
   // A form of XLA program this parser does not read, said in one line; empty for HLO text.
-  std::string UnreadableForm() {
-    std::size_t at = pos_;
-    while (at < s_.size() && s_[at] == '#') {  // `# RUN:` lines of a test file
-      at = s_.find('\n', at);
-      at = at == std::string_view::npos ? s_.size() : s_.find_first_not_of(" \t\r\n", at);
-      if (at == std::string_view::npos) at = s_.size();
-    }
-    const std::string_view rest = s_.substr(at, 64);
-    if (rest.starts_with("hlo_module") || rest.starts_with("name:") ||
-        rest.starts_with("computations {") || rest.starts_with("hlo {")) {
-      return "this is an HloModuleProto in protobuf text format, not HLO text; give the module's "
-             "HLO text instead (`HloModule name` then its computations: XLA's "
-             "--xla_dump_hlo_as_text dump, or `HloModule::ToString()`)";
-    }
-    return {};
-  }
+  std::string UnreadableForm() const { return ProtoTextForm(s_.substr(pos_)); }
 
   // ---- characters ----
   bool AtEnd() const { return pos_ >= s_.size(); }
@@ -764,6 +749,26 @@ class Parser {
 };
 
 }  // namespace
+
+std::string ProtoTextForm(std::string_view text) {
+  std::size_t at = text.find_first_not_of(" \t\r\n");
+  while (at != std::string_view::npos && text[at] == '#') {  // `# RUN:` lines of a test file
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) at = text.find_first_not_of(" \t\r\n", at);
+  }
+  if (at == std::string_view::npos) return {};
+  const std::string_view rest = text.substr(at, 4096);
+  const bool proto =
+      rest.starts_with("hlo_module {") || rest.starts_with("hlo_module{") ||
+      rest.starts_with("hlo {") ||
+      (rest.starts_with("name:") &&
+       rest.find("entry_computation_name:") != std::string_view::npos) ||
+      (rest.starts_with("computations {") && rest.find("opcode:") != std::string_view::npos);
+  if (!proto) return {};
+  return "this is an HloModuleProto in protobuf text format, not HLO text; give the module's HLO "
+         "text instead (`HloModule name` then its computations: XLA's --xla_dump_hlo_as_text "
+         "dump, or `HloModule::ToString()`)";
+}
 
 std::optional<DType> HloDType(std::string_view t) {
   static const std::pair<std::string_view, DType> kTypes[] = {
