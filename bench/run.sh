@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Speed of `tpu-doctor check`: on the real llama_1b.onnx (1,425 nodes) and on generated models of
 # 10k / 50k / 100k nodes, beside the Python baseline a user would otherwise run (python3 + Debian's
-# python3-onnx: onnx.load + onnx.shape_inference.infer_shapes), from the same run.
+# python3-onnx: onnx.load + onnx.shape_inference.infer_shapes), from the same run; then `check` of
+# a generated 4 MB HLO module and `plan` of a 70B model config (no Python baseline: the targets of
+# issue 22 are absolute, 150 ms and 1 s).
 # Wall time of the whole command, median of RUNS (default 10) runs after a warm-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,17 @@ row() {
 }
 row llama_1b.onnx testdata/models/llama_1b.onnx 1425
 for n in 10000 50000 100000; do row "generated" "$OUT/large_$n.onnx" "$n"; done
+[[ -f "$OUT/big_4mb.hlo" ]] || /usr/bin/python3 bench/gen_large_hlo.py 6000 "$OUT/big_4mb.hlo"
+echo
+printf "%-40s %14s %10s\n" command "tpu-doctor ms" target
+solo() {
+  local name=$1 target=$2
+  shift 2
+  read -r ms _ < <(/usr/bin/python3 bench/timeit.py "$RUNS" -- build/tpu-doctor "$@")
+  printf "%-40s %14s %10s\n" "$name" "$ms" "$target"
+}
+solo "check generated HLO (4 MB, 36k instrs)" "150 ms" check "$OUT/big_4mb.hlo" --fail-on never
+solo "plan examples/configs/llama-3.1-70b.json" "1000 ms" plan examples/configs/llama-3.1-70b.json
 if [[ -x build/tpudoctor_bench ]]; then
   echo
   echo "in-process phases (Google Benchmark):"

@@ -69,9 +69,11 @@ class Planner {
     role_.resize(n);
     groups_of_.resize(n);
     member_of_.assign(n, -1);
+    user_mark_.assign(n, 0);
+    returned_.assign(g.values().size(), false);
     for (const Node& node : g.nodes())
       role_[static_cast<std::size_t>(node.id)] = RoleOf(node, Cost(node.id));
-    for (ValueId v : g.outputs()) returned_.insert(v);
+    for (ValueId v : g.outputs()) returned_[static_cast<std::size_t>(v)] = true;
   }
 
   FusionPlan Run() {
@@ -95,14 +97,20 @@ class Planner {
 
   // The non-view nodes that read `v`, looking through views; `escapes` when a view of it (or it)
   // is a program output.
-  void RealUsers(ValueId v, std::vector<NodeId>& users, bool& escapes, int depth = 0) const {
-    if (returned_.contains(v)) escapes = true;
+  void RealUsers(ValueId v, std::vector<NodeId>& users, bool& escapes) const {
+    ++epoch_;  // a node is added once per call: marked with this call's epoch
+    CollectUsers(v, users, escapes, 0);
+  }
+  void CollectUsers(ValueId v, std::vector<NodeId>& users, bool& escapes, int depth) const {
+    if (returned_[static_cast<std::size_t>(v)]) escapes = true;
     if (depth > 64) return;
     for (NodeId u : g_.value(v).users) {
       if (Role(u) != FusionRole::kFree) {
-        if (std::ranges::find(users, u) == users.end()) users.push_back(u);
+        auto& mark = user_mark_[static_cast<std::size_t>(u)];
+        if (mark != epoch_) users.push_back(u);
+        mark = epoch_;
       } else if (IsAlias(u)) {
-        for (ValueId o : g_.node(u).outputs) RealUsers(o, users, escapes, depth + 1);
+        for (ValueId o : g_.node(u).outputs) CollectUsers(o, users, escapes, depth + 1);
       }
     }
   }
@@ -263,8 +271,11 @@ class Planner {
   std::vector<FusionRole> role_;
   std::vector<std::vector<int>> groups_of_;  // kernels a node is in (several when duplicated)
   std::vector<int> member_of_;               // per NodeId: the kernel it is a member of, or -1
-  std::set<ValueId> returned_;
+  std::vector<bool> returned_;               // per ValueId: a program output
   std::vector<FusionKernel> kernels_;
+  // RealUsers' marks: a node is in the current call's list when its mark is the call's epoch.
+  mutable std::vector<std::uint32_t> user_mark_;
+  mutable std::uint32_t epoch_ = 0;
 };
 
 }  // namespace

@@ -71,43 +71,43 @@ bool AddsOwnBatchDim(const Graph& graph, ValueId input) {
   return false;
 }
 
-// How a parameter of an XLA program is used: as the activation operand of a matmul or convolution
-// (operand 0: the data; weights are operand 1, forward and in JAX's gradients alike), reached
-// through pointwise, conversion, layout and inlined-call ops; or as the indices of a gather (token
-// ids into an embedding table).
-struct ParameterUse {
-  bool activation = false;
-  bool indices = false;
-};
+// Whether a node hands its operands' data on to its results for ProgramBatch: pointwise,
+// conversion, layout and inlined-call ops.
+bool PassesData(const Node& n) {
+  return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.kind == OpKind::kLayout ||
+         (n.kind == OpKind::kControlFlow && n.op_type == "call");
+}
 
-ParameterUse UseOf(const Graph& graph, ValueId param) {
-  ParameterUse use;
-  std::vector<ValueId> frontier{param};
-  std::set<ValueId> seen{param};
-  while (!frontier.empty() && seen.size() < 4096) {
-    const ValueId v = frontier.back();
-    frontier.pop_back();
-    for (NodeId u : graph.value(v).users) {
-      const Node& n = graph.node(u);
-      const bool operand0 = n.input(0) == v;
-      if (n.kind == OpKind::kMatMul || n.kind == OpKind::kConv) {
-        use.activation |= operand0;
-        continue;
-      }
-      if (n.kind == OpKind::kGather) {
-        use.indices |= v == param && !operand0;
-        continue;
-      }
-      const bool passes = n.kind == OpKind::kElementwise || n.kind == OpKind::kCast ||
-                          n.kind == OpKind::kLayout ||
-                          (n.kind == OpKind::kControlFlow && n.op_type == "call");
-      if (!passes) continue;
-      for (ValueId o : n.outputs) {
-        if (seen.insert(o).second) frontier.push_back(o);
-      }
-    }
+// The values that reach the activation operand of a matmul or convolution (operand 0: the data;
+// weights are operand 1, forward and in JAX's gradients alike) through ops that pass data on: one
+// walk back from every such operand, each value visited once.
+std::vector<bool> FeedActivations(const Graph& graph) {
+  std::vector<bool> feeds(graph.values().size(), false);
+  std::vector<ValueId> stack;
+  auto visit = [&](ValueId v) {
+    if (v == kNoValue || feeds[static_cast<std::size_t>(v)]) return;
+    feeds[static_cast<std::size_t>(v)] = true;
+    stack.push_back(v);
+  };
+  for (const Node& n : graph.nodes()) {
+    if (n.kind == OpKind::kMatMul || n.kind == OpKind::kConv) visit(n.input(0));
   }
-  return use;
+  while (!stack.empty()) {
+    const ValueId v = stack.back();
+    stack.pop_back();
+    const NodeId p = graph.value(v).producer;
+    if (p == kNoNode || !PassesData(graph.node(p))) continue;
+    for (ValueId in : graph.node(p).inputs) visit(in);
+  }
+  return feeds;
+}
+
+// Whether a parameter is the indices operand of a gather (token ids into an embedding table).
+bool GatherIndices(const Graph& graph, ValueId param) {
+  return std::ranges::any_of(graph.value(param).users, [&](NodeId u) {
+    const Node& n = graph.node(u);
+    return n.kind == OpKind::kGather && n.input(0) != param;
+  });
 }
 
 // The batch of a compiled XLA program, whose parameters mix weights, optimizer state and data: the
@@ -118,6 +118,7 @@ ParameterUse UseOf(const Graph& graph, ValueId param) {
 std::optional<std::int64_t> ProgramBatch(const Graph& graph) {
   if (std::ranges::any_of(graph.nodes(), [](const Node& n) { return n.op_type == "fusion"; }))
     return std::nullopt;
+  const std::vector<bool> feeds = FeedActivations(graph);
   const Value* best = nullptr;
   bool best_is_activation = false;
   for (ValueId id : graph.inputs()) {
@@ -125,9 +126,8 @@ std::optional<std::int64_t> ProgramBatch(const Graph& graph) {
     const Shape& shape = v.type.shape;
     if (!shape.rank_known() || shape.rank() < 1 || !shape.dim(0).is_static()) continue;
     const bool is_float = TraitsOf(v.type.dtype).cls == DTypeClass::kFloat;
-    const ParameterUse use = UseOf(graph, id);
-    const bool activation = is_float && use.activation && shape.rank() >= 2;
-    const bool indices = !is_float && use.indices;
+    const bool activation = is_float && feeds[static_cast<std::size_t>(id)] && shape.rank() >= 2;
+    const bool indices = !is_float && GatherIndices(graph, id);
     if (!activation && !indices) continue;
     if (best == nullptr || (activation && !best_is_activation) ||
         (activation == best_is_activation && shape.rank() > best->type.shape.rank())) {
