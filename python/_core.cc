@@ -17,6 +17,7 @@
 #include "tpudoctor/jobs/plan.h"
 #include "tpudoctor/logs/logs.h"
 #include "tpudoctor/report/render.h"
+#include "tpudoctor/rules/rules.h"
 #include "tpudoctor/support/embedded.h"
 
 namespace py = pybind11;
@@ -303,12 +304,11 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("rules", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> out;
-    for (const auto& c : AllChecks())
-      out.emplace_back(std::string(c->code()), std::string(c->name()), std::string(c->summary()));
+    for (const RuleInfo& r : AllRules()) out.emplace_back(r.code, r.name, r.summary);
     return out;
   });
   m.def("rule_doc", [](const std::string& code) {
-    auto doc = FindEmbedded("docs/rules/" + code + ".md");
+    auto doc = RuleDoc(code);
     if (!doc) throw ToolError("no rule `" + code + "`");
     return std::string(*doc);
   });

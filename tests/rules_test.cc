@@ -1,15 +1,19 @@
 // Per-rule golden tests: every fixture in testdata/rules/CODE/ is checked on the default target;
 // `fires_*` fixtures must produce at least one finding of CODE, `silent_*` ones none. The findings
 // of CODE are compared with the fixture's `.expected` golden file.
+#include "tpudoctor/rules/rules.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "tests/test_util.h"
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -42,19 +46,27 @@ std::vector<fs::path> Fixtures(const std::string& code) {
   return out;
 }
 
+// One table of every rule, sorted, each with its page; every model check also has firing and
+// silent fixtures (job rules have theirs in tests/job_rules_test.cc).
 TEST(RulesTest, EveryRuleHasDocsAndFixtures) {
   std::string previous;
-  for (const auto& check : AllChecks()) {
-    const std::string code(check->code());
-    EXPECT_LT(previous, code) << "the registry must be sorted by code";
+  std::set<RuleKind> kinds;
+  for (const RuleInfo& rule : AllRules()) {
+    const std::string& code = rule.code;
+    kinds.insert(rule.kind);
+    EXPECT_LT(previous, code) << "the rule table must be sorted by code, codes unique";
     previous = code;
-    auto doc = FindEmbedded("docs/rules/" + code + ".md");
+    EXPECT_EQ(FindRule(AsciiLower(code)), &rule);
+    auto doc = RuleDoc(code);
     ASSERT_TRUE(doc.has_value()) << code << " has no docs/rules/" << code << ".md";
+    EXPECT_TRUE(doc->starts_with("# " + code + " " + rule.name + "\n"))
+        << code << ".md must open with `# " << code << " " << rule.name << "`";
     for (const char* heading : {"## What it flags", "## Why it matters on TPU", "## Example",
                                 "## How to fix", "## References"}) {
       EXPECT_NE(doc->find(heading), std::string_view::npos)
           << code << ".md lacks `" << heading << "`";
     }
+    if (rule.kind != RuleKind::kModel) continue;
     ASSERT_TRUE(fs::is_directory(Testdata("rules/" + code))) << code << " has no fixture directory";
     int fires = 0, silent = 0;
     for (const auto& f : Fixtures(code)) {
@@ -64,18 +76,8 @@ TEST(RulesTest, EveryRuleHasDocsAndFixtures) {
     EXPECT_GT(fires, 0) << code << " needs a fires_* fixture";
     EXPECT_GT(silent, 0) << code << " needs a silent_* fixture";
   }
-}
-
-// Codes emitted outside the check registry (frontends' LOAD notes) have their page too.
-TEST(RulesTest, FrontendCodesHaveDocs) {
-  for (const char* code : {"LOAD001"}) {
-    auto doc = FindEmbedded(std::string("docs/rules/") + code + ".md");
-    ASSERT_TRUE(doc.has_value()) << code;
-    for (const char* heading : {"## What it flags", "## Why it matters on TPU", "## Example",
-                                "## How to fix", "## References"}) {
-      EXPECT_NE(doc->find(heading), std::string_view::npos) << code << " lacks " << heading;
-    }
-  }
+  EXPECT_EQ(kinds.size(), 3u) << "model, job and load rules are all in the table";
+  EXPECT_EQ(FindRule("NOPE001"), nullptr);
 }
 
 TEST(RulesTest, FixturesMatchGoldens) {

@@ -4,9 +4,8 @@
 // finding's fingerprint hashes its rule and node path, so it survives unrelated edits.
 #include <nlohmann/json.hpp>
 
-#include "tpudoctor/check/check.h"
 #include "tpudoctor/report/render.h"
-#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/rules/rules.h"
 
 namespace tpudoctor {
 namespace {
@@ -63,15 +62,16 @@ std::string_view DefaultLevel(std::string_view code, const Report& r) {
 
 ordered_json Rules(const Report& r, std::map<std::string, int>& index) {
   ordered_json rules = ordered_json::array();
-  for (const auto& check : AllChecks()) {
-    const std::string code(check->code());
+  for (const RuleInfo& info : AllRules()) {
+    if (info.kind == RuleKind::kJob) continue;  // a model report has no job-file findings
+    const std::string& code = info.code;
     index[code] = static_cast<int>(rules.size());
-    const std::string doc(FindEmbedded("docs/rules/" + code + ".md").value_or(""));
+    const std::string doc(RuleDoc(code).value_or(""));
     ordered_json rule;
     rule["id"] = code;
-    rule["name"] = std::string(check->name());
-    rule["shortDescription"] = {{"text", std::string(check->summary())}};
-    rule["fullDescription"] = {{"text", std::string(check->summary())}};
+    rule["name"] = info.name;
+    rule["shortDescription"] = {{"text", info.summary}};
+    rule["fullDescription"] = {{"text", info.summary}};
     rule["help"] = {{"text", doc}, {"markdown", doc}};
     rule["defaultConfiguration"] = {{"level", std::string(DefaultLevel(code, r))}};
     rules.push_back(rule);

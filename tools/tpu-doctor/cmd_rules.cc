@@ -1,27 +1,32 @@
 #include "cli.h"
 #include "commands.h"
-#include "tpudoctor/check/check.h"
-#include "tpudoctor/jobs/job.h"
-#include "tpudoctor/support/embedded.h"
-#include "tpudoctor/support/strings.h"
+#include "tpudoctor/rules/rules.h"
 
 namespace tpudoctor::cli {
+namespace {
+
+void ListKind(RuleKind kind, std::ostream& out) {
+  for (const RuleInfo& r : AllRules()) {
+    if (r.kind != kind) continue;
+    out << r.code << "  " << r.name << std::string(r.name.size() < 28 ? 28 - r.name.size() : 1, ' ')
+        << r.summary << "\n";
+  }
+}
+
+}  // namespace
 
 int RulesCommand(std::ostream& out) {
-  auto line = [&](std::string_view code, std::string_view name, std::string_view summary) {
-    out << code << "  " << name << std::string(name.size() < 28 ? 28 - name.size() : 1, ' ')
-        << summary << "\n";
-  };
-  for (const auto& check : AllChecks()) line(check->code(), check->name(), check->summary());
+  ListKind(RuleKind::kModel, out);
   out << "\njob files (`check --job`):\n";
-  for (const auto& rule : AllJobRules()) line(rule->code(), rule->name(), rule->summary());
+  ListKind(RuleKind::kJob, out);
+  out << "\nraised while a model is loaded:\n";
+  ListKind(RuleKind::kLoad, out);
   out << "\n`tpu-doctor rule CODE` prints a rule's documentation.\n";
   return kExitOk;
 }
 
 int RuleCommand(const std::string& code, std::ostream& out, std::ostream& err) {
-  const std::string upper = AsciiUpper(code);
-  auto doc = FindEmbedded("docs/rules/" + upper + ".md");
+  auto doc = RuleDoc(code);
   if (!doc) {
     err << "tpu-doctor: no rule `" << code << "`; `tpu-doctor rules` lists them\n";
     return kExitUsage;
