@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
@@ -81,10 +82,14 @@ Result<std::string> ReadRegularFile(const std::string& path) {
   std::string bytes;
   bytes.reserve(static_cast<std::size_t>(std::min<std::int64_t>(st.st_size, kMaxTextLineBytes)));
   TextLines lines;
-  std::string chunk(kReadChunk, '\0');
+  // Not zero-filled: only the pages a read fills are ever touched (a small model does not pay
+  // for 16 MiB of zeros).
+  const std::size_t chunk_size = static_cast<std::size_t>(std::clamp<std::int64_t>(
+      st.st_size + 1, std::int64_t{64} << 10, static_cast<std::int64_t>(kReadChunk)));
+  const auto chunk = std::make_unique_for_overwrite<char[]>(chunk_size);
   while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    in.read(chunk.get(), static_cast<std::streamsize>(chunk_size));
+    const std::string_view got(chunk.get(), static_cast<std::size_t>(in.gcount()));
     if (got.empty()) break;
     if (bytes.size() + got.size() > static_cast<std::size_t>(kMaxSourceBytes))
       return MakeError(path + ": grew past 2 GiB while it was read");
