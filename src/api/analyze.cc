@@ -43,8 +43,15 @@ Result<std::vector<SliceTarget>> ResolveSlices(const std::vector<std::string>& n
 // Fills report.estimates, or says in report.estimate_unavailable why the model cannot be
 // estimated. The batch is the one the graph's shapes were made static with; an XLA program, whose
 // inputs do not show it, takes --batch as the samples each step processes.
+// The estimate the checks made, and what it was asked with.
+struct CheckedEstimate {
+  const Estimate* estimate;
+  const EstimateOptions& options;
+};
+
 Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& slices,
-                            const AnalyzeOptions& options, Report& report) {
+                            const AnalyzeOptions& options,
+                            const std::optional<CheckedEstimate>& checked, Report& report) {
   const std::optional<std::int64_t> batch =
       graph.facts().batch ? graph.facts().batch : options.shapes.batch;
   if (!batch) {
@@ -62,17 +69,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
   }
   report.estimate_batch = *batch;
   for (const SliceTarget& slice : slices) {
-    // The checks already estimated one chip of their target at this batch: reuse it.
     const auto price = options.prices.find(slice.target->name);
-    if (report.estimate && slice.chips == 1 && slice.target->name == report.target &&
-        !options.calibration && !options.dataset_size && price == options.prices.end() &&
-        options.parallel.fsdp == 1 && options.parallel.tensor == 1 &&
-        options.remat == Remat::kNone && options.runtime == Runtime::kAuto && options.slices == 1 &&
-        graph.facts().batch == batch) {
-      report.estimates.push_back(*report.estimate);
-      report.estimates.back().target = slice.name;
-      continue;
-    }
     EstimateOptions o;
     o.train = options.check.train;
     o.optimizer = options.check.optimizer;
@@ -86,6 +83,12 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.dataset_size = options.dataset_size;
     if (price != options.prices.end()) o.usd_per_chip_hour = price->second;
     if (options.calibration) o.calibration = &*options.calibration;
+    // The checks already estimated this step on this chip: reuse it.
+    if (checked && slice.target->name == report.target && SameStep(o, checked->options)) {
+      report.estimates.push_back(*checked->estimate);
+      report.estimates.back().target = slice.name;
+      continue;
+    }
     auto e = EstimateStep(graph, *slice.target, o);
     if (!e) return MakeError(slice.name + ": " + e.error().message);
     e->target = slice.name;
@@ -134,7 +137,10 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   report.precision = options.check.precision;
   report.estimate = std::move(run.estimate);
   if (!slices->empty()) {
-    if (auto r = EstimateOnSlices(model->graph, *slices, options, report); !r) return r.error();
+    std::optional<CheckedEstimate> checked;
+    if (report.estimate) checked.emplace(&*report.estimate, run.estimate_options);
+    if (auto r = EstimateOnSlices(model->graph, *slices, options, checked, report); !r)
+      return r.error();
   }
   return report;
 }

@@ -67,6 +67,7 @@ CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
     eo.optimizer = options.optimizer;
     eo.precision = options.precision;
     eo.batch = std::max<std::int64_t>(1, context.batch);
+    run.estimate_options = eo;
     if (auto e = EstimateStep(graph, target, eo)) {
       run.estimate = std::move(*e);
       context.estimate = &*run.estimate;

@@ -68,6 +68,7 @@ std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
 struct CheckRun {
   std::vector<Diagnostic> findings;
   std::optional<Estimate> estimate;
+  EstimateOptions estimate_options;  // what `estimate` was asked with (on `target`)
 };
 CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
                                const CheckOptions& options = {});

@@ -50,6 +50,7 @@ struct Parallelism {
   int data = 0;
   int fsdp = 1;
   int tensor = 1;
+  bool operator==(const Parallelism&) const = default;
 };
 // `data=2,fsdp=16,tp=4` (keys data|dp, fsdp, tensor|tp; positive integers).
 Result<Parallelism> ParseParallelism(std::string_view text);
@@ -92,6 +93,9 @@ struct EstimateOptions {
   // Keeps what estimates of one graph share (below); null derives it afresh each time.
   EstimateCache* cache = nullptr;
 };
+
+// Whether two option sets ask for the same estimate (everything but the cache is compared).
+bool SameStep(const EstimateOptions& a, const EstimateOptions& b);
 
 // What an estimate derives from the graph alone — op costs, structural facts, the fusion plan —
 // kept for the next estimate of the same graph at the same widths and runtime kind: a plan's
