@@ -148,6 +148,11 @@ struct Calibration {
 };
 
 // The calibration of a runtime (kAuto resolved) on a target: `xla-tpu`, `eager-gpu`, ...
+// Matrix FLOPs after padding to the MXU: the output rows to the 8 sublanes, N and K to the
+// systolic array's width (unpadded on GPUs). The estimate costs matmuls so; PERF002 compares it
+// with the useful work.
+double PaddedFlops(const MatmulDims& d, const TargetSpec& t);
+
 const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime);
 // kAuto resolved for a graph on a target (see Runtime).
 Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph);

@@ -170,10 +170,7 @@ class Perf002MxuUtilization final : public Check {
     if (!ctx.target.is_tpu() || !ctx.target.mxu_dim || ctx.estimate == nullptr) return;
     const int tile = *ctx.target.mxu_dim;
     const std::vector<OpCost> costs = ComputeOpCosts(ctx.graph);
-    auto padded = [&](const MatmulDims& d) {
-      auto up = [](double v, double m) { return std::ceil(v / m) * m; };
-      return 2 * d.batch * up(d.m, 8) * up(d.n, tile) * up(d.k, tile);
-    };
+    auto padded = [&](const MatmulDims& d) { return PaddedFlops(d, ctx.target); };
     double total = 0;
     for (const OpCost& c : costs) {
       if (c.matmul) total += padded(*c.matmul);
