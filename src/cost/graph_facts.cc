@@ -1,0 +1,194 @@
+#include "src/cost/graph_facts.h"
+
+#include <algorithm>
+
+#include "src/cost/sharding.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+bool IsPointwiseLink(const Node& n) {
+  return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.op_type == "Dropout" ||
+         n.op_type == "Identity";
+}
+
+// A value stored in the model: an initializer or a Constant's output.
+bool IsLiteral(const Graph& g, ValueId v) {
+  if (v == kNoValue) return false;
+  const Value& val = g.value(v);
+  return val.origin == ValueOrigin::kInitializer ||
+         (val.producer != kNoNode && g.node(val.producer).kind == OpKind::kConstant);
+}
+
+// Marks the nodes from the QK^T matmul's output to the PV matmul's input: scale, mask, softmax,
+// dropout. Their S x S tensors are never materialized by a fused attention kernel.
+void MarkAttention(const Graph& g, GraphFacts& f) {
+  for (NodeId id : g.topo_order()) {
+    const Node& sm = g.node(id);
+    if (sm.kind != OpKind::kSoftmax || sm.inputs.empty() || sm.outputs.empty()) continue;
+    std::vector<NodeId> chain = {id};
+    // Backwards to the score matmul.
+    ValueId v = sm.input(0);
+    bool found_qk = false;
+    for (int step = 0; step < 6 && v != kNoValue; ++step) {
+      NodeId p = g.value(v).producer;
+      if (p == kNoNode) break;
+      const Node& pn = g.node(p);
+      if (pn.op_type == "MatMul") {
+        found_qk = true;
+        break;
+      }
+      if (!IsPointwiseLink(pn)) break;
+      chain.push_back(p);
+      v = pn.input(0);
+    }
+    // Forwards to the value matmul.
+    bool found_pv = false;
+    ValueId w = sm.outputs[0];
+    for (int step = 0; step < 4 && !found_pv; ++step) {
+      const auto& users = g.value(w).users;
+      if (users.size() != 1) break;
+      const Node& un = g.node(users[0]);
+      if (un.op_type == "MatMul") {
+        found_pv = true;
+        break;
+      }
+      if (!IsPointwiseLink(un) || un.outputs.empty()) break;
+      chain.push_back(un.id);
+      w = un.outputs[0];
+    }
+    if (!found_qk || !found_pv) continue;
+    // Fused attention kernels (PyTorch SDPA, flash attention) compute softmax(QK^T * scale +
+    // mask)V: require the scale, in the chain or on the query/key inputs of the score matmul.
+    // Attention written without it (T5's unscaled scores plus a position bias) runs unfused in
+    // eager code.
+    auto is_scale = [&](NodeId id2) {
+      const Node& x = g.node(id2);
+      if (x.op_type != "Mul" && x.op_type != "Div") return false;
+      return std::ranges::any_of(x.inputs, [&](ValueId in) { return IsLiteral(g, in); });
+    };
+    bool scaled = std::any_of(chain.begin(), chain.end(), is_scale);
+    const Node& qk = g.node(g.value(v).producer);
+    for (ValueId in : qk.inputs) {
+      if (in == kNoValue || scaled) continue;
+      NodeId p = g.value(in).producer;
+      for (int step = 0; step < 3 && p != kNoNode && !scaled;
+           ++step) {  // through a transpose/reshape
+        scaled = is_scale(p);
+        const Node& pn = g.node(p);
+        p = pn.inputs.empty() || pn.input(0) == kNoValue ? kNoNode : g.value(pn.input(0)).producer;
+      }
+    }
+    if (!scaled) continue;
+    for (NodeId c : chain) f.attention[static_cast<std::size_t>(c)] = true;
+    f.any_attention = true;
+  }
+}
+
+// A scalar literal operand of a pointwise op, as in x / 1.4142.
+bool IsConstantScalar(const Graph& g, ValueId v) {
+  if (!IsLiteral(g, v)) return false;
+  const auto n = g.value(v).type.shape.NumElements();
+  return n && *n <= 1;
+}
+
+// The one user of `v`, if it has exactly one.
+NodeId SoleUser(const Graph& g, ValueId v) {
+  const auto& users = g.value(v).users;
+  return users.size() == 1 ? users[0] : kNoNode;
+}
+
+// Marks the activations PyTorch's nn.GELU and nn.SiLU compute in one kernel each, which
+// torch.onnx writes out as x * 0.5 * (1 + erf(x / sqrt 2)) and x * sigmoid(x): eager PyTorch
+// launches one kernel that reads x and writes the result once. (A model that spells them out in
+// Python runs every op; the modules are what torchvision and transformers use.)
+void MarkActivations(const Graph& g, GraphFacts& f) {
+  auto mark = [&](const std::vector<NodeId>& inner, NodeId root) {
+    for (NodeId id : inner) f.inside_activation[static_cast<std::size_t>(id)] = true;
+    f.activation_root[static_cast<std::size_t>(root)] = true;
+    f.any_activation = true;
+  };
+  for (const Node& n : g.nodes()) {
+    if (n.inputs.empty() || n.outputs.size() != 1 || n.input(0) == kNoValue) continue;
+    if (n.op_type == "Sigmoid") {
+      const ValueId x = n.input(0);
+      const NodeId mul = SoleUser(g, n.outputs[0]);
+      if (mul == kNoNode || g.node(mul).op_type != "Mul") continue;
+      const Node& m = g.node(mul);
+      if (std::ranges::count(m.inputs, x) != 1 || m.outputs.size() != 1) continue;
+      mark({n.id}, mul);
+      continue;
+    }
+    if (n.op_type != "Erf") continue;
+    // Back through the scale by 1/sqrt(2) to x.
+    const NodeId scale = g.value(n.input(0)).producer;
+    if (scale == kNoNode) continue;
+    const Node& sc = g.node(scale);
+    if ((sc.op_type != "Div" && sc.op_type != "Mul") || sc.inputs.size() != 2 ||
+        !IsConstantScalar(g, sc.input(1)) || SoleUser(g, sc.outputs[0]) != n.id)
+      continue;
+    const ValueId x = sc.input(0);
+    // Forward through + 1, * x and * 0.5, in the order the export wrote them.
+    std::vector<NodeId> inner = {scale, n.id};
+    NodeId root = n.id;
+    bool times_x = false;
+    for (int step = 0; step < 3; ++step) {
+      const NodeId next = SoleUser(g, g.node(root).outputs[0]);
+      if (next == kNoNode) break;
+      const Node& nx = g.node(next);
+      if ((nx.op_type != "Add" && nx.op_type != "Mul") || nx.outputs.size() != 1) break;
+      const ValueId other = nx.input(0) == g.node(root).outputs[0] ? nx.input(1) : nx.input(0);
+      const bool is_x = other == x && nx.op_type == "Mul";
+      if (!is_x && !IsConstantScalar(g, other)) break;
+      times_x |= is_x;
+      inner.push_back(next);
+      root = next;
+    }
+    if (!times_x) continue;
+    inner.pop_back();  // the root is the op that writes the activation
+    mark(inner, root);
+  }
+}
+
+}  // namespace
+
+GraphFacts AnalyzeGraph(const Graph& g) {
+  GraphFacts f;
+  f.attention.assign(g.nodes().size(), false);
+  f.implied_batchnorm.assign(g.nodes().size(), false);
+  f.depthwise.assign(g.nodes().size(), false);
+  f.inside_activation.assign(g.nodes().size(), false);
+  f.activation_root.assign(g.nodes().size(), false);
+  f.layer.reserve(g.nodes().size());
+  for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
+  MarkAttention(g, f);
+  MarkActivations(g, f);
+  f.channels_minor = ChannelsMinorValues(g);
+  const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
+                                    [](const Node& n) { return n.kind == OpKind::kNormalization; });
+  for (const Node& n : g.nodes()) {
+    if (n.kind != OpKind::kConv || n.inputs.size() < 2) continue;
+    const std::size_t i = static_cast<std::size_t>(n.id);
+    if (n.conv) {
+      // XLA-style: one input feature per group in the kernel's input-feature dim.
+      const Shape& w = g.value(n.input(1)).type.shape;
+      const auto in_dim = static_cast<std::size_t>(n.conv->kernel_input_feature);
+      f.depthwise[i] = n.conv->feature_groups > 1 && in_dim < w.rank() &&
+                       w.dim(in_dim).is_static() && w.dim(in_dim).value() == 1;
+      f.any_depthwise |= f.depthwise[i];
+      continue;
+    }
+    const Shape& w = g.value(n.input(1)).type.shape;
+    const std::int64_t group = n.IntAttr("group").value_or(1);
+    f.depthwise[i] = group > 1 && w.rank() >= 2 && w.dim(1).is_static() && w.dim(1).value() == 1;
+    f.any_depthwise |= f.depthwise[i];
+    // An inference export (torch.onnx in eval mode) folds each BatchNorm into the conv before it:
+    // a conv network with no normalization op left had them. Training runs them again.
+    f.implied_batchnorm[i] = !has_norm;
+    f.any_implied_batchnorm |= !has_norm;
+  }
+  return f;
+}
+
+}  // namespace tpudoctor

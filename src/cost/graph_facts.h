@@ -1,0 +1,40 @@
+// Structural facts of a graph that the time and memory models need beyond per-op costs: the
+// attention cores (softmax(QK^T)V), activations a framework runs as one kernel but an export wrote
+// as several ops (GELU, SiLU), depthwise convolutions, convolutions whose BatchNorm an inference
+// export folded, and the layer each node belongs to. Private to src/cost.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/ir/graph.h"
+
+namespace tpudoctor {
+
+// Structural facts the time and memory models need beyond per-op costs.
+struct GraphFacts {
+  std::vector<bool> attention;          // inside a softmax(QK^T)V core, between the two matmuls
+  std::vector<bool> implied_batchnorm;  // a conv whose BatchNorm the inference export folded
+  std::vector<bool> depthwise;          // depthwise convolution
+  // An activation the framework runs as one kernel but the export wrote as several ops: every op
+  // of it but the last is `inside_activation`; the last, which writes the result, is its root.
+  std::vector<bool> inside_activation;
+  std::vector<bool> activation_root;
+  std::vector<std::string> layer;  // LayerKey of the node's scope, "" outside layers
+  bool any_attention = false;
+  bool any_implied_batchnorm = false;
+  bool any_activation = false;  // any activation_root
+  bool any_depthwise = false;
+  ChannelsMinorValues channels_minor;  // conv activations laid out channels-minor
+};
+
+GraphFacts AnalyzeGraph(const Graph& g);
+
+// Ops the matrix units run: matmuls, convolutions, recurrent cells.
+inline bool IsMatrixKind(OpKind kind) {
+  return kind == OpKind::kMatMul || kind == OpKind::kConv || kind == OpKind::kConvTranspose ||
+         kind == OpKind::kRecurrent;
+}
+
+}  // namespace tpudoctor
