@@ -9,8 +9,6 @@
 namespace tpudoctor {
 namespace {
 
-bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
-
 // Ops that keep a convolution activation's layout: pointwise math, normalization, pooling,
 // resizing, and layout ops that keep the batch and do not permute dims (concat, slice, pad).
 bool KeepsConvLayout(const Node& n, const Shape& in, const Shape& out) {

@@ -11,8 +11,6 @@
 namespace tpudoctor {
 namespace {
 
-bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
-
 std::optional<double> Elements(const Shape& s) {
   if (!s.is_static()) return std::nullopt;
   double n = 1;

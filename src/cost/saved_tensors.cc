@@ -8,8 +8,6 @@
 namespace tpudoctor {
 namespace {
 
-bool IsFloat(DType d) { return TraitsOf(d).cls == DTypeClass::kFloat; }
-
 bool IsNonlinearUnary(std::string_view op) {
   static const std::set<std::string_view> kOps = {
       "Relu",      "Sigmoid",     "Tanh",      "Gelu",       "Erf",

@@ -61,6 +61,7 @@ struct DTypeTraits {
 const DTypeTraits& TraitsOf(DType dtype);
 inline std::string_view NameOf(DType dtype) { return TraitsOf(dtype).name; }
 inline std::string_view LongNameOf(DType dtype) { return TraitsOf(dtype).long_name; }
+inline bool IsFloat(DType dtype) { return TraitsOf(dtype).cls == DTypeClass::kFloat; }
 inline int BitsOf(DType dtype) { return TraitsOf(dtype).bits; }
 
 // All enumerators, in enum order.

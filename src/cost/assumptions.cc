@@ -1,0 +1,148 @@
+// The assumptions an estimate prints: the runtime and kernels, rates, calibration, memory model.
+#include "src/cost/step.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+// How ops became kernels, in the words the report prints.
+std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
+  const std::string kernels = std::to_string(e.kernels) + " kernels per forward pass";
+  if (c.runtime == Runtime::kEager) {
+    return "runtime eager (" + kernels +
+           ", one per op): per op max(FLOPs / (peak x efficiency), bytes / (bandwidth x "
+           "efficiency)) + launch overhead";
+  }
+  return "runtime " + std::string(NameOf(c.runtime)) + " (" + kernels +
+         " after fusion): per fused kernel max(FLOPs / (peak x efficiency), bytes crossing "
+         "its boundary / (bandwidth x efficiency)) + launch overhead";
+}
+
+}  // namespace
+
+// What the figures assume, in the words the report prints.
+std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
+  const EstimateOptions& options = c.options;
+  const Calibration& cal = c.cal;
+  std::vector<std::string> out = {
+      std::string(options.train ? "training step" : "inference step") + ", " +
+          std::string(NameOf(options.precision)) +
+          (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
+          (options.precision == Precision::kBf16Params
+               ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
+               : "") +
+          (options.precision == Precision::kFp16
+               ? " (fp16 compute with loss scaling, fp32 master weights)"
+               : "") +
+          (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
+      c.rates.matrix_note,
+      "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +
+          ", conv " + FormatFixed(cal.conv_efficiency, 2) + ", bandwidth " +
+          FormatFixed(cal.memory_efficiency, 2) + ", per-kernel overhead " +
+          FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
+      RuntimeAssumption(c, e) +
+          std::string(c.target.is_tpu()
+                          ? "; matmuls padded to " +
+                                std::to_string(c.target.mxu_dim.value_or(128)) + "x" +
+                                std::to_string(c.target.mxu_dim.value_or(128)) + " MXU tiles"
+                          : ""),
+  };
+  if (options.train) {
+    out.push_back("backward = " + FormatFixed(cal.backward_ratio, 1) +
+                  "x forward per kernel; optimizer update bandwidth-bound over the parameter "
+                  "state");
+  }
+  if (c.facts.any_attention && cal.fused_attention) {
+    out.push_back(
+        "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
+  }
+  if (c.runtime == Runtime::kEager && cal.fused_activations && c.facts.any_activation) {
+    out.push_back(
+        "GELU and SiLU, written out by the export as several ops, run as one kernel each "
+        "(PyTorch's nn.GELU and nn.SiLU)");
+  }
+  if (c.runtime == Runtime::kEager && c.facts.any_depthwise && OwnDepthwiseKernels(c) &&
+      (cal.depthwise_memory_efficiency || cal.depthwise_backward_ratio)) {
+    out.push_back(
+        "depthwise convolutions move their bytes at " +
+        FormatFixed(cal.depthwise_memory_efficiency.value_or(cal.memory_efficiency), 2) +
+        " of the bandwidth" +
+        (options.train
+             ? ", backward " +
+                   FormatFixed(cal.depthwise_backward_ratio.value_or(cal.backward_ratio), 1) +
+                   "x forward"
+             : "") +
+        " (the framework's own depthwise kernels, not cuDNN's)");
+  }
+  if (options.train && c.facts.any_implied_batchnorm) {
+    out.push_back(
+        "a conv network without normalization ops was exported with BatchNorm folded into the "
+        "convs; "
+        "training runs one BatchNorm per conv again");
+  }
+  const std::string devices = c.devices_per_chip > 1
+                                  ? std::to_string(c.Devices()) + " devices (" +
+                                        std::to_string(options.chips) + " chips x " +
+                                        std::to_string(c.devices_per_chip) + ")"
+                                  : std::to_string(options.chips) + " chips";
+  if (c.Devices() > 1 && c.parallel.data == c.Devices() && c.target.ici_gbps) {
+    out.push_back("data parallel over " + devices +
+                  ": ring all-reduce of the gradients over ICI at half the "
+                  "bidirectional bandwidth, not overlapped");
+  } else if (c.Devices() > 1 && !c.target.ici_gbps) {
+    out.push_back("data parallel over " + devices + ": " + c.target.name +
+                  "'s interconnect bandwidth is not known, so the gradient all-reduce is not "
+                  "counted (the step time is a lower bound)");
+  }
+  const Parallelism& p = c.parallel;
+  if (p.fsdp > 1 || p.tensor > 1) {
+    out.push_back(
+        "parallelism " + ToString(p) + ": parameters, gradients and optimizer state divided over " +
+        std::to_string(p.fsdp * p.tensor) + " chips" +
+        (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
+                      "reduce-scatters the gradients over ICI, overlapped with compute"
+                    : "") +
+        (p.tensor > 1 ? "; tensor parallelism divides each op and the activations " +
+                            std::to_string(p.tensor) +
+                            " ways and all-reduces each layer's activations twice forward and "
+                            "twice backward, not overlapped"
+                      : ""));
+  }
+  if (options.slices > 1) {
+    out.push_back(std::to_string(options.slices) + " slices, data parallel between them: " +
+                  (c.target.dcn_gbps
+                       ? "each chip all-reduces its gradient shard over DCN at " +
+                             FormatFixed(*c.target.dcn_gbps, 2) +
+                             " GB/s per chip, overlapped with the backward pass"
+                       : c.target.name +
+                             "'s DCN bandwidth is not known, so the all-reduce between slices "
+                             "is not counted (a lower bound)"));
+  }
+  if (options.train && options.remat != Remat::kNone) {
+    if (c.remat == Remat::kLayer || c.remat == Remat::kOffload) {
+      out.push_back("rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
+                    " layers keeps the tensors that leave it" +
+                    (c.remat == Remat::kOffload
+                         ? " in host memory (" + FormatBytes(c.layers.boundary_bytes) +
+                               " offloaded per step, the transfers assumed hidden behind compute)"
+                         : std::string()) +
+                    ", and runs its forward pass again in the backward pass");
+    } else {
+      out.push_back(
+          std::string(options.remat != Remat::kDots
+                          ? "the graph names no layers (node scopes), so --remat layer is "
+                            "estimated as `dots`: "
+                          : "rematerialisation `dots`: ") +
+          "the inputs of matmuls and convolutions are kept, the ops between them run again in "
+          "the backward pass");
+    }
+  }
+  out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
+                FormatFixed(e.hbm_bytes / kGiB, 1) +
+                " GiB per device; max batch extrapolates activation memory linearly");
+  if (e.unknown_ops > 0 && !e.coverage_warning)
+    out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
+  return out;
+}
+
+}  // namespace tpudoctor

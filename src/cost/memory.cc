@@ -1,0 +1,159 @@
+// Memory per chip: parameters, gradients, optimizer state, activations (saved, rematerialised,
+// sharded) and transients; whether they fit and the largest batch that would.
+#include <algorithm>
+#include <cmath>
+
+#include "src/cost/saved_tensors.h"
+#include "src/cost/sharding.h"
+#include "src/cost/step.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+// torch.onnx keeps one copy of initializers with equal contents (freshly initialised biases and
+// norm scales) and re-exposes each duplicate through an Identity node: each is a parameter of its
+// own in the model being trained.
+bool IsDuplicatedInitializer(const Graph& graph, const Value& v) {
+  if (v.producer == kNoNode) return false;
+  const Node& n = graph.node(v.producer);
+  return n.op_type == "Identity" && n.inputs.size() == 1 && n.input(0) != kNoValue &&
+         graph.value(n.input(0)).origin == ValueOrigin::kInitializer;
+}
+
+// What rematerialisation keeps instead of every saved tensor: the matmul/conv inputs (kDots), or
+// each layer's boundary tensors plus one layer's saved tensors while it is recomputed (kLayer).
+double RematActivations(const StepContext& c, const SavedTensors& st) {
+  switch (c.remat) {
+    case Remat::kNone:
+      return st.saved * c.cal.saved_activation_share;
+    case Remat::kDots:
+      return st.matrix;
+    case Remat::kLayer:
+    case Remat::kOffload: {
+      double largest_layer = 0, outside = 0;
+      for (const auto& [key, bytes] : st.by_layer) {
+        if (key.empty()) {
+          outside += bytes;
+        } else {
+          largest_layer = std::max(largest_layer, bytes);
+        }
+      }
+      return (c.remat == Remat::kOffload ? 0 : c.layers.boundary_bytes) + largest_layer + outside;
+    }
+  }
+  return st.saved;
+}
+
+// Sharding: FSDP and tensor parallelism divide the parameter state; tensor parallelism divides
+// activations too (sequence-parallel layout between the matmuls). An FSDP chip holds the gathered
+// weights of the layer it runs and of the next one (prefetch).
+void ShardMemory(const StepContext& c, Estimate& e) {
+  MemoryBreakdown& m = e.memory;
+  const double shards = static_cast<double>(c.parallel.fsdp) * c.parallel.tensor;
+  const double tp = c.parallel.tensor;
+  m.weights /= shards;
+  m.gradients /= shards;
+  m.optimizer_state /= shards;
+  m.master_weights /= shards;
+  m.activations /= tp;
+  m.transients /= tp;
+  m.padding_waste /= tp;
+  if (c.parallel.fsdp > 1)
+    m.transients +=
+        2 * c.layers.largest_parameters / tp * (c.element_bytes > 0 ? c.element_bytes : 2);
+  e.components.state_bytes /= shards;
+}
+
+}  // namespace
+
+// Phase 2: the parameters are the float initializers; stored literals are counted beside them.
+Parameters CountParameters(const Graph& graph) {
+  Parameters p;
+  for (const Value& v : graph.values()) {
+    if ((v.origin != ValueOrigin::kInitializer && !IsDuplicatedInitializer(graph, v)) ||
+        !IsFloat(v.type.dtype) || !v.type.shape.is_static())
+      continue;
+    double n = 1;
+    for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
+    p.count += n;
+    p.tensors += 1;
+    const auto& dims = v.type.shape.dims();
+    p.adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
+                                                   n / static_cast<double>(dims.back().value()))
+                                          : 4.0 * n;
+  }
+  // Literals compiled into the program live in HBM beside the weights (no gradients or optimizer
+  // state: they are not trained), whatever the format calls them.
+  for (const Node& n : graph.nodes()) {
+    if (!n.IsStoredConstant()) continue;
+    for (ValueId out : n.outputs) {
+      if (auto b = TensorBytes(graph.value(out).type, 0)) p.constant_bytes += *b;
+    }
+  }
+  return p;
+}
+
+// Phase 4: memory per chip: weights, gradients, optimizer state, activations, transients.
+void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) {
+  const EstimateOptions& options = c.options;
+  MemoryBreakdown& m = e.memory;
+  const bool mixed = options.precision == Precision::kMixed;
+  // bf16-params: weights, gradients and optimizer state all in bf16, no fp32 copy (MaxText's
+  // weight_dtype=bfloat16; optax keeps Adam's moments in the parameters' dtype).
+  const bool bf16_params = options.precision == Precision::kBf16Params;
+  const double state_scale = bf16_params ? 0.5 : 1.0;
+  m.weights = params.count * (mixed || bf16_params ? 2 : 4) + params.constant_bytes;
+  if (options.train) {
+    m.gradients = params.count * (mixed || bf16_params ? 2 : 4);
+    m.master_weights = mixed ? params.count * 4 : 0;
+    switch (options.optimizer) {
+      case Optimizer::kSgd:
+        m.optimizer_state = 0;
+        break;
+      case Optimizer::kMomentum:
+        m.optimizer_state = 4 * params.count * state_scale;
+        break;
+      case Optimizer::kAdam:
+        m.optimizer_state = 8 * params.count * state_scale;
+        break;
+      case Optimizer::kAdafactor:
+        m.optimizer_state = params.adafactor_state * state_scale;
+        break;
+    }
+  }
+  double largest = 0;
+  ActivationBytes act;
+  if (options.train) {
+    const SavedTensors st =
+        ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target, c.element_bytes);
+    act.natural_total = st.natural;
+    act.layout_total = st.layout;
+    largest = st.largest;
+    m.activations = RematActivations(c, st);
+    m.transients = largest * c.cal.transient_factor;
+    e.components.saved_bytes = st.saved;
+  } else {
+    act = LiveActivations(c, e, largest);
+  }
+  m.fixed = c.cal.fixed_memory_bytes;
+  e.components.largest_tensor_bytes = largest;
+  e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
+  m.padding_waste = act.layout_total - act.natural_total;
+  ShardMemory(c, e);
+}
+
+// Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).
+void FitAndMaxBatch(const StepContext& c, Estimate& e) {
+  const MemoryBreakdown& m = e.memory;
+  e.hbm_bytes = *c.target.hbm_gib / std::max(1, c.target.devices_per_chip) * kGiB;
+  const double usable = e.hbm_bytes * kUsableHbmShare;
+  e.fits = m.total() <= usable;
+  const double per_sample = (m.activations + m.transients) / static_cast<double>(c.options.batch);
+  const double fixed_part = m.total() - m.activations - m.transients;
+  e.max_batch = per_sample > 0 && usable > fixed_part
+                    ? static_cast<std::int64_t>((usable - fixed_part) / per_sample)
+                    : 0;
+}
+
+}  // namespace tpudoctor

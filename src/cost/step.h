@@ -1,0 +1,108 @@
+// The stages of one step estimate and what they share. EstimateStep (estimate.cc) derives the
+// per-op costs, graph facts and fusion plan once, builds a StepContext, and runs the stages in
+// order: time (coverage.cc, time.cc), step assembly (step.cc), memory (memory.cc, with the
+// schedule in liveness.cc and what autodiff saves in saved_tensors.cc), fit, price (pricing.cc)
+// and the assumptions the report prints (assumptions.cc). Private to src/cost.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/cost/graph_facts.h"
+#include "src/cost/rates.h"
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/cost/fusion.h"
+
+namespace tpudoctor {
+
+constexpr double kUsableHbmShare =
+    0.95;  // runtime reservations; XLA reports ~15.5 of 16 GiB usable
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// Everything the phases of one estimate share: the inputs, the per-op costs and graph facts.
+// The layers node scopes name (LayerKey) and the bytes of the tensors that cross from one layer
+// into another: what per-layer rematerialisation keeps, and what tensor parallelism all-reduces.
+struct Layers {
+  int count = 0;
+  double boundary_bytes = 0;
+  double largest_parameters = 0;  // elements of the largest layer's weights (FSDP gathers them)
+};
+
+struct StepContext {
+  const Graph& graph;
+  const TargetSpec& target;
+  const EstimateOptions& options;
+  const Calibration& cal;
+  int element_bytes;
+  Rates rates;
+  const std::vector<OpCost>& costs;
+  const GraphFacts& facts;
+  Parallelism parallel;  // resolved against the devices
+  Layers layers;
+  Remat remat = Remat::kNone;         // what runs: kLayer becomes kDots on a graph without layers
+  int devices_per_chip = 1;           // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
+  Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
+  const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
+  const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
+  // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
+  int Devices() const { return options.chips * devices_per_chip; }
+};
+
+// The layers node scopes name, the bytes crossing between them, the largest layer's weights.
+Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts);
+
+struct ForwardBackward {
+  double forward_s = 0;
+  double forward_vector_s = 0;  // of which ops other than matmuls and convolutions
+  double backward_s = 0;
+  double useful_flops = 0;  // forward, unpadded
+  std::vector<NodeTime> times;
+};
+
+struct Parameters {
+  double count = 0;    // elements of the float initializers
+  double tensors = 0;  // how many there are
+  double adafactor_state = 0;
+  double constant_bytes = 0;  // literals stored in the program (Node::IsStoredConstant)
+};
+
+struct ActivationBytes {
+  double natural_total = 0;  // before tiling
+  double layout_total = 0;   // in the target's tiled layout
+};
+
+// Coverage (coverage.cc): counts the ops no cost model covers into the estimate, and the warning
+// when they are more than a few percent.
+void CountCoverage(const StepContext& c, Estimate& e);
+std::optional<std::string> CoverageWarning(const Estimate& e);
+
+// Time (time.cc): forward and backward seconds, op by op (eager) or kernel by kernel (fused).
+ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e);
+// Whether depthwise convolutions run on the calibration's own depthwise kernels (not fp16 ones,
+// which PyTorch hands to cuDNN).
+bool OwnDepthwiseKernels(const StepContext& c);
+// Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
+// as a kernel of its own.
+bool InsideFusedKernel(const StepContext& c, std::size_t node);
+
+// Memory (memory.cc): the float parameters; bytes per chip; whether it fits and the largest batch
+// that would.
+Parameters CountParameters(const Graph& graph);
+void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e);
+void FitAndMaxBatch(const StepContext& c, Estimate& e);
+
+// Liveness (liveness.cc): the activation bytes live at the schedule's peak.
+ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& largest);
+
+// Step assembly (step.cc): forward + backward + optimizer update + gradient all-reduce.
+void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
+                  Estimate& e);
+
+// Price (pricing.cc): what the step, an epoch and an hour cost.
+void Prices(const StepContext& c, Estimate& e);
+
+// The assumptions the report prints (assumptions.cc), each stage's in its words.
+std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e);
+
+}  // namespace tpudoctor

@@ -1,0 +1,193 @@
+// Time: forward and backward seconds of a step, op by op for eager runtimes and kernel by kernel
+// for XLA and torch.compile (the fusion plan), at the device's rates and its calibration.
+#include <algorithm>
+#include <cmath>
+
+#include "src/cost/step.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+// How much slower than the chosen precision's rate an f32 dot or convolution of a compiled
+// program runs (its dtypes are kept as written): XLA's DEFAULT precision is one bf16 pass on a
+// TPU and TF32 on a GPU that has it; a program that asks for more (`operand_precision`) gets, on a
+// TPU, 3 bf16 passes for HIGH and 6 for HIGHEST, on a GPU true fp32 for HIGHEST.
+double PrecisionSlowdown(const StepContext& c, const Node& n) {
+  if (c.element_bytes != 0 || n.inputs.empty() || n.input(0) == kNoValue ||
+      c.graph.value(n.input(0)).type.dtype != DType::kFloat32)
+    return 1;
+  const std::string asked = n.StringAttr("operand_precision").value_or("");
+  const bool highest = asked.find("highest") != std::string::npos;
+  const bool high = !highest && asked.find("high") != std::string::npos;
+  double f32_rate = RatesFor(c.target, Precision::kFp32).matrix_flops;  // at DEFAULT
+  if (c.target.is_tpu()) {
+    f32_rate /= highest ? 6 : high ? std::max(1, c.target.fp32_matmul_passes) : 1;
+  } else if (highest) {
+    f32_rate = c.target.fp32_tflops.value_or(0) * 1e12 / std::max(1, c.devices_per_chip);
+  }
+  return f32_rate > 0 ? std::max(1.0, c.rates.matrix_flops / f32_rate) : 1;
+}
+
+// The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
+// depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
+double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
+                     NodeTime& nt) {
+  const Calibration& cal = c.cal;
+  const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
+  nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
+  const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
+  const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
+  const double eff = is_matmul   ? cal.matrix_efficiency
+                     : depthwise ? cal.depthwise_efficiency
+                                 : cal.conv_efficiency;
+  (is_matmul   ? e.components.matmul_flops
+   : depthwise ? e.components.depthwise_flops
+               : e.components.conv_flops) += padded;
+  // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
+  // does not follow the precision (calibrated per target family).
+  const double rate = !is_matmul && cal.conv_rate_ignores_precision
+                          ? RatesFor(c.target, Precision::kBf16).matrix_flops
+                          : c.rates.matrix_flops;
+  return padded * PrecisionSlowdown(c, n) / (rate * eff);
+}
+
+double MemorySeconds(const StepContext& c, double bytes) {
+  return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
+}
+
+// The memory time of a depthwise convolution's inputs and outputs (see Calibration).
+double DepthwiseMemorySeconds(const StepContext& c, double bytes, Estimate& e) {
+  e.components.depthwise_bytes += bytes;
+  if (!OwnDepthwiseKernels(c)) return MemorySeconds(c, bytes);
+  return bytes /
+         (c.rates.bandwidth * c.cal.depthwise_memory_efficiency.value_or(c.cal.memory_efficiency));
+}
+
+// Backward time over forward time of a kernel (with a depthwise convolution or not).
+double BackwardRatio(const StepContext& c, bool depthwise) {
+  return depthwise && OwnDepthwiseKernels(c)
+             ? c.cal.depthwise_backward_ratio.value_or(c.cal.backward_ratio)
+             : c.cal.backward_ratio;
+}
+
+// Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
+// kernels for a matrix op's data and weight gradients) to the step.
+void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTime nt,
+               ForwardBackward& fb, Estimate& e) {
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  fb.forward_s += t + overhead_s;
+  if (!matrix) fb.forward_vector_s += t + overhead_s;
+  e.components.forward_kernels += 1;
+  double total = t + overhead_s;
+  if (c.options.train) {
+    const double kernels_bwd = matrix ? 2 : 1;
+    e.components.backward_kernels += kernels_bwd;
+    const double tb = ratio * t + kernels_bwd * overhead_s;
+    fb.backward_s += tb;
+    total += tb;
+  }
+  nt.ms = total * 1e3;
+  fb.times.push_back(std::move(nt));
+}
+
+// The folded BatchNorm a training step runs again after a conv: its output read and written once
+// more (one more kernel forward and backward when eager; fused into the conv's kernel by XLA).
+double ImpliedBatchNormSeconds(const StepContext& c, const OpCost& cost, Estimate& e) {
+  const double bn = 2 * cost.bytes_written;
+  e.components.vector_bytes += bn;
+  return MemorySeconds(c, bn);
+}
+
+// Phase 1, eager: one kernel per op, max(compute, memory) plus launch overhead, forward and
+// backward.
+ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  ForwardBackward fb;
+  for (NodeId id : c.graph.topo_order()) {
+    const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+    if (!cost.known || cost.cls == CostClass::kFree) continue;
+    const std::size_t ni = static_cast<std::size_t>(id);
+    if (InsideFusedKernel(c, ni)) continue;
+    const Node& n = c.graph.node(id);
+    NodeTime nt{id, n.name, n.QualifiedOp()};
+    // A fused activation reads its input and writes its result, both of the result's size.
+    const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
+    const double bytes = activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written;
+    const bool matrix = cost.cls == CostClass::kMatrix;
+    const bool depthwise = c.facts.depthwise[ni];
+    double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
+    if (matrix) {
+      const double tc = MatrixSeconds(c, n, cost, e, nt);
+      nt.compute_bound = tc >= t;
+      t = std::max(tc, t);
+      fb.useful_flops += cost.flops;
+      if (c.options.train && c.facts.implied_batchnorm[ni]) {
+        t += ImpliedBatchNormSeconds(c, cost, e) + overhead_s;
+        e.components.forward_kernels += 1;
+        e.components.backward_kernels += 1;
+      }
+    } else {
+      e.components.vector_bytes += bytes;
+    }
+    AddKernel(c, t, matrix, BackwardRatio(c, depthwise), std::move(nt), fb, e);
+  }
+  return fb;
+}
+
+// Phase 1, XLA and torch.compile: the kernels of the fusion plan, each max(matrix time, the bytes
+// crossing its boundary / bandwidth) plus one launch.
+ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
+  ForwardBackward fb;
+  for (const FusionKernel& k : c.fusion->kernels) {
+    // A kernel is named by its matmul or convolution when it has one, else by its root; "+N" says
+    // how many more ops it fused.
+    const auto named = std::ranges::find_if(k.nodes, [&](NodeId id) {
+      return c.costs[static_cast<std::size_t>(id)].cls == CostClass::kMatrix;
+    });
+    const Node& root = c.graph.node(named != k.nodes.end() ? *named : k.root);
+    NodeTime nt{
+        root.id, root.name,
+        root.QualifiedOp() + (k.nodes.size() > 1 ? "+" + std::to_string(k.nodes.size() - 1) : "")};
+    double tc = 0;
+    double bytes = k.bytes_in + k.bytes_out;
+    bool matrix = false;
+    bool depthwise = false;
+    for (NodeId id : k.nodes) {
+      const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+      if (!cost.known || cost.cls != CostClass::kMatrix) continue;
+      const Node& n = c.graph.node(id);
+      matrix = true;
+      depthwise |= c.facts.depthwise[static_cast<std::size_t>(id)];
+      tc += MatrixSeconds(c, n, cost, e, nt);
+      fb.useful_flops += cost.flops;
+      if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
+        bytes += 2 * cost.bytes_written;
+    }
+    if (!matrix) e.components.vector_bytes += bytes;
+    const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
+    nt.compute_bound = matrix && tc >= tm;
+    AddKernel(c, std::max(tc, tm), matrix, BackwardRatio(c, depthwise), std::move(nt), fb, e);
+  }
+  return fb;
+}
+
+}  // namespace
+
+// Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
+// as a kernel of its own.
+bool InsideFusedKernel(const StepContext& c, std::size_t node) {
+  return (c.cal.fused_attention && c.facts.attention[node]) ||
+         (c.cal.fused_activations && c.facts.inside_activation[node]);
+}
+
+// Whether a depthwise convolution runs on the calibration's own depthwise kernels: PyTorch
+// hands fp16 ones to cuDNN (`use_cudnn_depthwise`), which the general factors describe.
+bool OwnDepthwiseKernels(const StepContext& c) { return c.options.precision != Precision::kFp16; }
+
+ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e) {
+  CountCoverage(c, e);
+  return c.runtime == Runtime::kEager ? TimeOps(c, e) : TimeKernels(c, e);
+}
+
+}  // namespace tpudoctor
