@@ -63,6 +63,7 @@ struct EstimateCache::Entry {
   GraphFacts facts;
   std::optional<FusionPlan> fusion;
   std::vector<bool> written;
+  mutable TargetMemo memo;
 };
 
 EstimateCache::EstimateCache() = default;
@@ -122,7 +123,12 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 runtime,
                 derived.fusion,
                 derived.written};
-  c.layers = FindLayers(graph, target, eb, c.facts);
+  c.memo = &derived.memo;
+  auto known = c.memo->layers.find(target.name);
+  c.layers = known != c.memo->layers.end()
+                 ? known->second
+                 : c.memo->layers.emplace(target.name, FindLayers(graph, target, eb, c.facts))
+                       .first->second;
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;

@@ -125,8 +125,15 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   double largest = 0;
   ActivationBytes act;
   if (options.train) {
-    const SavedTensors st =
-        ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target, c.element_bytes);
+    auto& saved = c.memo->saved;
+    const auto key = std::make_pair(c.target.name, &c.cal);
+    auto known = saved.find(key);
+    if (known == saved.end())
+      known = saved
+                  .emplace(key, ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target,
+                                                    c.element_bytes))
+                  .first;
+    const SavedTensors& st = known->second;
     act.natural_total = st.natural;
     act.layout_total = st.layout;
     largest = st.largest;

@@ -5,12 +5,15 @@
 // and the assumptions the report prints (assumptions.cc). Private to src/cost.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/cost/graph_facts.h"
 #include "src/cost/rates.h"
+#include "src/cost/saved_tensors.h"
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/cost/fusion.h"
 
@@ -45,8 +48,16 @@ struct StepContext {
   Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
   const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
   const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
+  struct TargetMemo* memo = nullptr;        // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
+};
+
+// What the stages derive from the graph on one target, kept with the graph's other derived facts
+// (EstimateCache) for the next estimate: a plan's candidates share it.
+struct TargetMemo {
+  std::map<std::string, Layers> layers;                                      // by target name
+  std::map<std::pair<std::string, const Calibration*>, SavedTensors> saved;  // by target, calib.
 };
 
 // The layers node scopes name, the bytes crossing between them, the largest layer's weights.
