@@ -137,7 +137,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           "the backward pass");
     }
   }
-  out.push_back("usable HBM = " + FormatFixed(kUsableHbmShare * 100, 0) + "% of " +
+  out.push_back("usable HBM = " + FormatFixed(c.cal.usable_hbm_share * 100, 0) + "% of " +
                 FormatFixed(e.hbm_bytes / kGiB, 1) +
                 " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0 && !e.coverage_warning)

@@ -33,6 +33,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
       j.value("conv_rate_ignores_precision", c.conv_rate_ignores_precision);
   c.transient_factor = j.value("transient_factor", c.transient_factor);
   c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);
+  c.usable_hbm_share = j.value("usable_hbm_share", c.usable_hbm_share);
   c.source = j.value("source", "");
   return c;
 }

@@ -154,7 +154,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
 void FitAndMaxBatch(const StepContext& c, Estimate& e) {
   const MemoryBreakdown& m = e.memory;
   e.hbm_bytes = *c.target.hbm_gib / std::max(1, c.target.devices_per_chip) * kGiB;
-  const double usable = e.hbm_bytes * kUsableHbmShare;
+  const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
   e.fits = m.total() <= usable;
   const double per_sample = (m.activations + m.transients) / static_cast<double>(c.options.batch);
   const double fixed_part = m.total() - m.activations - m.transients;

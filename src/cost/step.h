@@ -19,8 +19,6 @@
 
 namespace tpudoctor {
 
-constexpr double kUsableHbmShare =
-    0.95;  // runtime reservations; XLA reports ~15.5 of 16 GiB usable
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // Everything the phases of one estimate share: the inputs, the per-op costs and graph facts.

@@ -144,6 +144,9 @@ struct Calibration {
   bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
   double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
   double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
+  // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
+  // about 15.5 of a v5e's 16 GiB usable.
+  double usable_hbm_share = 0.95;
   std::string source;
 };
 
