@@ -54,6 +54,14 @@ class Check {
   virtual std::string_view name() const = 0;     // kebab-case: "unsupported-dtype"
   virtual std::string_view summary() const = 0;  // one line for `tpu-doctor rules`
   virtual void Run(const CheckContext& context, DiagnosticSink& sink) const = 0;
+
+ protected:
+  // A finding of this rule: its code set; severity, message, location and fix are the caller's.
+  Diagnostic NewFinding() const {
+    Diagnostic d;
+    d.code = std::string(code());
+    return d;
+  }
 };
 
 // Every check, sorted by code.

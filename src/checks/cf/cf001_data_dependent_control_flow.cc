@@ -76,8 +76,7 @@ class Cf001DataDependentControlFlow final : public Check {
 
   Diagnostic XlaNote(const std::vector<std::string>& names, const Location& first,
                      const std::string& what, const std::string& cost) const {
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kNote;
     d.location = first;
     d.message = names.size() == 1 ? what : std::to_string(names.size()) + " ops: " + what;
@@ -104,8 +103,7 @@ class Cf001DataDependentControlFlow final : public Check {
 
   Diagnostic RootError(const DynamicRoot& root) const {
     const Node& n = root.graph->node(root.node);
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kError;
     d.location = LocationOf(root.graph_path, n);
     if (root.kind == RootKind::kDivergentIf) {
@@ -133,8 +131,7 @@ class Cf001DataDependentControlFlow final : public Check {
   }
 
   Diagnostic FineIf(const std::string& path, const Node& n) const {
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kNote;
     d.location = LocationOf(path, n);
     d.message =
@@ -147,8 +144,7 @@ class Cf001DataDependentControlFlow final : public Check {
   }
 
   Diagnostic FineLoop(const std::string& path, const Node& n) const {
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kNote;
     d.location = LocationOf(path, n);
     d.message =

@@ -26,8 +26,7 @@ class Mem001OverHbm final : public Check {
       FixedProgram(ctx, sink);
       return;
     }
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kError;
     d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
                 std::to_string(ctx.batch) + " needs " + FormatGiB(m.total()) + " per device but " +
@@ -59,8 +58,7 @@ class Mem001OverHbm final : public Check {
   // An XLA program's shapes are fixed at export: its batch is part of the program.
   void FixedProgram(const CheckContext& ctx, DiagnosticSink& sink) const {
     const Estimate& e = *ctx.estimate;
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kError;
     d.location.graph = ctx.graph.name();
     d.message = "the program needs about " + FormatGiB(e.memory.total()) + " per device but " +
@@ -83,8 +81,7 @@ class Mem001OverHbm final : public Check {
     const Estimate& e = *ctx.estimate;
     const std::int64_t n = ctx.graph.partitions();
     const double per_device = e.memory.total() / static_cast<double>(n);
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.location.graph = ctx.graph.name();
     const std::string global = "the program's global (unsharded) tensors need " +
                                FormatGiB(e.memory.total()) + "; it is partitioned over " +

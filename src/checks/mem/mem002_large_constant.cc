@@ -54,8 +54,7 @@ class Mem002LargeConstant final : public Check {
     const Hit& top = hits.front();
     double total = 0;
     for (const Hit& h : hits) total += h.bytes;
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     // A constant that cannot fit in the device's memory on its own cannot run at all.
     d.severity = hbm > 0 && top.bytes > hbm ? Severity::kError : Severity::kWarning;
     d.message = "`" + top.value->name + "` " + top.value->type.ToString() + " is a " +

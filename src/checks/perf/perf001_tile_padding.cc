@@ -135,8 +135,7 @@ class Perf001TilePadding final : public Check {
       return a.padded - a.natural > b.padded - b.natural;
     });
     const Hit& worst = hits.front();
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
     d.message = "`" + worst.value->name + "` " + worst.value->type.ToString() + " takes " +
                 Mib(worst.padded) + " in " + ctx.target.name + "'s tiled layout instead of " +

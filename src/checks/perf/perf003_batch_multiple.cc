@@ -21,8 +21,7 @@ class Perf003BatchMultiple final : public Check {
       return;
     if (ctx.graph.facts().batch_source == BatchSource::kModel && ctx.batch < 8) return;
     const std::int64_t up = (ctx.batch / 8 + 1) * 8;
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
     d.message = "the per-core batch is " + std::to_string(ctx.batch) +
                 ", not a multiple of 8: " + std::to_string(up - ctx.batch) + " of every " +

@@ -27,8 +27,7 @@ class Pipe001PythonInPipeline final : public Check {
       for (const Subgraph& sub : dataset.subgraphs) {
         ForEachNodeDeep(*sub.graph, [&](const Graph&, const Node& n) {
           if (!IsPython(n)) return;
-          Diagnostic d;
-          d.code = std::string(code());
+          Diagnostic d = NewFinding();
           d.severity = Severity::kWarning;
           d.message = pipe::Named(dataset) + " runs Python (" + pipe::Named(n) +
                       ") for every element: the pipeline is serialized by the GIL and cannot "

@@ -21,8 +21,7 @@ class Pipe002SequentialMap final : public Check {
           (n.framework_op == "ParallelMapDataset" || n.framework_op == "ParallelMapDatasetV2") &&
           pipe::LastConstInput(g, n) == 1;
       if (!sequential && !one) return;
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;
       d.message = pipe::Named(n) +
                   " maps one element at a time (no num_parallel_calls): the host's other cores "

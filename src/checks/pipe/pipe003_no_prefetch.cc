@@ -26,8 +26,7 @@ class Pipe003NoPrefetch final : public Check {
       last = &n;
     }
     if (prefetch || last == nullptr) return;
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
     d.message = "the pipeline ending at `" + last->name +
                 "` never prefetches: the host builds each batch only after the TPU asks for it, "

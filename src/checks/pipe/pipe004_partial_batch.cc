@@ -34,8 +34,7 @@ class Pipe004PartialBatch final : public Check {
         why = flag ? "has drop_remainder=False" : "takes drop_remainder from a tensor";
       }
       if (!partial) return;
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kError;
       d.message = pipe::Named(n) + " " + why +
                   ": its batch dim is unknown and the last batch is smaller, but XLA compiles the "

@@ -17,8 +17,7 @@ class Pipe005SequentialInterleave final : public Check {
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
       if (n.framework_op != "InterleaveDataset") return;
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;
       d.message = pipe::Named(n) +
                   " reads its sources sequentially (no num_parallel_calls): file reads from "

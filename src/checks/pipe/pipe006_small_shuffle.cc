@@ -26,8 +26,7 @@ class Pipe006SmallShuffle final : public Check {
       if (!kShuffle.count(n.framework_op)) return;
       const auto buffer = pipe::ConstInput(g, n, 1);
       if (!buffer || *buffer >= kSmallBuffer) return;
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;
       d.message = pipe::Named(n) + " shuffles with a buffer of " + std::to_string(*buffer) +
                   " elements: consecutive batches come from the same stretch of the input, which "

@@ -57,8 +57,7 @@ class Pipe007DataOutsideGcs final : public Check {
         for (const std::string& path : *g.value(in).known_strings) {
           const std::string why = Problem(path);
           if (why.empty() || !reported.insert(path).second) continue;
-          Diagnostic d;
-          d.code = std::string(code());
+          Diagnostic d = NewFinding();
           d.severity = Severity::kWarning;
           d.message = pipe::Named(n) + " reads `" + path + "` from " + why;
           d.location = pipe::At(g, n);

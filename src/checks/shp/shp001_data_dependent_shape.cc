@@ -53,8 +53,7 @@ class Shp001DataDependentShape final : public Check {
       if (root.kind != RootKind::kDataDependentOp && root.kind != RootKind::kRuntimeShapeInput)
         continue;
       const Node& n = root.graph->node(root.node);
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kError;
       d.location = LocationOf(root.graph_path, n);
       if (!n.outputs.empty()) d.location.value = root.graph->value(n.outputs[0]).name;

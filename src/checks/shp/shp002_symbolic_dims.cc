@@ -50,8 +50,7 @@ class Shp002SymbolicDims final : public Check {
     // cover them. Only gaps left once every input is static are tpu-doctor's own.
     const int gaps = symbol_order.empty() && !unknown_input ? CountUnknownIntermediates(ctx) : 0;
     if (gaps > 0) {
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kNote;
       d.message = Plural(gaps, "intermediate value has", "intermediate values have") +
                   " dims tpu-doctor could not derive; they are left out of size estimates";
@@ -62,8 +61,7 @@ class Shp002SymbolicDims final : public Check {
 
  private:
   Diagnostic UnknownInput(const CheckContext& ctx, const Value& v, const std::string& what) const {
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kNote;
     d.message = "input `" + v.name + "` has shape " + v.type.shape.ToString() + ": " + what +
                 "; XLA compiles it with the shape fed at run time (a recompile per new shape), but "
@@ -82,8 +80,7 @@ class Shp002SymbolicDims final : public Check {
       quoted.push_back("`" + s + "`");
       flags.push_back("`--dim " + s + "=N`");
     }
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kNote;
     d.message = "input dims " + Join(quoted, ", ") +
                 " are symbolic; XLA fixes them at compile time, but sizes and costs need values";

@@ -61,8 +61,7 @@ class Tpu001UnsupportedDtype final : public Check {
           if (!gap) return;
           const Value* wide = gap->value;
           const std::string dt(LongNameOf(wide->type.dtype));
-          Diagnostic d;
-          d.code = std::string(code());
+          Diagnostic d = NewFinding();
           d.severity = Severity::kError;
           d.message = "`" + n.QualifiedOp() + "` on " + dt + " value `" + wide->name +
                       "` cannot be compiled for " + ctx.target.name +

@@ -50,8 +50,7 @@ class Tpu002SlowDtype final : public Check {
         });
     if (hits.empty()) return;
     const std::string dt(LongNameOf(dtype));
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
     d.message = Plural(static_cast<std::int64_t>(hits.size()), "op does ", "ops do ") + dt +
                 " arithmetic on runtime values (first: `" + hits[0].second->QualifiedOp() +

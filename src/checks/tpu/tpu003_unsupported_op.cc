@@ -113,8 +113,7 @@ class Tpu003UnsupportedOp final : public Check {
                         });
     for (const std::string& key : order) {
       const Group& g = groups[key];
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       // An opcode newer than tpu-doctor's table is not evidence of a problem: say so, do not block.
       const bool unknown_hlo = g.first->domain == "hlo";
       // A host fallback runs (slowly) and opaque code may well compile: warnings. Only ops with

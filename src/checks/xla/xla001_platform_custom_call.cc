@@ -43,8 +43,7 @@ class Xla001PlatformCustomCall final : public Check {
           by_target[*target].emplace_back(path, &n);
         });
     if (first_internal != nullptr) {
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kNote;
       d.message = "this is a dump optimized for GPU: " + Join(internal, ", ") +
                   " are XLA:GPU's rewrites of standard ops; the program behind them is portable";
@@ -58,8 +57,7 @@ class Xla001PlatformCustomCall final : public Check {
       const auto& hits = by_target[target];
       const CustomCallInfo info = LookupCustomCall(target);
       const bool gpu = info.platform == CallPlatform::kGpuOnly;
-      Diagnostic d;
-      d.code = std::string(code());
+      Diagnostic d = NewFinding();
       d.severity = Severity::kError;
       d.message = "custom call `" + target + "` exists only on " + (gpu ? "GPU" : "CPU") +
                   ": this program was lowered for " + (gpu ? "a GPU" : "the CPU") +

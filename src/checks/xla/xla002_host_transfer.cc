@@ -20,8 +20,7 @@ class Xla002HostTransfer final : public Check {
         ctx.graph, ctx.graph.name(), [&](const Graph&, const std::string& path, const Node& n) {
           std::string what = Kind(n);
           if (what.empty()) return;
-          Diagnostic d;
-          d.code = std::string(code());
+          Diagnostic d = NewFinding();
           d.severity = Severity::kWarning;
           d.message =
               what + " makes every step stop the device, copy data to the host and wait for it";

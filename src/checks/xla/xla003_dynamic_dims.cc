@@ -58,8 +58,7 @@ class Xla003DynamicDims final : public Check {
  private:
   Diagnostic Make(const CheckContext& ctx, const Value& v, int count, Severity severity,
                   const std::string& what, const std::string& fix) const {
-    Diagnostic d;
-    d.code = std::string(code());
+    Diagnostic d = NewFinding();
     d.severity = severity;
     d.message = "`" + v.name + "` " + v.type.ToString() + " " + what;
     d.location.graph = ctx.graph.name();
