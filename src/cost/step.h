@@ -30,6 +30,13 @@ struct Layers {
   double largest_parameters = 0;  // elements of the largest layer's weights (FSDP gathers them)
 };
 
+// What the stages derive from the graph on one target, kept with the graph's other derived facts
+// (EstimateCache) for the next estimate: a plan's candidates share it.
+struct TargetMemo {
+  std::map<std::string, Layers> layers;                                      // by target name
+  std::map<std::pair<std::string, const Calibration*>, SavedTensors> saved;  // by target, calib.
+};
+
 struct StepContext {
   const Graph& graph;
   const TargetSpec& target;
@@ -46,16 +53,9 @@ struct StepContext {
   Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
   const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
   const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
-  struct TargetMemo* memo = nullptr;        // set by EstimateStep: what estimates of it derived
+  TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
-};
-
-// What the stages derive from the graph on one target, kept with the graph's other derived facts
-// (EstimateCache) for the next estimate: a plan's candidates share it.
-struct TargetMemo {
-  std::map<std::string, Layers> layers;                                      // by target name
-  std::map<std::pair<std::string, const Calibration*>, SavedTensors> saved;  // by target, calib.
 };
 
 // The layers node scopes name, the bytes crossing between them, the largest layer's weights.

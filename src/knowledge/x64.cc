@@ -61,15 +61,20 @@ const Value* TpuKernel64Bit(const Graph& g, const Node& n) {
 }  // namespace
 
 std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& node) {
+  enum class When { kFloat64Int64, kTpuKernel64Bit, kNever };
   struct Row {
-    std::string domain, op, when;
+    std::string domain, op;
+    When when;
     X64RewriteGap gap;
   };
   static const auto* rows = [] {
     auto* t = new std::vector<Row>();
     for (const auto& r : EmbeddedTsvRows("data/x64/rewrite_gaps.tsv")) {
       if (r.size() >= 5)
-        t->push_back({std::string(r[0]), std::string(r[1]), std::string(r[2]),
+        t->push_back({std::string(r[0]), std::string(r[1]),
+                      r[2] == "float64_int64"      ? When::kFloat64Int64
+                      : r[2] == "tpu_kernel_64bit" ? When::kTpuKernel64Bit
+                                                   : When::kNever,
                       X64RewriteGap{std::string(r[3]), std::string(r[4]), nullptr}});
     }
     return t;
@@ -79,9 +84,9 @@ std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& nod
     const bool translated_from =
         node.framework_op == row.op || node.framework_op == row.domain + "." + row.op;
     if (!same_op && !translated_from) continue;
-    const Value* wide = row.when == "float64_int64"      ? Float64AgainstInt64(graph, node)
-                        : row.when == "tpu_kernel_64bit" ? TpuKernel64Bit(graph, node)
-                                                         : nullptr;
+    const Value* wide = row.when == When::kFloat64Int64     ? Float64AgainstInt64(graph, node)
+                        : row.when == When::kTpuKernel64Bit ? TpuKernel64Bit(graph, node)
+                                                            : nullptr;
     if (wide == nullptr) return std::nullopt;
     X64RewriteGap gap = row.gap;
     gap.value = wide;

@@ -82,6 +82,10 @@ std::string AtFile(const std::string& file, const std::string& message);
 // (PyTorch/XLA), `a_inference_`/`cluster_` (TensorFlow), unknown otherwise.
 Framework FrameworkOfModuleName(std::string_view module_name);
 
+// Whether an attribute's value names a computation (or a list of them) the instruction calls:
+// XLA's computation-valued attributes (`to_apply`, `calls`, `body`, `branch_computations`, ...).
+bool CallsComputations(std::string_view attr_name);
+
 // The one-line message for an HloModuleProto in protobuf text format; empty for other text.
 std::string ProtoTextForm(std::string_view text);
 

@@ -87,13 +87,9 @@ std::optional<std::string> MetadataField(std::string_view meta, std::string_view
 
 // The computations an instruction calls, with the attribute that names each.
 std::vector<std::pair<std::string, std::string>> CalledComputations(const HloInstr& ins) {
-  static constexpr std::string_view kCalling[] = {
-      "body",     "branch_computations", "called_computations",
-      "calls",    "condition",           "false_computation",
-      "to_apply", "true_computation"};
   std::vector<std::pair<std::string, std::string>> out;
   for (const hlo::HloAttr& a : ins.attrs) {
-    if (std::find(std::begin(kCalling), std::end(kCalling), a.name) == std::end(kCalling)) continue;
+    if (!hlo::CallsComputations(a.name)) continue;
     const std::string v = Unquote(a.value);  // `%f`, `"f"` or `{%f, %g}`
     std::string_view list = v;
     if (list.size() >= 2 && list.front() == '{') list = list.substr(1, list.size() - 2);

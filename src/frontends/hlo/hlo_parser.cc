@@ -517,7 +517,7 @@ class Parser {
     if (a.name.empty() || !Eat('=')) return Fail("expected `name=value` attribute");
     SkipInline();
     if (Peek() == '\n') Skip();  // `backend_config=` with its value on the next line
-    if (CallsComputation(a.name) && InlineComputationFollows()) {
+    if (CallsComputations(a.name) && InlineComputationFollows()) {
       std::string name = std::string(ins.name) + "." + std::string(a.name);
       while (inline_names_.contains(name)) name += ".1";
       inline_names_.insert(name);
@@ -531,15 +531,6 @@ class Parser {
     if (!v) return v.error();
     a.value = *v;
     return a;
-  }
-
-  // The attributes whose value is a computation (XLA's kHloComputation attributes).
-  static bool CallsComputation(std::string_view attr) {
-    for (std::string_view name : {"to_apply", "calls", "body", "condition", "true_computation",
-                                  "false_computation", "scatter", "select"}) {
-      if (attr == name) return true;
-    }
-    return false;
   }
 
   // `{` followed by an instruction (`name =` or `ROOT`) rather than a list of names.
@@ -749,6 +740,20 @@ class Parser {
 };
 
 }  // namespace
+
+bool CallsComputations(std::string_view attr_name) {
+  static constexpr std::string_view kCalling[] = {"body",
+                                                  "branch_computations",
+                                                  "called_computations",
+                                                  "calls",
+                                                  "condition",
+                                                  "false_computation",
+                                                  "scatter",
+                                                  "select",
+                                                  "to_apply",
+                                                  "true_computation"};
+  return std::find(std::begin(kCalling), std::end(kCalling), attr_name) != std::end(kCalling);
+}
 
 std::string ProtoTextForm(std::string_view text) {
   std::size_t at = text.find_first_not_of(" \t\r\n");
