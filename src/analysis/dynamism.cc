@@ -4,35 +4,12 @@
 #include <map>
 #include <set>
 
+#include "tpudoctor/knowledge/op_semantics.h"
 #include "tpudoctor/knowledge/op_support.h"
-#include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
-
-using ShapeInputTable = std::map<std::pair<std::string, std::size_t>, std::string>;
-
-ShapeInputTable* LoadShapeInputs(std::string_view path) {
-  auto* t = new ShapeInputTable();
-  for (const auto& cols : EmbeddedTsvRows(path)) {
-    if (cols.size() != 3) continue;
-    auto index = ParseInt64(cols[1]);
-    if (!index || *index < 0) continue;
-    (*t)[{std::string(cols[0]), static_cast<std::size_t>(*index)}] = std::string(cols[2]);
-  }
-  return t;
-}
-
-const ShapeInputTable& ShapeInputs() {
-  static const ShapeInputTable* table = LoadShapeInputs("data/onnx/shape_inputs.tsv");
-  return *table;
-}
-
-const ShapeInputTable& TfConstantInputs() {
-  static const ShapeInputTable* table = LoadShapeInputs("data/tf/constant_inputs.tsv");
-  return *table;
-}
 
 bool SameShapes(const Shape& a, const Shape& b) {
   if (!a.rank_known() || !b.rank_known() || a.rank() != b.rank()) return false;
@@ -42,23 +19,13 @@ bool SameShapes(const Shape& a, const Shape& b) {
   return true;
 }
 
+// The node input that feeds input `i` of subgraph `r`: what the control flow says, else the same
+// index (an XLA reduce's or fusion's computation takes the operands in order).
+std::optional<std::size_t> RegionOperand(const Node& node, std::size_t r, std::size_t i) {
+  return node.control ? node.control->RegionOperand(r, i) : std::optional<std::size_t>(i);
+}
+
 }  // namespace
-
-std::string Dynamism::ShapeInputName(const std::string& op_type, std::size_t index) {
-  auto it = ShapeInputs().find({op_type, index});
-  return it == ShapeInputs().end() ? std::string() : it->second;
-}
-
-std::string Dynamism::ShapeInputName(const Node& node, std::size_t index) {
-  const bool onnx = node.domain.empty() || node.domain == "ai.onnx";
-  if (onnx) {
-    if (std::string name = ShapeInputName(node.op_type, index); !name.empty()) return name;
-  }
-  // A TensorFlow op's own compile-time-constant inputs (by the op TensorFlow named).
-  if (node.framework_op.empty()) return "";
-  auto it = TfConstantInputs().find({node.framework_op, index});
-  return it == TfConstantInputs().end() ? std::string() : it->second;
-}
 
 Dynamism::Dynamism(const Graph& graph) { Analyse(graph, graph.name(), {}); }
 
@@ -98,16 +65,15 @@ void Dynamism::Analyse(const Graph& graph, const std::string& path,
     const Node& node = graph.node(id);
     std::vector<const Graph*> inner = scopes;
     inner.push_back(&graph);
-    for (const Subgraph& sub : node.subgraphs) {
+    for (std::size_t r = 0; r < node.subgraphs.size(); ++r) {
+      const Subgraph& sub = node.subgraphs[r];
       std::vector<ValueFacts>& sub_facts = FactsOf(*sub.graph);
-      // Body input i of Loop and Scan carries node input i (Loop's input 0 is the iteration
-      // counter, a compile-time fact, not data).
-      // An If with explicit branch inputs (torch.cond) passes its operands, after the predicate.
-      const std::size_t offset = node.op_type == "If" ? 1 : 0;
+      // A region input carries the facts of the operand that feeds it; one no operand feeds (a
+      // Loop's iteration counter) is a compile-time fact, not data.
       for (std::size_t i = 0; i < sub.graph->inputs().size(); ++i) {
         ValueFacts f;
-        const bool counter = node.op_type == "Loop" && i == 0;
-        if (ValueId outer = node.input(i + offset); !counter && outer != kNoValue) {
+        const auto operand = RegionOperand(node, r, i);
+        if (ValueId outer = operand ? node.input(*operand) : kNoValue; outer != kNoValue) {
           f = FactsOf(graph)[static_cast<std::size_t>(outer)];
         }
         sub_facts[static_cast<std::size_t>(sub.graph->inputs()[i])] = f;
@@ -161,12 +127,11 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
     roots_.push_back({&graph, path, node.id, kind, std::move(detail), 0});
   };
   bool root = false;
-  const bool default_domain = node.domain.empty() || node.domain == "ai.onnx";
   if (node.support == OpSupport::kDynamic) {
     root = true;
     add_root(RootKind::kDataDependentOp, "");
   }
-  if ((default_domain || !node.framework_op.empty()) && !root) {
+  if (!root) {
     for (std::size_t i = 0; i < node.inputs.size() && !root; ++i) {
       const std::string name = ShapeInputName(node, i);
       if (name.empty() || node.input(i) == kNoValue) continue;
@@ -180,8 +145,8 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       }
     }
   }
-  if (default_domain && !root && node.op_type == "Loop" && !node.subgraphs.empty()) {
-    const Graph& body = *node.subgraphs.front().graph;
+  if (!root && node.op == Op::kLoop && node.control->body) {
+    const Graph& body = *node.subgraphs[*node.control->body].graph;
     const std::size_t carried = node.inputs.size() >= 2 ? node.inputs.size() - 2 : 0;
     const std::size_t scans =
         body.outputs().size() > 1 + carried ? body.outputs().size() - 1 - carried : 0;
@@ -204,8 +169,7 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       add_root(RootKind::kDynamicLoop, scans > 0 ? "scan outputs" : "loop-carried shapes change");
     }
   }
-  if (default_domain && !root && node.op_type == "If" && node.subgraphs.size() == 2 &&
-      in(0).runtime_data) {
+  if (!root && node.op == Op::kIf && node.subgraphs.size() == 2 && in(0).runtime_data) {
     const Graph& a = *node.subgraphs[0].graph;
     const Graph& b = *node.subgraphs[1].graph;
     bool same = a.outputs().size() == b.outputs().size();
@@ -235,7 +199,7 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
       f.dyn_shape = root;
     } else {
       f.dyn_shape = root || (merged.dyn_shape && !v.type.shape.is_static()) ||
-                    (merged.from_dyn_shape && !v.type.shape.is_static() && default_domain && [&] {
+                    (merged.from_dyn_shape && !v.type.shape.is_static() && [&] {
                       for (std::size_t i = 0; i < node.inputs.size(); ++i) {
                         if (!ShapeInputName(node, i).empty() && in(i).from_dyn_shape) return true;
                       }

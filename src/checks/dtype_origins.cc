@@ -14,10 +14,7 @@ namespace {
 bool HostSide(const Node& n) { return RunsOnHost(n); }
 
 // Nodes that hand a string on unchanged (TF's Identity around asset paths and messages).
-bool PassThrough(const Node& n) {
-  return n.framework_op == "Identity" || n.framework_op == "IdentityN" ||
-         n.framework_op == "Snapshot";
-}
+bool PassThrough(const Node& n) { return n.op == Op::kIdentity; }
 
 // A string that only host ops make and read (a tf.Example parsed before the model, an assert's
 // message, a checkpoint path) never enters the device computation.
@@ -191,6 +188,21 @@ std::string Float64Cause(DTypeOrigin::Kind kind, Framework framework) {
   }
 }
 
+// How the model's framework spells a cast to `dtype`, for the likely cause of a Cast.
+std::string CastExample(Framework framework, DType dtype) {
+  const std::string name(LongNameOf(dtype));
+  const bool f64 = dtype == DType::kFloat64;
+  switch (framework) {
+    case Framework::kJax:
+      return "`x.astype(jnp." + name + ")`" + (f64 ? " or NumPy float64 math, with x64 on" : "");
+    case Framework::kTensorFlow:
+    case Framework::kKeras:
+      return "`tf.cast(x, tf." + name + ")`" + (f64 ? " or NumPy float64 math" : "");
+    default:
+      return "`.to(" + name + ")`" + (f64 ? ", `.double()`, or NumPy float64 math" : "");
+  }
+}
+
 }  // namespace
 
 std::string LikelyCause(const DTypeOrigin& origin, DType dtype, Framework framework) {
@@ -212,12 +224,10 @@ std::string LikelyCause(const DTypeOrigin& origin, DType dtype, Framework framew
       }
       return "the parameters are stored as " + name;
     case DTypeOrigin::Kind::kNode:
-      if (origin.node != nullptr &&
-          (origin.node->op_type == "Cast" || origin.node->op_type == "CastLike")) {
-        return "an explicit cast to " + name + " in the model code (e.g. `.to(" + name + ")`" +
-               (dtype == DType::kFloat64 ? ", `.double()`, or NumPy float64 math" : "") + ")";
-      }
-      if (origin.node != nullptr && origin.node->op_type == "Constant") {
+      if (origin.node != nullptr && origin.node->op == Op::kCast)
+        return "an explicit cast to " + name + " in the model code (e.g. " +
+               CastExample(framework, dtype) + ")";
+      if (origin.node != nullptr && origin.node->op == Op::kConstant) {
         return "a " + name + " constant" +
                (dtype == DType::kFloat64 ? " (a NumPy float64 scalar or array baked into the graph)"
                                          : "");

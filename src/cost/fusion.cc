@@ -2,29 +2,15 @@
 
 #include <algorithm>
 #include <set>
-#include <string_view>
 
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
 
-// Pointwise ops XLA will not recompute in several kernels (instruction_fusion.cc's IsExpensive:
-// division, transcendental functions, powers and roots), in HLO and ONNX spelling, lower case.
-bool IsExpensivePointwise(std::string_view op_type) {
-  static const std::set<std::string, std::less<>> kOps = {
-      "atan2",   "cbrt",  "cos",          "div",         "divide",
-      "erf",     "exp",   "expm1",        "exponential", "exponential-minus-one",
-      "gelu",    "log",   "log-plus-one", "log1p",       "logistic",
-      "pow",     "power", "reciprocal",   "remainder",   "rsqrt",
-      "sigmoid", "sin",   "softplus",     "sqrt",        "tan",
-      "tanh"};
-  return kOps.contains(AsciiLower(op_type));
-}
-
 // A `call` whose body is only pointwise and layout work is inlined and fused like its contents.
 bool CallIsPointwise(const Node& n) {
-  if (n.op_type != "call" || n.subgraphs.empty()) return false;
+  if (n.op != Op::kCall || n.subgraphs.empty()) return false;
   const Graph& body = *n.subgraphs.front().graph;
   const std::vector<OpCost> costs = ComputeOpCosts(body);
   for (const Node& inner : body.nodes()) {
@@ -34,18 +20,10 @@ bool CallIsPointwise(const Node& n) {
   return true;
 }
 
-// Layout ops that only relabel dims (XLA makes them bitcasts): no kernel, no traffic.
-bool IsView(const Node& n) {
-  static const std::set<std::string, std::less<>> kViews = {
-      "bitcast", "dropout", "flatten", "get-tuple-element", "identity",
-      "reshape", "squeeze", "tuple",   "unsqueeze"};
-  return kViews.contains(AsciiLower(n.op_type));
-}
-
 // A producer cheap enough to recompute in each kernel that reads it.
 bool IsCheap(const Node& n) {
   if (n.kind == OpKind::kCast || n.kind == OpKind::kLayout) return true;
-  return n.kind == OpKind::kElementwise && !IsExpensivePointwise(n.op_type);
+  return n.kind == OpKind::kElementwise && !n.traits.expensive;
 }
 
 // Whether a kernel rooted at a node of `kind` takes producer `p` into itself.
@@ -92,7 +70,7 @@ class Planner {
   // opposed to free work that reads no data (a shape, compile-time arithmetic, a constant).
   bool IsAlias(NodeId id) const {
     const Node& n = g_.node(id);
-    return Role(id) == FusionRole::kFree && (IsView(n) || n.kind == OpKind::kLayout);
+    return Role(id) == FusionRole::kFree && (n.traits.view || n.kind == OpKind::kLayout);
   }
 
   // The non-view nodes that read `v`, looking through views; `escapes` when a view of it (or it)
@@ -291,8 +269,9 @@ FusionRole RoleOf(const Node& node, const OpCost& cost) {
     case OpKind::kResize:
       return FusionRole::kFusible;
     case OpKind::kLayout:
-      return IsView(node) || (cost.known && cost.cls == CostClass::kFree) ? FusionRole::kFree
-                                                                          : FusionRole::kFusible;
+      return node.traits.view || (cost.known && cost.cls == CostClass::kFree)
+                 ? FusionRole::kFree
+                 : FusionRole::kFusible;
     case OpKind::kReduce:
     case OpKind::kSoftmax:
     case OpKind::kNormalization:

@@ -9,8 +9,8 @@ namespace tpudoctor {
 namespace {
 
 bool IsPointwiseLink(const Node& n) {
-  return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.op_type == "Dropout" ||
-         n.op_type == "Identity";
+  return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.op == Op::kDropout ||
+         n.op == Op::kIdentity;
 }
 
 // A value stored in the model: an initializer or a Constant's output.
@@ -35,7 +35,7 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
       NodeId p = g.value(v).producer;
       if (p == kNoNode) break;
       const Node& pn = g.node(p);
-      if (pn.op_type == "MatMul") {
+      if (pn.op == Op::kMatMul) {
         found_qk = true;
         break;
       }
@@ -50,7 +50,7 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
       const auto& users = g.value(w).users;
       if (users.size() != 1) break;
       const Node& un = g.node(users[0]);
-      if (un.op_type == "MatMul") {
+      if (un.op == Op::kMatMul) {
         found_pv = true;
         break;
       }
@@ -65,7 +65,7 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
     // eager code.
     auto is_scale = [&](NodeId id2) {
       const Node& x = g.node(id2);
-      if (x.op_type != "Mul" && x.op_type != "Div") return false;
+      if (x.op != Op::kMul && x.op != Op::kDiv) return false;
       return std::ranges::any_of(x.inputs, [&](ValueId in) { return IsLiteral(g, in); });
     };
     bool scaled = std::any_of(chain.begin(), chain.end(), is_scale);
@@ -111,21 +111,21 @@ void MarkActivations(const Graph& g, GraphFacts& f) {
   };
   for (const Node& n : g.nodes()) {
     if (n.inputs.empty() || n.outputs.size() != 1 || n.input(0) == kNoValue) continue;
-    if (n.op_type == "Sigmoid") {
+    if (n.op == Op::kSigmoid) {
       const ValueId x = n.input(0);
       const NodeId mul = SoleUser(g, n.outputs[0]);
-      if (mul == kNoNode || g.node(mul).op_type != "Mul") continue;
+      if (mul == kNoNode || g.node(mul).op != Op::kMul) continue;
       const Node& m = g.node(mul);
       if (std::ranges::count(m.inputs, x) != 1 || m.outputs.size() != 1) continue;
       mark({n.id}, mul);
       continue;
     }
-    if (n.op_type != "Erf") continue;
+    if (n.op != Op::kErf) continue;
     // Back through the scale by 1/sqrt(2) to x.
     const NodeId scale = g.value(n.input(0)).producer;
     if (scale == kNoNode) continue;
     const Node& sc = g.node(scale);
-    if ((sc.op_type != "Div" && sc.op_type != "Mul") || sc.inputs.size() != 2 ||
+    if ((sc.op != Op::kDiv && sc.op != Op::kMul) || sc.inputs.size() != 2 ||
         !IsConstantScalar(g, sc.input(1)) || SoleUser(g, sc.outputs[0]) != n.id)
       continue;
     const ValueId x = sc.input(0);
@@ -137,9 +137,9 @@ void MarkActivations(const Graph& g, GraphFacts& f) {
       const NodeId next = SoleUser(g, g.node(root).outputs[0]);
       if (next == kNoNode) break;
       const Node& nx = g.node(next);
-      if ((nx.op_type != "Add" && nx.op_type != "Mul") || nx.outputs.size() != 1) break;
+      if ((nx.op != Op::kAdd && nx.op != Op::kMul) || nx.outputs.size() != 1) break;
       const ValueId other = nx.input(0) == g.node(root).outputs[0] ? nx.input(1) : nx.input(0);
-      const bool is_x = other == x && nx.op_type == "Mul";
+      const bool is_x = other == x && nx.op == Op::kMul;
       if (!is_x && !IsConstantScalar(g, other)) break;
       times_x |= is_x;
       inner.push_back(next);
@@ -162,8 +162,12 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.activation_root.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
-  MarkAttention(g, f);
-  MarkActivations(g, f);
+  // The fused attention and activation kernels are the eager framework's; a compiled XLA
+  // program's kernels are XLA's fusions (fusion.cc), whatever ops they contain.
+  if (!g.facts().xla_program) {
+    MarkAttention(g, f);
+    MarkActivations(g, f);
+  }
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });

@@ -17,7 +17,7 @@ namespace {
 bool IsDuplicatedInitializer(const Graph& graph, const Value& v) {
   if (v.producer == kNoNode) return false;
   const Node& n = graph.node(v.producer);
-  return n.op_type == "Identity" && n.inputs.size() == 1 && n.input(0) != kNoValue &&
+  return n.op == Op::kIdentity && n.inputs.size() == 1 && n.input(0) != kNoValue &&
          graph.value(n.input(0)).origin == ValueOrigin::kInitializer;
 }
 

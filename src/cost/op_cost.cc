@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <set>
 #include <string_view>
 
 #include "tpudoctor/support/strings.h"
@@ -18,34 +17,23 @@ std::optional<double> Elements(const Shape& s) {
   return n;
 }
 
-// Views that XLA and eager frameworks implement without moving data.
-bool IsView(std::string_view op) {
-  static const std::set<std::string_view> kViews = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
-                                                    "Identity", "Dropout", "Shape",   "Size"};
-  return kViews.count(op) > 0;
-}
-
-// Extra FLOPs per output element of pointwise math beyond one (a rough count of the VPU/EUP work).
-double PointwiseFlops(std::string_view op) {
-  static const std::set<std::string_view> kTranscendental = {
-      "Exp", "Log",  "Tanh",     "Sigmoid", "Erf",       "Gelu",        "Sin", "Cos",
-      "Pow", "Sqrt", "Softplus", "Mish",    "HardSwish", "HardSigmoid", "Elu", "Selu"};
-  return kTranscendental.count(op) ? 4 : 1;
-}
-
 class Coster {
  public:
   Coster(const Graph& g, int element_bytes) : g_(g), eb_(element_bytes) {}
 
   OpCost Cost(const Node& n) const {
-    if (n.domain == "hlo") {
-      if (n.op_type == "dot") return HloDot(n);
-      if (n.op_type == "convolution") return HloConv(n);
-      if (n.op_type == "fusion" || n.op_type == "call") return HloFusion(n);
-      if (n.op_type == "parameter" || n.op_type == "get-tuple-element" || n.op_type == "tuple" ||
-          n.op_type == "bitcast") {
+    switch (n.op) {
+      case Op::kDot:
+        return HloDot(n);
+      case Op::kConvolution:
+        return HloConv(n);
+      case Op::kFusion:
+      case Op::kCall:
+        return HloFusion(n);
+      case Op::kParameter:
         return Free();
-      }
+      default:
+        break;
     }
     // Frontends of frameworks whose matmuls and convolutions are not ONNX-shaped (torch's
     // linear, Keras and TensorFlow NHWC convolutions) describe them with XLA's dimension numbers.
@@ -56,12 +44,13 @@ class Coster {
       case OpKind::kShapeOf:
         return Free();
       case OpKind::kLayout:
-        return IsView(n.op_type) ? Free() : Memory(n);
+        return n.traits.view ? Free() : Memory(n);
       case OpKind::kCast:
       case OpKind::kRandom:
         return Vector(n, 0);
       case OpKind::kElementwise:
-        return Vector(n, PointwiseFlops(n.op_type));
+        // A rough count of the VPU/EUP work per output element.
+        return Vector(n, n.traits.transcendental ? 4 : 1);
       case OpKind::kReduce:
         return Vector(n, 1, /*per_input=*/true);
       case OpKind::kNormalization:
@@ -135,7 +124,7 @@ class Coster {
     c.cls = CostClass::kMemory;
     if (!Traffic(n, c)) return Unknown();
     // A slice reads only what it keeps; shape/axes inputs are negligible.
-    if (n.op_type == "Slice" || n.op_type == "Gather") c.bytes_read = c.bytes_written;
+    if (n.op == Op::kSlice || n.op == Op::kGather) c.bytes_read = c.bytes_written;
     return c;
   }
 
@@ -284,9 +273,8 @@ class Coster {
   }
 
   OpCost MatMul(const Node& n) const {
-    if (n.op_type == "Attention" && n.domain.empty()) return Attention(n);
-    if (n.op_type != "MatMul" && n.op_type != "Gemm" && n.op_type != "MatMulInteger")
-      return Unknown();
+    if (n.op == Op::kAttention) return Attention(n);
+    if (n.op != Op::kMatMul && n.op != Op::kGemm && n.op != Op::kMatMulInteger) return Unknown();
     const Shape& a = ShapeOf(n.input(0));
     const Shape& b = ShapeOf(n.input(1));
     if (!a.is_static() || !b.is_static() || a.rank() == 0 || b.rank() == 0 || n.outputs.empty())
@@ -295,7 +283,7 @@ class Coster {
     c.cls = CostClass::kMatrix;
     if (!Traffic(n, c)) return Unknown();
     MatmulDims d;
-    if (n.op_type == "Gemm") {
+    if (n.op == Op::kGemm) {
       if (a.rank() != 2 || b.rank() != 2) return Unknown();  // Gemm is defined on matrices only
       const bool ta = n.IntAttr("transA").value_or(0) != 0;
       const bool tb = n.IntAttr("transB").value_or(0) != 0;
@@ -385,40 +373,33 @@ class Coster {
     return c;
   }
 
+  // A conditional costs its costliest branch; a loop one iteration of its body, times the trip
+  // count when that is a known constant (ONNX Loop's M). An XLA while's trip count is a runtime
+  // value of the program: one iteration is counted, and CF001 says so.
   OpCost ControlFlow(const Node& n) const {
-    if (n.op_type == "conditional" && !n.subgraphs.empty()) {  // XLA: the costliest branch
+    if (!n.control) return Unknown();
+    const tpudoctor::ControlFlow& cf = *n.control;
+    if (cf.form == ControlFlow::Form::kBranch) {
       std::optional<OpCost> best;
-      for (const Subgraph& sub : n.subgraphs) {
-        OpCost c = SubgraphCost(*sub.graph);
+      for (std::size_t b : cf.branches) {
+        OpCost c = SubgraphCost(*n.subgraphs[b].graph);
         if (!c.known) return Unknown();
         if (!best || c.flops + c.bytes_read > best->flops + best->bytes_read) best = c;
       }
-      return *best;
+      return best ? *best : Unknown();
     }
-    if (n.op_type == "while") {  // XLA: one iteration (the trip count is a runtime value)
-      for (const Subgraph& sub : n.subgraphs) {
-        if (sub.attr_name == "body") return SubgraphCost(*sub.graph);
-      }
-      return Unknown();
-    }
-    if (n.op_type == "If" && n.subgraphs.size() == 2) {
-      OpCost a = SubgraphCost(*n.subgraphs[0].graph);
-      OpCost b = SubgraphCost(*n.subgraphs[1].graph);
-      if (!a.known || !b.known) return Unknown();
-      return a.flops + a.bytes_read >= b.flops + b.bytes_read ? a : b;
-    }
-    if (n.op_type == "Loop" && !n.subgraphs.empty() && n.input(0) != kNoValue) {
-      const auto& trip = g_.value(n.input(0)).known_ints;
-      if (!trip || trip->size() != 1 || !(*trip)[0].is_static()) return Unknown();
-      OpCost body = SubgraphCost(*n.subgraphs[0].graph);
-      const double t = static_cast<double>((*trip)[0].value());
-      body.flops *= t;
-      body.bytes_read *= t;
-      body.bytes_written *= t;
-      body.matmul.reset();
-      return body;
-    }
-    return Unknown();
+    if (!cf.body) return Unknown();
+    OpCost body = SubgraphCost(*n.subgraphs[*cf.body].graph);
+    if (!cf.trip_count) return body;
+    const ValueId m = n.input(*cf.trip_count);
+    const auto trip = m == kNoValue ? std::nullopt : g_.value(m).StaticInts();
+    if (!trip || trip->size() != 1) return Unknown();
+    const double t = static_cast<double>((*trip)[0]);
+    body.flops *= t;
+    body.bytes_read *= t;
+    body.bytes_written *= t;
+    body.matmul.reset();
+    return body;
   }
 
   OpCost SubgraphCost(const Graph& sub) const {

@@ -6,19 +6,6 @@
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
-namespace {
-
-bool IsNonlinearUnary(std::string_view op) {
-  static const std::set<std::string_view> kOps = {
-      "Relu",      "Sigmoid",     "Tanh",      "Gelu",       "Erf",
-      "Exp",       "Log",         "Sqrt",      "Pow",        "Softplus",
-      "HardSwish", "HardSigmoid", "LeakyRelu", "Elu",        "Selu",
-      "Mish",      "Sin",         "Cos",       "Reciprocal", "Abs",
-      "Clip",      "PRelu",       "Celu",      "Softsign",   "ThresholdedRelu"};
-  return kOps.count(op) > 0;
-}
-
-}  // namespace
 
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
@@ -68,9 +55,9 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
         }
         break;
       case OpKind::kElementwise:
-        if (IsNonlinearUnary(n.op_type)) {
+        if (n.traits.saves == Saves::kInput) {
           if (runtime(n.input(0))) keep(n.input(0), eb);
-        } else if (n.op_type == "Mul" || n.op_type == "Div") {
+        } else if (n.traits.saves == Saves::kOperands) {
           if (runtime(n.input(0)) && runtime(n.input(1))) {
             keep(n.input(0), eb);
             keep(n.input(1), eb);
@@ -84,7 +71,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
         if (!n.outputs.empty()) keep(n.outputs[0], 4);
         break;
       case OpKind::kPool:
-        if (n.op_type == "MaxPool" && runtime(n.input(0))) keep(n.input(0), eb);
+        if (n.traits.saves == Saves::kInput && runtime(n.input(0))) keep(n.input(0), eb);
         break;
       default:
         break;

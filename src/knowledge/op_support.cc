@@ -5,6 +5,7 @@
 #include "tpudoctor/knowledge/hlo_ops.h"
 #include "tpudoctor/knowledge/keras_layers.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/knowledge/op_semantics.h"
 #include "tpudoctor/knowledge/tf_ops.h"
 #include "tpudoctor/knowledge/torch_ops.h"
 
@@ -24,17 +25,25 @@ std::optional<OpSupport> ParseOpSupport(std::string_view s) {
 
 OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   if (domain == "hlo") {
-    if (auto kind = HloOpKind(op_type)) return {*kind, OpSupport::kOk, ""};
+    if (auto kind = HloOpKind(op_type)) return {*kind, OpSupport::kOk, "", ""};
     // `tensor.extract`, `arith.index_cast`, `scf.if`: another MLIR dialect's op among StableHLO.
     if (const auto dot = op_type.find('.'); dot != std::string_view::npos && dot > 0) {
       return {OpKind::kUnknown, OpSupport::kUnknownOp,
               "an op of MLIR's `" + std::string(op_type.substr(0, dot)) +
                   "` dialect, not StableHLO: the program was lowered past StableHLO (IREE and "
                   "torch-mlir forms) or comes from a test harness, so it is not checked as a TPU "
-                  "program would be"};
+                  "program would be",
+              "check the program as plain StableHLO, before other lowerings "
+              "(`jax.jit(f).lower(x).as_text()`, torch_xla's `exported_program_to_stablehlo`, "
+              "`tf.function(...).experimental_get_compiler_ir`)"};
     }
-    if (auto why = UnmappedMlirOp(op_type)) return {OpKind::kUnknown, OpSupport::kUnknownOp, *why};
-    return {OpKind::kUnknown, OpSupport::kUnknownOp, "not an HLO opcode this XLA version defines"};
+    const std::string newer_xla =
+        "check that the XLA version behind your TPU runtime knows this op (newer opcodes need a "
+        "matching libtpu)";
+    if (auto why = UnmappedMlirOp(op_type))
+      return {OpKind::kUnknown, OpSupport::kUnknownOp, *why, newer_xla};
+    return {OpKind::kUnknown, OpSupport::kUnknownOp, "not an HLO opcode this XLA version defines",
+            newer_xla};
   }
   if (domain == "aten") return LookupAtenOp(op_type).info;
   if (domain == "keras") return LookupKerasLayer(op_type).info;
@@ -42,6 +51,8 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
   if (domain == "tf") return LookupTfOp(op_type).info;
   return LookupOnnxOp(domain, op_type);
 }
+
+OpInfo LookupOp(const Node& node) { return LookupOp(node.domain, node.op_type); }
 
 namespace {
 
@@ -51,6 +62,10 @@ void Annotate(Graph& graph, std::unordered_set<const Graph*>& done) {
   for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
     Node& node = graph.mutable_node(static_cast<NodeId>(i));
     node.support = LookupOp(node.domain, node.op_type).support;
+    const OpSemantics semantics = LookupSemantics(node.domain, node.op_type);
+    node.op = semantics.op;
+    node.traits = semantics.traits;
+    node.control = ControlFlowOf(node);
     for (Subgraph& sub : node.subgraphs) {
       if (sub.graph) Annotate(*sub.graph, done);
     }
@@ -67,7 +82,7 @@ void AnnotateOpSupport(Graph& graph) {
 bool RunsOnHost(const Node& node) {
   if (node.support == OpSupport::kHostFallback) return true;
   if (node.framework_op.empty()) return false;
-  if (node.framework_op == "Assert") return true;
+  if (node.op == Op::kAssert) return true;
   const TfOpInfo& tf = LookupTfOp(node.framework_op);
   return tf.known && tf.pipeline && (node.domain == "tf" || node.domain.empty());
 }

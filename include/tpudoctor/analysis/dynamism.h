@@ -56,13 +56,6 @@ class Dynamism {
   const ValueFacts& facts(const Graph& graph, ValueId value) const;
   const std::vector<DynamicRoot>& roots() const { return roots_; }
 
-  // Names of the shape-determining inputs of an ONNX op ("shape" for Reshape input 1), or empty
-  // when input `index` does not determine the output shape.
-  static std::string ShapeInputName(const std::string& op_type, std::size_t index);
-  // The same for a node: its ONNX op's shape inputs, or the compile-time-constant inputs of the
-  // TensorFlow op it came from (data/tf/constant_inputs.tsv).
-  static std::string ShapeInputName(const Node& node, std::size_t index);
-
  private:
   void Analyse(const Graph& graph, const std::string& path,
                const std::vector<const Graph*>& scopes);

@@ -3,8 +3,9 @@
 // A Graph owns its Values (SSA edges) and Nodes in stable vectors addressed by ValueId/NodeId.
 // A Value has one producer (a node, or none for graph inputs, initializers and captured
 // outer-scope values) and any number of users. A Node keeps the op's original domain and name for
-// messages plus a canonical OpKind for analyses; control-flow nodes own their subgraphs, whose
-// values may capture values of the enclosing graphs by name (ValueOrigin::kCaptured).
+// messages plus a canonical OpKind, Op and traits for analyses; control-flow nodes own their
+// subgraphs, whose values may capture values of the enclosing graphs by name
+// (ValueOrigin::kCaptured).
 //
 // Build a graph with AddValue/AddNode, then call Finalize(): it links users, computes a
 // topological order and rejects cycles. After that the graph is read-only to checks.
@@ -22,6 +23,7 @@
 
 #include "tpudoctor/ir/geometry.h"
 #include "tpudoctor/ir/model_facts.h"
+#include "tpudoctor/ir/op.h"
 #include "tpudoctor/ir/op_kind.h"
 #include "tpudoctor/ir/shape.h"
 #include "tpudoctor/support/result.h"
@@ -90,6 +92,12 @@ struct Node {
   // empty when domain::op_type is already the model's own op. Messages show it.
   std::string framework_op;
   OpKind kind = OpKind::kUnknown;
+  // Which op it is and what it does, whatever the spelling (ir/op.h), and how a control-flow op
+  // feeds its regions; recorded with `support` by AnnotateOpSupport. Analyses read these, never
+  // domain/op_type.
+  Op op = Op::kOther;
+  OpTraits traits;
+  std::optional<ControlFlow> control;
   // Whether the op runs on the device, decided by the frontend from its op tables
   // (AnnotateOpSupport); kUnknownOp until then.
   OpSupport support = OpSupport::kUnknownOp;

@@ -19,6 +19,7 @@ struct OpInfo {
   OpKind kind = OpKind::kUnknown;
   OpSupport support = OpSupport::kUnknownOp;
   std::string reason;  // why it is not kOk; empty otherwise
+  std::string fix;     // what to do about it, where the op's vocabulary says more than its support
 };
 
 // The support column of the data tables: ok, dynamic, control, container, string, fallback (also
@@ -27,6 +28,8 @@ std::optional<OpSupport> ParseOpSupport(std::string_view word);
 
 // Any domain: "" / "ai.onnx" / other ONNX domains, "hlo", "aten", "keras", "tf".
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);
+// The same for a node's op (what it says of Node::support, and why).
+OpInfo LookupOp(const Node& node);
 
 // Sets Node::support of every node of `graph` and its subgraphs from the tables above. Frontends
 // call it once, as their last step; graphs built by hand (tests) call it after building.

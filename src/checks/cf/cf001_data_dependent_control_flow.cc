@@ -29,11 +29,11 @@ class Cf001DataDependentControlFlow final : public Check {
     XlaControlFlow(ctx, sink);
     ForEachNodeWithPath(
         ctx.graph, ctx.graph.name(), [&](const Graph& g, const std::string& path, const Node& n) {
-          if (!(n.domain.empty() || n.domain == "ai.onnx")) return;
-          if (IsRoot(ctx, g, n)) return;
-          if (n.op_type == "If" && Runtime(ctx, g, n, 0)) sink.Add(FineIf(path, n));
-          if (n.op_type == "Loop" &&
-              (Runtime(ctx, g, n, 0) || Runtime(ctx, g, n, 1) || n.input(0) == kNoValue)) {
+          if (!n.control || IsRoot(ctx, g, n)) return;
+          const ControlFlow& cf = *n.control;
+          if (n.op == Op::kIf && Runtime(ctx, g, n, cf.selector)) sink.Add(FineIf(path, n));
+          if (n.op == Op::kLoop && (Runtime(ctx, g, n, cf.trip_count) ||
+                                    Runtime(ctx, g, n, cf.condition) || !Input(n, cf.trip_count))) {
             sink.Add(FineLoop(path, n));
           }
         });
@@ -48,16 +48,13 @@ class Cf001DataDependentControlFlow final : public Check {
       Location first;
     };
     Seen loops, branches;
-    ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
-                        [&](const Graph&, const std::string& path, const Node& n) {
-                          if (n.domain != "hlo") return;
-                          Seen* s = n.op_type == "while"         ? &loops
-                                    : n.op_type == "conditional" ? &branches
-                                                                 : nullptr;
-                          if (s == nullptr) return;
-                          if (s->names.empty()) s->first = LocationOf(path, n);
-                          s->names.push_back(n.name);
-                        });
+    ForEachNodeWithPath(
+        ctx.graph, ctx.graph.name(), [&](const Graph&, const std::string& path, const Node& n) {
+          Seen* s = n.op == Op::kWhile ? &loops : n.op == Op::kConditional ? &branches : nullptr;
+          if (s == nullptr) return;
+          if (s->names.empty()) s->first = LocationOf(path, n);
+          s->names.push_back(n.name);
+        });
     if (!loops.names.empty()) {
       sink.Add(XlaNote(loops.names, loops.first,
                        "`while` loop runs on the TPU: XLA keeps it on the device, one iteration "
@@ -90,9 +87,13 @@ class Cf001DataDependentControlFlow final : public Check {
     return d;
   }
 
-  static bool Runtime(const CheckContext& ctx, const Graph& g, const Node& n, std::size_t i) {
-    ValueId v = n.input(i);
-    return v != kNoValue && ctx.dynamism.facts(g, v).runtime_data;
+  // Whether the node has input `i` (an optional input may be left out).
+  static bool Input(const Node& n, std::optional<std::size_t> i) {
+    return i && n.input(*i) != kNoValue;
+  }
+  static bool Runtime(const CheckContext& ctx, const Graph& g, const Node& n,
+                      std::optional<std::size_t> i) {
+    return Input(n, i) && ctx.dynamism.facts(g, n.input(*i)).runtime_data;
   }
   static bool IsRoot(const CheckContext& ctx, const Graph& g, const Node& n) {
     for (const DynamicRoot& r : ctx.dynamism.roots()) {

@@ -1,17 +1,12 @@
 // PIPE001 python-in-pipeline: `tf.py_function` / `tf.numpy_function` inside a tf.data function
 // (a `map`, `filter`, `flat_map`): Python on the host's critical path, serialized by the GIL.
-#include <set>
-
 #include "src/checks/factories.h"
 #include "src/checks/pipe/pipeline.h"
 
 namespace tpudoctor {
 namespace {
 
-bool IsPython(const Node& n) {
-  static const std::set<std::string> kOps = {"PyFunc", "PyFuncStateless", "EagerPyFunc"};
-  return kOps.count(n.framework_op) > 0;
-}
+bool IsPython(const Node& n) { return n.op == Op::kPythonCall; }
 
 class Pipe001PythonInPipeline final : public Check {
  public:

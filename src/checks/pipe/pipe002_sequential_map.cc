@@ -16,10 +16,8 @@ class Pipe002SequentialMap final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
-      const bool sequential = n.framework_op == "MapDataset";
-      const bool one =
-          (n.framework_op == "ParallelMapDataset" || n.framework_op == "ParallelMapDatasetV2") &&
-          pipe::LastConstInput(g, n) == 1;
+      const bool sequential = n.op == Op::kMapDataset;
+      const bool one = n.op == Op::kParallelMapDataset && pipe::LastConstInput(g, n) == 1;
       if (!sequential && !one) return;
       Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;

@@ -22,7 +22,7 @@ class Pipe003NoPrefetch final : public Check {
     for (NodeId id : ctx.graph.topo_order()) {
       const Node& n = ctx.graph.node(id);
       if (!pipe::IsDatasetOp(n)) continue;
-      prefetch |= n.framework_op == "PrefetchDataset";
+      prefetch |= n.op == Op::kPrefetchDataset;
       last = &n;
     }
     if (prefetch || last == nullptr) return;

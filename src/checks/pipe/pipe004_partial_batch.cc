@@ -19,15 +19,11 @@ class Pipe004PartialBatch final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    // Ops whose last input is drop_remainder, and the V1 ops that have none.
-    static const std::set<std::string> kWithFlag = {"BatchDatasetV2", "PaddedBatchDatasetV2",
-                                                    "ParallelBatchDataset", "MapAndBatchDataset",
-                                                    "ExperimentalMapAndBatchDataset"};
-    static const std::set<std::string> kWithout = {"BatchDataset", "PaddedBatchDataset"};
     pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
-      bool partial = kWithout.count(n.framework_op) > 0;
+      // Batch ops whose last input is drop_remainder, and the V1 ops that have none.
+      bool partial = n.op == Op::kBatchKeepsRemainder;
       std::string why = "has no drop_remainder";
-      if (kWithFlag.count(n.framework_op)) {
+      if (n.op == Op::kBatchDataset) {
         const auto flag = pipe::LastConstInput(g, n);
         if (flag == 1) return;
         partial = true;

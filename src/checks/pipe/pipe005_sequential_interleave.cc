@@ -16,7 +16,7 @@ class Pipe005SequentialInterleave final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
-      if (n.framework_op != "InterleaveDataset") return;
+      if (n.op != Op::kInterleaveDataset) return;
       Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;
       d.message = pipe::Named(n) +

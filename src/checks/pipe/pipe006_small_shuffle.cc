@@ -19,11 +19,8 @@ class Pipe006SmallShuffle final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    static const std::set<std::string> kShuffle = {"ShuffleDataset", "ShuffleDatasetV2",
-                                                   "ShuffleDatasetV3", "ShuffleAndRepeatDataset",
-                                                   "ShuffleAndRepeatDatasetV2"};
     pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
-      if (!kShuffle.count(n.framework_op)) return;
+      if (n.op != Op::kShuffleDataset) return;
       const auto buffer = pipe::ConstInput(g, n, 1);
       if (!buffer || *buffer >= kSmallBuffer) return;
       Diagnostic d = NewFinding();

@@ -9,19 +9,7 @@ namespace tpudoctor {
 namespace {
 
 // Ops whose string inputs are file names or patterns.
-bool ReadsFiles(const Node& n) {
-  static const std::set<std::string> kOps = {"TFRecordDataset",
-                                             "TFRecordDatasetV2",
-                                             "TextLineDataset",
-                                             "FixedLengthRecordDataset",
-                                             "FixedLengthRecordDatasetV2",
-                                             "MatchingFiles",
-                                             "TensorSliceDataset",
-                                             "ReadFile",
-                                             "ExperimentalCSVDataset",
-                                             "CSVDatasetV2"};
-  return kOps.count(n.framework_op) > 0;
-}
+bool ReadsFiles(const Node& n) { return n.op == Op::kFileSource; }
 
 // "" when the path is fine for a TPU (Cloud Storage), else why it is not.
 std::string Problem(const std::string& path) {

@@ -1,13 +1,8 @@
 #include "src/checks/pipe/pipeline.h"
 
-#include "tpudoctor/knowledge/tf_ops.h"
-
 namespace tpudoctor::pipe {
 
-bool IsDatasetOp(const Node& n) {
-  return !n.framework_op.empty() && LookupTfOp(n.framework_op).pipeline &&
-         n.framework_op.find("Dataset") != std::string::npos;
-}
+bool IsDatasetOp(const Node& n) { return n.traits.dataset; }
 
 bool IsPipelineGraph(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -36,8 +31,8 @@ std::optional<std::int64_t> LastConstInput(const Graph& g, const Node& n) {
 }
 
 std::string Named(const Node& n) {
-  const std::string op = "`" + n.framework_op + "`";
-  return n.name == n.framework_op ? op : op + " `" + n.name + "`";
+  const std::string op = "`" + n.QualifiedOp() + "`";
+  return n.name == n.QualifiedOp() ? op : op + " `" + n.name + "`";
 }
 
 Location At(const Graph& g, const Node& n) {

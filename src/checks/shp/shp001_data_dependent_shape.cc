@@ -14,23 +14,23 @@ struct OpAdvice {
   const char* fix;
 };
 
-const std::map<std::string, OpAdvice, std::less<>>& Advice() {
-  static const auto* m = new std::map<std::string, OpAdvice, std::less<>>{
-      {"NonZero",
+const std::map<Op, OpAdvice>& Advice() {
+  static const auto* m = new std::map<Op, OpAdvice>{
+      {Op::kNonZero,
        {"the number of non-zero elements",
         "keep a fixed-size mask instead of indices (`torch.where(mask, x, 0)`, multiply by the "
         "mask), or "
         "use a padded static size (`jnp.nonzero(x, size=N, fill_value=...)`)"}},
-      {"Compress",
+      {Op::kCompress,
        {"the number of true entries in the condition",
         "keep the full tensor and apply the mask with `Where`, or pad the selection to a static "
         "size"}},
-      {"Unique",
+      {Op::kUnique,
        {"the number of distinct values",
         "use a padded static size (`jnp.unique(x, size=N, fill_value=...)`), or move deduplication "
         "to "
         "the input pipeline"}},
-      {"NonMaxSuppression",
+      {Op::kNonMaxSuppression,
        {"the number of boxes that survive suppression",
         "use padded NMS with a fixed maximum output (`tf.image.non_max_suppression_padded`, or "
         "top-k "
@@ -57,7 +57,7 @@ class Shp001DataDependentShape final : public Check {
       d.severity = Severity::kError;
       d.location = LocationOf(root.graph_path, n);
       if (!n.outputs.empty()) d.location.value = root.graph->value(n.outputs[0]).name;
-      auto advice = Advice().find(n.op_type);
+      auto advice = Advice().find(n.op);
       if (root.kind == RootKind::kDataDependentOp) {
         const std::string what = advice != Advice().end() ? advice->second.what : "tensor values";
         d.message = "output shape of `" + n.QualifiedOp() + "` depends on " + what +

@@ -100,7 +100,7 @@ class Tpu003UnsupportedOp final : public Check {
     ForEachNodeWithPath(ctx.graph, ctx.graph.name(),
                         [&](const Graph&, const std::string& path, const Node& n) {
                           if (!Unsupported(n.support)) return;
-                          OpInfo info = LookupOp(n.domain, n.op_type);  // for its reason
+                          OpInfo info = LookupOp(n);  // for its reason
                           const std::string key = n.QualifiedOp();
                           auto [it, inserted] = groups.try_emplace(key);
                           if (inserted) {
@@ -114,11 +114,12 @@ class Tpu003UnsupportedOp final : public Check {
     for (const std::string& key : order) {
       const Group& g = groups[key];
       Diagnostic d = NewFinding();
-      // An opcode newer than tpu-doctor's table is not evidence of a problem: say so, do not block.
-      const bool unknown_hlo = g.first->domain == "hlo";
+      // An op an XLA program holds that tpu-doctor's tables do not know (a newer opcode, another
+      // dialect's op) is not evidence of a problem: say so, do not block.
+      const bool unknown_xla = ctx.graph.facts().xla_program;
       // A host fallback runs (slowly) and opaque code may well compile: warnings. Only ops with
       // no way to run on the device block.
-      const bool runs = unknown_hlo || g.info.support == OpSupport::kHostFallback ||
+      const bool runs = unknown_xla || g.info.support == OpSupport::kHostFallback ||
                         g.info.support == OpSupport::kOpaque;
       d.severity = runs ? Severity::kWarning : Severity::kError;
       d.message = Subject(key, g.names.size()) + " " +
@@ -131,17 +132,9 @@ class Tpu003UnsupportedOp final : public Check {
           shown.push_back("`" + g.names[i] + "`");
         d.notes.push_back("nodes: " + Join(shown, ", ") + (g.names.size() > 5 ? ", ..." : ""));
       }
-      const bool other_dialect = unknown_hlo && g.first->op_type.find('.') != std::string::npos;
-      d.fix = Fix{
-          other_dialect
-              ? "check the program as plain StableHLO, before other lowerings "
-                "(`jax.jit(f).lower(x).as_text()`, torch_xla's "
-                "`exported_program_to_stablehlo`, `tf.function(...).experimental_get_compiler_ir`)"
-          : unknown_hlo
-              ? "check that the XLA version behind your TPU runtime knows this op (newer opcodes "
-                "need a matching libtpu)"
-              : FixFor(g.info.support, ctx.graph.facts().framework),
-          FixApplicability::kDisplayOnly};
+      d.fix =
+          Fix{g.info.fix.empty() ? FixFor(g.info.support, ctx.graph.facts().framework) : g.info.fix,
+              FixApplicability::kDisplayOnly};
       sink.Add(std::move(d));
     }
   }

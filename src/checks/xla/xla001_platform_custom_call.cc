@@ -79,7 +79,7 @@ class Xla001PlatformCustomCall final : public Check {
   }
 
   static std::optional<std::string> CustomCallTarget(const Node& n) {
-    if (n.op_type != "custom-call" && n.op_type != "custom_call") return std::nullopt;
+    if (n.op != Op::kCustomCall) return std::nullopt;
     for (const char* key : {"custom_call_target", "call_target_name"}) {
       if (auto t = n.StringAttr(key)) return *t;
     }

@@ -41,7 +41,7 @@ class Xla002HostTransfer final : public Check {
 
  private:
   static std::string Kind(const Node& n) {
-    if (n.op_type == "custom-call" || n.op_type == "custom_call") {
+    if (n.op == Op::kCustomCall) {
       for (const char* key : {"custom_call_target", "call_target_name"}) {
         if (auto t = n.StringAttr(key);
             t && LookupCustomCall(*t).platform == CallPlatform::kHostCallback) {
@@ -50,11 +50,11 @@ class Xla002HostTransfer final : public Check {
       }
       return {};
     }
-    if ((n.op_type == "send" || n.op_type == "recv") &&
+    if ((n.op == Op::kSend || n.op == Op::kRecv) &&
         n.StringAttr("is_host_transfer") == std::string("true")) {
       return "host " + n.op_type;
     }
-    if (n.op_type == "infeed" || n.op_type == "outfeed") return "`" + n.op_type + "`";
+    if (n.op == Op::kInfeed || n.op == Op::kOutfeed) return "`" + n.op_type + "`";
     return {};
   }
 };
