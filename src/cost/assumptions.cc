@@ -87,8 +87,10 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                                   : std::to_string(options.chips) + " chips";
   if (c.Devices() > 1 && c.parallel.data == c.Devices() && c.target.ici_gbps) {
     out.push_back("data parallel over " + devices +
-                  ": ring all-reduce of the gradients over ICI at half the "
-                  "bidirectional bandwidth, not overlapped");
+                  ": ring all-reduce of the gradients over ICI at " +
+                  (c.cal.ici_share == 0.5 ? std::string("half the")
+                                          : FormatFixed(c.cal.ici_share * 100, 0) + "% of the") +
+                  " bidirectional bandwidth, not overlapped");
   } else if (c.Devices() > 1 && !c.target.ici_gbps) {
     out.push_back("data parallel over " + devices + ": " + c.target.name +
                   "'s interconnect bandwidth is not known, so the gradient all-reduce is not "

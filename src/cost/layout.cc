@@ -116,8 +116,7 @@ std::optional<double> LayoutBytes(const TensorType& type, const TargetSpec& targ
     for (std::size_t i = 0; i + 2 < dims.size(); ++i)
       elements *= static_cast<double>(dims[i].value());
     const double second = static_cast<double>(dims[dims.size() - 2].value());
-    auto it = tl.second_minor_by_bits.find(bits);
-    const double rows = it == tl.second_minor_by_bits.end() ? 8 : it->second;
+    const double rows = tl.Rows(bits);
     const double padded_second = second <= 2   ? RoundUp(second, 2)
                                  : second <= 4 ? RoundUp(second, 4)
                                                : RoundUp(second, rows);

@@ -60,7 +60,8 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
 double PaddedFlops(const MatmulDims& d, const TargetSpec& t) {
   if (!t.is_tpu() || !t.mxu_dim) return 2 * d.batch * d.m * d.n * d.k;
   const double mxu = *t.mxu_dim;
-  return 2 * d.batch * RoundUp(d.m, 8) * RoundUp(d.n, mxu) * RoundUp(d.k, mxu);
+  const double rows = t.tiling ? t.tiling->Rows(32) : 8;
+  return 2 * d.batch * RoundUp(d.m, rows) * RoundUp(d.n, mxu) * RoundUp(d.k, mxu);
 }
 
 Rates RatesFor(const TargetSpec& t, Precision p) {

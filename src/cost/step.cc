@@ -9,6 +9,9 @@
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
+
+// The passes of a training step's loop the host drives: forward, backward, optimizer update.
+constexpr double kTrainingPasses = 3;
 namespace {
 
 double UpdateBytesPerParam(Optimizer o) {
@@ -58,7 +61,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.tensor_allreduce_bytes = c.layers.count > 0 ? 4 * c.layers.boundary_bytes : 0;
   // The two devices of a v2/v3/7x chip reduce between themselves first (on the chip, about free);
   // the ring between chips runs at the chip's links.
-  ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 / 2;
+  ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
   ci.train = options.train;
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
@@ -92,7 +95,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
   // The host launches the device's work ahead of it: the step is the longer of the two.
   e.host_ms =
-      c.cal.step_overhead_us * 1e-3 * (options.train ? 3 : 1) +
+      c.cal.step_overhead_us * 1e-3 * (options.train ? kTrainingPasses : 1) +
       c.cal.host_op_us * 1e-3 * (e.components.forward_kernels + e.components.backward_kernels);
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
               exposed_fsdp_ms + exposed_dcn_ms;

@@ -147,6 +147,9 @@ struct Calibration {
   // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
   // about 15.5 of a v5e's 16 GiB usable.
   double usable_hbm_share = 0.95;
+  // Share of a chip's listed (bidirectional) ICI bandwidth a ring collective moves data at: each
+  // link of the ring carries the data one way.
+  double ici_share = 0.5;
   std::string source;
 };
 

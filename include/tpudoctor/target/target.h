@@ -53,6 +53,12 @@ struct TargetSpec {
     std::map<int, int> second_minor_by_bits;
     int rank1_elements = 1024;
     int pred_bytes = 4;
+    // Rows of a tile of `bits`-wide elements (8 for 32-bit; the f32 tile's 8 is also the row
+    // granularity of the MXU's inputs and of a per-core batch).
+    int Rows(int bits) const {
+      auto it = second_minor_by_bits.find(bits);
+      return it == second_minor_by_bits.end() ? 8 : it->second;
+    }
   };
   std::optional<Tiling> tiling;
   int fp32_matmul_passes = 0;  // TPUs: bf16 passes per fp32 matmul at precision HIGH (DEFAULT: 1)
