@@ -1,7 +1,6 @@
 #include "src/frontends/keras/keras_h5.h"
 
 #include <fcntl.h>
-#include <hdf5.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -14,11 +13,16 @@
 #include <memory>
 #include <optional>
 
+#include "src/frontends/keras/hdf5_api.h"
 #include "src/support/child_limits.h"
 #include "tpudoctor/frontend/frontend.h"
 
 namespace tpudoctor::keras {
 namespace {
+
+// H5F_ACC_RDONLY without the H5check()/H5open() calls its macro makes (the library is loaded at
+// run time, hdf5_api.h).
+constexpr unsigned kReadOnly = 0x0000u;
 
 // A Keras model config is JSON of a few KiB to a few MiB, even for the largest models.
 constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
@@ -41,46 +45,47 @@ class Handle {
 };
 
 // A scalar string attribute of the root group (fixed or variable length), or nullopt.
-std::optional<std::string> StringAttribute(hid_t file, const char* name, std::string& problem) {
-  if (H5Aexists(file, name) <= 0) return std::nullopt;
-  Handle attr(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+std::optional<std::string> StringAttribute(const Hdf5Api& h5, hid_t file, const char* name,
+                                           std::string& problem) {
+  if (h5.aexists(file, name) <= 0) return std::nullopt;
+  Handle attr(h5.aopen(file, name, H5P_DEFAULT), h5.aclose);
   if (!attr.ok()) {
     problem = std::string("cannot open the `") + name + "` attribute";
     return std::nullopt;
   }
-  Handle type(H5Aget_type(attr.get()), H5Tclose);
-  Handle space(H5Aget_space(attr.get()), H5Sclose);
-  if (!type.ok() || !space.ok() || H5Tget_class(type.get()) != H5T_STRING ||
-      H5Sget_simple_extent_npoints(space.get()) != 1) {
+  Handle type(h5.aget_type(attr.get()), h5.tclose);
+  Handle space(h5.aget_space(attr.get()), h5.sclose);
+  if (!type.ok() || !space.ok() || h5.tget_class(type.get()) != H5T_STRING ||
+      h5.sget_simple_extent_npoints(space.get()) != 1) {
     problem = std::string("the `") + name + "` attribute is not a single string";
     return std::nullopt;
   }
-  if (H5Tis_variable_str(type.get()) > 0) {
-    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    if (!mem.ok() || H5Tset_size(mem.get(), H5T_VARIABLE) < 0 ||
-        H5Tset_cset(mem.get(), H5Tget_cset(type.get())) < 0) {
+  if (h5.tis_variable_str(type.get()) > 0) {
+    Handle mem(h5.tcopy(h5.c_string_type), h5.tclose);
+    if (!mem.ok() || h5.tset_size(mem.get(), H5T_VARIABLE) < 0 ||
+        h5.tset_cset(mem.get(), h5.tget_cset(type.get())) < 0) {
       return std::nullopt;
     }
     char* value = nullptr;
-    if (H5Aread(attr.get(), mem.get(), &value) < 0 || value == nullptr) {
+    if (h5.aread(attr.get(), mem.get(), &value) < 0 || value == nullptr) {
       problem = std::string("cannot read the `") + name + "` attribute";
       return std::nullopt;
     }
     std::string out(value, strnlen(value, kMaxConfigBytes + 1));
-    H5free_memory(value);
+    h5.free_memory(value);
     if (out.size() > kMaxConfigBytes) {
       problem = std::string("the `") + name + "` attribute is larger than 16 MiB";
       return std::nullopt;
     }
     return out;
   }
-  const std::size_t size = H5Tget_size(type.get());
+  const std::size_t size = h5.tget_size(type.get());
   if (size == 0 || size > kMaxConfigBytes) {
     problem = std::string("the `") + name + "` attribute has an implausible size";
     return std::nullopt;
   }
   std::string out(size, '\0');
-  if (H5Aread(attr.get(), type.get(), out.data()) < 0) {
+  if (h5.aread(attr.get(), type.get(), out.data()) < 0) {
     problem = std::string("cannot read the `") + name + "` attribute";
     return std::nullopt;
   }
@@ -98,20 +103,22 @@ namespace {
 
 // The work itself, in whichever process runs it.
 Result<H5Config> ReadInProcess(std::string_view bytes, const std::string& display_name) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // no error stacks on stderr
+  Hdf5Api h5;
+  if (std::string problem; !LoadHdf5(h5, problem)) return MakeError(display_name + ": " + problem);
+  h5.eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // no error stacks on stderr
   // An in-memory (core driver) file made from a copy of the bytes, opened read-only. (The HL
   // library's H5LTopen_file_image leaks its bookkeeping when the open fails.)
-  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  if (!fapl.ok() || H5Pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||
-      H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0) {
+  Handle fapl(h5.pcreate(h5.file_access_class), h5.pclose);
+  if (!fapl.ok() || h5.pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||
+      h5.pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0) {
     return MakeError(display_name + ": libhdf5 cannot take the file image");
   }
-  Handle file(H5Fopen("tpu-doctor-image.h5", H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  Handle file(h5.fopen("tpu-doctor-image.h5", kReadOnly, fapl.get()), h5.fclose);
   if (!file.ok()) {
     return MakeError(display_name + ": a damaged or truncated HDF5 file (libhdf5 cannot open it)");
   }
   std::string problem;
-  auto config = StringAttribute(file.get(), "model_config", problem);
+  auto config = StringAttribute(h5, file.get(), "model_config", problem);
   if (!config) {
     return MakeError(display_name + ": " +
                      (problem.empty() ? "an HDF5 file without a `model_config` attribute: only "
@@ -121,7 +128,7 @@ Result<H5Config> ReadInProcess(std::string_view bytes, const std::string& displa
   H5Config out;
   out.model_config = std::move(*config);
   std::string ignored;
-  out.keras_version = StringAttribute(file.get(), "keras_version", ignored).value_or("");
+  out.keras_version = StringAttribute(h5, file.get(), "keras_version", ignored).value_or("");
   return out;
 }
 
