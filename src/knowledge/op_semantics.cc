@@ -11,7 +11,9 @@
 namespace tpudoctor {
 namespace {
 
-using SemanticsTable = std::map<std::pair<std::string, std::string>, OpSemantics, std::less<>>;
+// Per vocabulary, by spelling (found without copying the spelling).
+using SemanticsTable =
+    std::map<std::string, std::map<std::string, OpSemantics, std::less<>>, std::less<>>;
 
 bool SetTrait(std::string_view word, OpTraits& t) {
   if (word == "view") return t.view = true;
@@ -36,7 +38,7 @@ const SemanticsTable& Table() {
       OpSemantics s;
       s.op = cols[2] == "-" ? Op::kOther : ParseOp(cols[2]).value_or(Op::kOther);
       for (std::string_view word : Split(cols[3], ',')) SetTrait(word, s.traits);
-      t->emplace(std::make_pair(std::string(cols[0]), std::string(cols[1])), s);
+      (*t)[std::string(cols[0])].emplace(std::string(cols[1]), s);
     }
     return t;
   }();
@@ -86,9 +88,10 @@ std::string FindShapeInput(const ShapeInputTable& table, const std::string& op, 
 OpSemantics LookupSemantics(std::string_view domain, std::string_view op_type) {
   const std::string_view vocabulary = VocabularyOf(domain);
   if (vocabulary.empty()) return {};
-  const SemanticsTable& table = Table();
-  auto it = table.find(std::make_pair(std::string(vocabulary), std::string(op_type)));
-  OpSemantics s = it == table.end() ? OpSemantics{} : it->second;
+  OpSemantics s;
+  if (auto spellings = Table().find(vocabulary); spellings != Table().end()) {
+    if (auto it = spellings->second.find(op_type); it != spellings->second.end()) s = it->second;
+  }
   if (vocabulary == "tf") {
     const TfOpInfo& tf = LookupTfOp(op_type);
     s.traits.dataset = tf.pipeline && op_type.find("Dataset") != std::string_view::npos;
