@@ -127,18 +127,19 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   auto model = LoadModelAs(source, options.shapes, options.input_format);
   if (!model) return model.error();
 
-  CheckRun run = RunChecksWithEstimate(model->graph, target, options.check);
+  const ModelAnalysis analysis(model->graph, target, options.check);
+  std::vector<Diagnostic> findings = RunChecks(analysis, options.check);
   std::erase_if(model->diagnostics,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
-  Report report = BuildReport(source.display_name, *model, target, std::move(run.findings));
+  Report report = BuildReport(source.display_name, *model, target, std::move(findings));
   report.facts = model->graph.facts();
   report.train = options.check.train;
   report.optimizer = options.check.optimizer;
   report.precision = options.check.precision;
-  report.estimate = std::move(run.estimate);
+  report.estimate = analysis.estimate();
   if (!slices->empty()) {
     std::optional<CheckedEstimate> checked;
-    if (report.estimate) checked.emplace(&*report.estimate, run.estimate_options);
+    if (report.estimate) checked.emplace(&*report.estimate, analysis.estimate_options());
     if (auto r = EstimateOnSlices(model->graph, *slices, options, checked, report); !r)
       return r.error();
   }

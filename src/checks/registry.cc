@@ -35,16 +35,7 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
   return *checks;
 }
 
-namespace {
-
-bool StaticInputs(const Graph& graph) {
-  for (ValueId id : graph.inputs()) {
-    if (!graph.value(id).type.shape.is_static()) return false;
-  }
-  return !graph.inputs().empty();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool RuleSelected(std::string_view code, const CheckOptions& options) {
   auto matches = [&](const std::vector<std::string>& prefixes) {
@@ -55,36 +46,29 @@ bool RuleSelected(std::string_view code, const CheckOptions& options) {
   return !matches(options.ignore);
 }
 
-CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
-                               const CheckOptions& options) {
-  Dynamism dynamism(graph);
-  CheckContext context{graph, target, dynamism, options};
-  CheckRun run;
-  if (StaticInputs(graph) && dynamism.roots().empty()) {
-    context.batch = graph.facts().batch.value_or(0);
-    EstimateOptions eo;
-    eo.train = options.train;
-    eo.optimizer = options.optimizer;
-    eo.precision = options.precision;
-    eo.batch = std::max<std::int64_t>(1, context.batch);
-    run.estimate_options = eo;
-    if (auto e = EstimateStep(graph, target, eo)) {
-      run.estimate = std::move(*e);
-      context.estimate = &*run.estimate;
-    }
-  }
+CheckContext::CheckContext(const ModelAnalysis& analysis, const CheckOptions& options)
+    : graph(analysis.graph()),
+      target(analysis.target()),
+      dynamism(analysis.dynamism()),
+      options(options),
+      op_costs(analysis.op_costs()),
+      estimate(analysis.estimate() ? &*analysis.estimate() : nullptr),
+      batch(analysis.batch()) {}
+
+std::vector<Diagnostic> RunChecks(const ModelAnalysis& analysis, const CheckOptions& options) {
+  const CheckContext context(analysis, options);
   DiagnosticSink sink;
   for (const auto& check : AllChecks()) {
     if (RuleSelected(check->code(), options)) check->Run(context, sink);
   }
-  run.findings = sink.Take();
-  SortDiagnostics(run.findings);
-  return run;
+  std::vector<Diagnostic> findings = sink.Take();
+  SortDiagnostics(findings);
+  return findings;
 }
 
 std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
                                   const CheckOptions& options) {
-  return RunChecksWithEstimate(graph, target, options).findings;
+  return RunChecks(ModelAnalysis(graph, target, options), options);
 }
 
 Location LocationOf(const std::string& graph_path, const Node& node) {

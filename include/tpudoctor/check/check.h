@@ -13,8 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpudoctor/analysis/dynamism.h"
-#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/analysis/model_analysis.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/ir/graph.h"
 #include "tpudoctor/ir/graph_walk.h"
@@ -22,11 +21,9 @@
 
 namespace tpudoctor {
 
-// What the memory and performance rules assume about the run (flags of `check`).
-struct CheckOptions {
-  bool train = false;
-  Optimizer optimizer = Optimizer::kAdam;
-  Precision precision = Precision::kBf16;
+// What the memory and performance rules assume about the run (flags of `check`), and which rules
+// run.
+struct CheckOptions : StepAssumptions {
   // Rule codes or code prefixes (`PERF`, `TPU003`): only selected rules run (all when empty), and
   // ignored ones never do.
   std::vector<std::string> select;
@@ -36,11 +33,14 @@ struct CheckOptions {
 // Whether the options let the rule with this code run (LOAD findings are filtered the same way).
 bool RuleSelected(std::string_view code, const CheckOptions& options);
 
+// What a check reads: the analysis of the model on the target (model_analysis.h), spelled out.
 struct CheckContext {
+  explicit CheckContext(const ModelAnalysis& analysis, const CheckOptions& options);
   const Graph& graph;
   const TargetSpec& target;
   const Dynamism& dynamism;
   const CheckOptions& options;
+  const std::vector<OpCost>& op_costs;  // empty when there is no estimate
   // The cost estimate at the graph's shapes; null when the inputs are not static (the memory and
   // performance rules then stay silent: SHP002 says how to make them static).
   const Estimate* estimate = nullptr;
@@ -67,19 +67,12 @@ class Check {
 // Every check, sorted by code.
 const std::vector<std::unique_ptr<Check>>& AllChecks();
 
-// Runs every selected check; diagnostics come back in a deterministic order (SortDiagnostics).
+// Runs every selected check on an analysis; diagnostics come back in a deterministic order
+// (SortDiagnostics).
+std::vector<Diagnostic> RunChecks(const ModelAnalysis& analysis, const CheckOptions& options = {});
+// The same after analysing `graph` on `target` under the options' step assumptions.
 std::vector<Diagnostic> RunChecks(const Graph& graph, const TargetSpec& target,
                                   const CheckOptions& options = {});
-
-// RunChecks, plus the estimate the memory and performance rules read: one step at the model's own
-// batch on `target` (absent when the inputs are not static or shapes depend on data).
-struct CheckRun {
-  std::vector<Diagnostic> findings;
-  std::optional<Estimate> estimate;
-  EstimateOptions estimate_options;  // what `estimate` was asked with (on `target`)
-};
-CheckRun RunChecksWithEstimate(const Graph& graph, const TargetSpec& target,
-                               const CheckOptions& options = {});
 
 // Helpers shared by checks (GraphPath and ForEachNodeWithPath: ir/graph_walk.h).
 Location LocationOf(const std::string& graph_path, const Node& node);

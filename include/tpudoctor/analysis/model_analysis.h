@@ -1,0 +1,58 @@
+// ModelAnalysis: what the rules read about one model on one target, computed once before any rule
+// runs: which values carry runtime data and which shapes depend on it (Dynamism), the cost of
+// every op, and one step at the model's own batch (the Estimate the memory and performance rules
+// judge). Analyze builds it, the checks receive it through their CheckContext, and the report
+// takes its estimate; no check computes any of it again.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tpudoctor/analysis/dynamism.h"
+#include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/cost/op_cost.h"
+#include "tpudoctor/ir/graph.h"
+#include "tpudoctor/target/target.h"
+
+namespace tpudoctor {
+
+// How the step the rules judge runs (the flags of `check`).
+struct StepAssumptions {
+  bool train = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  Precision precision = Precision::kBf16;
+};
+
+class ModelAnalysis {
+ public:
+  // The graph and target must outlive the analysis.
+  ModelAnalysis(const Graph& graph, const TargetSpec& target, const StepAssumptions& step);
+  ModelAnalysis(const ModelAnalysis&) = delete;
+  ModelAnalysis& operator=(const ModelAnalysis&) = delete;
+
+  const Graph& graph() const { return graph_; }
+  const TargetSpec& target() const { return target_; }
+  const Dynamism& dynamism() const { return dynamism_; }
+  // Per NodeId of the top-level graph, at the widths the model declares; empty when there is no
+  // estimate (below).
+  const std::vector<OpCost>& op_costs() const { return op_costs_; }
+  // The model's per-device batch (ModelFacts::batch); 0 when unknown.
+  std::int64_t batch() const { return batch_; }
+  // One step at the graph's shapes on the target; absent when the inputs are not static or a
+  // shape depends on data (the memory and performance rules then stay silent).
+  const std::optional<Estimate>& estimate() const { return estimate_; }
+  // What the estimate was asked with, so an estimate of the same step is not computed twice.
+  const EstimateOptions& estimate_options() const { return estimate_options_; }
+
+ private:
+  const Graph& graph_;
+  const TargetSpec& target_;
+  Dynamism dynamism_;
+  std::vector<OpCost> op_costs_;
+  std::int64_t batch_ = 0;
+  std::optional<Estimate> estimate_;
+  EstimateOptions estimate_options_;
+};
+
+}  // namespace tpudoctor
