@@ -84,7 +84,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   if (!remat) throw ToolError("remat `" + a.remat + "` is not none, dots, layer or offload");
   o.remat = *remat;
   auto runtime = ParseRuntime(a.runtime);
-  if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not auto, eager, xla or compiled");
+  if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());
   o.runtime = *runtime;
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);

@@ -46,8 +46,8 @@ struct AnalyzeOptions {
   // pass keeps for the backward pass (--remat).
   Parallelism parallel;
   Remat remat = Remat::kNone;
-  Runtime runtime = Runtime::kAuto;  // --runtime: how the program runs on a GPU
-  int slices = 1;  // --slices: identical slices, data parallel over DCN
+  Runtime runtime;  // --runtime: how the program runs on a GPU (auto by default)
+  int slices = 1;   // --slices: identical slices, data parallel over DCN
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

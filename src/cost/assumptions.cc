@@ -8,8 +8,8 @@ namespace {
 // How ops became kernels, in the words the report prints.
 std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
   const std::string kernels = std::to_string(e.kernels) + " kernels per forward pass";
-  if (c.runtime == Runtime::kEager) {
-    return "runtime eager (" + kernels +
+  if (!c.runtime.model().fused) {
+    return "runtime " + std::string(NameOf(c.runtime)) + " (" + kernels +
            ", one per op): per op max(FLOPs / (peak x efficiency), bytes / (bandwidth x "
            "efficiency)) + launch overhead";
   }
@@ -56,12 +56,12 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back(
         "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
   }
-  if (c.runtime == Runtime::kEager && cal.fused_activations && c.facts.any_activation) {
+  if (!c.runtime.model().fused && cal.fused_activations && c.facts.any_activation) {
     out.push_back(
         "GELU and SiLU, written out by the export as several ops, run as one kernel each "
         "(PyTorch's nn.GELU and nn.SiLU)");
   }
-  if (c.runtime == Runtime::kEager && c.facts.any_depthwise && OwnDepthwiseKernels(c) &&
+  if (!c.runtime.model().fused && c.facts.any_depthwise && OwnDepthwiseKernels(c) &&
       (cal.depthwise_memory_efficiency || cal.depthwise_backward_ratio)) {
     out.push_back(
         "depthwise convolutions move their bytes at " +

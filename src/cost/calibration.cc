@@ -77,9 +77,8 @@ const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime) {
     return m;
   }();
   static const Calibration kDefault;
-  const Runtime r = target.is_tpu() ? Runtime::kXla : runtime;
-  const std::string name = std::string(NameOf(r == Runtime::kAuto ? Runtime::kEager : r)) +
-                           (target.is_tpu() ? "-tpu" : "-gpu");
+  // `runtime` is resolved (ResolveRuntime): on a TPU it is the TPU's default.
+  const std::string name = std::string(NameOf(runtime)) + (target.is_tpu() ? "-tpu" : "-gpu");
   auto it = all->find(name);
   return it == all->end() ? kDefault : it->second;
 }

@@ -1,10 +1,13 @@
 // Hand-computed FLOPs, bytes, padding and memory on tiny graphs.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/test_util.h"
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/ir/text.h"
+#include "tpudoctor/support/embedded.h"
 
 namespace tpudoctor {
 namespace {
@@ -168,7 +171,7 @@ TEST(EstimateTest, TrainingStepTimeReadsEveryFactor) {
   o.optimizer = Optimizer::kSgd;
   o.precision = Precision::kBf16;
   o.batch = 4096;
-  o.runtime = Runtime::kEager;
+  o.runtime = *ParseRuntime("eager");
   o.calibration = &cal;
   const TargetSpec& h100 = T("nvidia-h100");
   auto base = EstimateStep(g, h100, o);
@@ -243,7 +246,7 @@ TEST(EstimateTest, DepthwiseConvolutionsHaveTheirOwnBandwidthAndBackward) {
   o.optimizer = Optimizer::kSgd;
   o.precision = Precision::kBf16;
   o.batch = 8;
-  o.runtime = Runtime::kEager;
+  o.runtime = *ParseRuntime("eager");
   o.calibration = &cal;
   const TargetSpec& h100 = T("nvidia-h100");
   auto base = EstimateStep(g, h100, o);
@@ -288,7 +291,7 @@ TEST(EstimateTest, EagerRunsGeluAndSiluAsOneKernelEach) {
   EstimateOptions o;
   o.precision = Precision::kFp32;
   o.batch = 1024;
-  o.runtime = Runtime::kEager;
+  o.runtime = *ParseRuntime("eager");
   o.calibration = &cal;
   const TargetSpec& h100 = T("nvidia-h100");
   auto apart = EstimateStep(g, h100, o);
@@ -346,19 +349,19 @@ TEST(EstimateTest, XlaFusesWhatEagerLaunchesOpByOp) {
 })");
   EstimateOptions o;
   o.batch = 64;
-  o.runtime = Runtime::kEager;
+  o.runtime = *ParseRuntime("eager");
   auto eager = EstimateStep(g, T("nvidia-h100"), o);
-  o.runtime = Runtime::kXla;
+  o.runtime = *ParseRuntime("xla");
   auto xla = EstimateStep(g, T("nvidia-h100"), o);
   ASSERT_TRUE(eager.ok() && xla.ok());
   EXPECT_EQ(eager->kernels, 4);
   EXPECT_EQ(xla->kernels, 1);
-  EXPECT_EQ(xla->runtime, Runtime::kXla);
+  EXPECT_EQ(xla->runtime, *ParseRuntime("xla"));
   EXPECT_LT(xla->step_ms, eager->step_ms);
   // A TPU always runs XLA, whatever was asked.
-  o.runtime = Runtime::kEager;
+  o.runtime = *ParseRuntime("eager");
   auto tpu = EstimateStep(g, T("tpu-v5e"), o);
-  EXPECT_EQ(tpu->runtime, Runtime::kXla);
+  EXPECT_EQ(tpu->runtime, *ParseRuntime("xla"));
   EXPECT_EQ(tpu->kernels, 1);
 }
 
@@ -499,6 +502,31 @@ TEST(EstimateTest, PriceOverride) {
   EXPECT_DOUBLE_EQ(*list->usd_per_hour, 1.2 * 8);
   EXPECT_DOUBLE_EQ(*committed->usd_per_hour, 0.6 * 8);
   EXPECT_NEAR(*committed->usd_per_million_samples, *list->usd_per_million_samples / 2, 1e-9);
+}
+
+}  // namespace
+}  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
+  ASSERT_GE(ExecutionModels().size(), 3u);
+  std::map<std::string, int> defaults;
+  for (const ExecutionModel& m : ExecutionModels()) {
+    SCOPED_TRACE(m.name);
+    EXPECT_EQ(NameOf(*ParseRuntime(m.name)), m.name);
+    EXPECT_FALSE(m.description.empty());
+    // A GPU calibration for every model; the TPU runs XLA only.
+    EXPECT_TRUE(FindEmbedded("data/calibration/" + m.name + "-gpu.json")) << "no GPU calibration";
+    for (const std::string& d : m.default_for) ++defaults[d];
+  }
+  // `auto` resolves to exactly one model for each case.
+  EXPECT_EQ(defaults, (std::map<std::string, int>{{"gpu", 1}, {"tpu", 1}, {"xla_program", 1}}));
+  EXPECT_TRUE(FindEmbedded("data/calibration/xla-tpu.json"));
+  EXPECT_TRUE(ParseRuntime("auto")->is_auto());
+  EXPECT_FALSE(ParseRuntime("jit"));
+  EXPECT_EQ(RuntimeChoices(), "auto, eager, xla or compiled");
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (!parallel) return parallel.error();
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph);
   std::unique_ptr<EstimateCache::Entry> own;
-  const bool fused = runtime != Runtime::kEager;
+  const bool fused = runtime.model().fused;
   const EstimateCache::Entry& derived =
       options.cache ? options.cache->Get(graph, eb, fused)
                     : *(own = std::make_unique<EstimateCache::Entry>(graph, eb, fused));

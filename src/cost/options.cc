@@ -1,6 +1,10 @@
 // The names of the estimate's options (optimizer, precision, runtime) as the CLI, the Python
 // module and the reports spell them, and which runtime a target runs.
+#include <algorithm>
+
 #include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 
@@ -35,32 +39,64 @@ std::string_view NameOf(Optimizer o) {
   return "adam";
 }
 
+const std::vector<ExecutionModel>& ExecutionModels() {
+  static const auto* models = [] {
+    auto* m = new std::vector<ExecutionModel>();
+    for (const auto& cols : EmbeddedTsvRows("data/calibration/runtimes.tsv")) {
+      if (cols.size() != 4) continue;
+      ExecutionModel model;
+      model.name = std::string(cols[0]);
+      model.fused = cols[1] == "fused";
+      for (std::string_view d : Split(cols[2], ',')) {
+        if (d != "-") model.default_for.emplace_back(d);
+      }
+      model.description = std::string(cols[3]);
+      m->push_back(std::move(model));
+    }
+    return m;
+  }();
+  return *models;
+}
+
 std::optional<Runtime> ParseRuntime(std::string_view name) {
-  if (name == "auto") return Runtime::kAuto;
-  if (name == "eager") return Runtime::kEager;
-  if (name == "xla") return Runtime::kXla;
-  if (name == "compiled") return Runtime::kCompiled;
+  if (name == "auto") return Runtime();
+  const auto& models = ExecutionModels();
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if (models[i].name == name) return Runtime(static_cast<int>(i));
+  }
   return std::nullopt;
 }
 
 std::string_view NameOf(Runtime r) {
-  switch (r) {
-    case Runtime::kAuto:
-      return "auto";
-    case Runtime::kEager:
-      return "eager";
-    case Runtime::kXla:
-      return "xla";
-    case Runtime::kCompiled:
-      return "compiled";
-  }
-  return "auto";
+  return r.is_auto() ? std::string_view("auto") : std::string_view(r.model().name);
 }
 
+std::string RuntimeChoices() {
+  std::vector<std::string> names = {"auto"};
+  for (const ExecutionModel& m : ExecutionModels()) names.push_back(m.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return out;
+}
+
+namespace {
+
+// The execution model `auto` picks for `what` (the default_for column).
+Runtime DefaultFor(std::string_view what) {
+  for (const ExecutionModel& m : ExecutionModels()) {
+    if (std::ranges::find(m.default_for, what) != m.default_for.end()) return *ParseRuntime(m.name);
+  }
+  return Runtime();
+}
+
+}  // namespace
+
 Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph) {
-  if (target.is_tpu()) return Runtime::kXla;  // every TPU program is an XLA program
-  if (requested != Runtime::kAuto) return requested;
-  return graph.facts().xla_program ? Runtime::kXla : Runtime::kEager;
+  if (target.is_tpu()) return DefaultFor("tpu");  // every TPU program is an XLA program
+  if (!requested.is_auto()) return requested;
+  return DefaultFor(graph.facts().xla_program ? "xla_program" : "gpu");
 }
 
 std::string_view NameOf(Precision p) {

@@ -48,9 +48,9 @@ struct StepContext {
   const GraphFacts& facts;
   Parallelism parallel;  // resolved against the devices
   Layers layers;
-  Remat remat = Remat::kNone;         // what runs: kLayer becomes kDots on a graph without layers
-  int devices_per_chip = 1;           // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
-  Runtime runtime = Runtime::kEager;  // resolved: one kernel per op, or fused kernels
+  Remat remat = Remat::kNone;  // what runs: kLayer becomes kDots on a graph without layers
+  int devices_per_chip = 1;    // 2 on v2/v3 (TensorCores) and TPU7x (chiplets)
+  Runtime runtime;             // resolved (never auto): one kernel per op, or fused kernels
   const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
   const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived

@@ -187,7 +187,7 @@ bool OwnDepthwiseKernels(const StepContext& c) { return c.options.precision != P
 
 ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e) {
   CountCoverage(c, e);
-  return c.runtime == Runtime::kEager ? TimeOps(c, e) : TimeKernels(c, e);
+  return c.runtime.model().fused ? TimeKernels(c, e) : TimeOps(c, e);
 }
 
 }  // namespace tpudoctor

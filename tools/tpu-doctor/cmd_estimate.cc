@@ -57,7 +57,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   if (auto runtime = ParseRuntime(args.runtime)) {
     options.runtime = *runtime;
   } else {
-    err << "tpu-doctor: --runtime: `" << args.runtime << "` is not auto, eager, xla or compiled\n";
+    err << "tpu-doctor: --runtime: `" << args.runtime << "` is not " << RuntimeChoices() << "\n";
     return std::nullopt;
   }
   for (std::string_view name : Split(args.targets, ',')) {

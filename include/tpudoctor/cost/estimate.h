@@ -66,12 +66,39 @@ enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
 std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
 std::string_view NameOf(Remat r);
 
-// How the program runs, which decides how ops become kernels and which calibration applies
-// (data/calibration/RUNTIME-FAMILY.json). kAuto: XLA on a TPU (always), and on a GPU for XLA
-// programs (HLO/StableHLO); eager on a GPU for everything else (ONNX, torch.export, Keras, TF).
-enum class Runtime : std::uint8_t { kAuto, kEager, kXla, kCompiled };
-std::optional<Runtime> ParseRuntime(std::string_view name);  // auto, eager, xla, compiled
-std::string_view NameOf(Runtime r);
+// An execution model: how a program runs, which decides how ops become kernels and which
+// calibration applies (data/calibration/NAME-FAMILY.json). One row of
+// data/calibration/runtimes.tsv each: eager, xla, compiled.
+struct ExecutionModel {
+  std::string name;
+  bool fused = false;  // kernels are a compiler's fusions (fusion.h), not one per op
+  std::vector<std::string> default_for;  // "tpu", "xla_program", "gpu": what `auto` picks it for
+  std::string description;
+};
+const std::vector<ExecutionModel>& ExecutionModels();  // in the table's order
+
+// A runtime the user asks for: "auto" (the default) or an execution model. Auto resolves to XLA on
+// a TPU (always), and on a GPU to XLA for XLA programs (HLO/StableHLO) and eager for everything
+// else (ONNX, torch.export, Keras, TF): the table's default_for column.
+class Runtime {
+ public:
+  Runtime() = default;  // auto
+  bool is_auto() const { return index_ < 0; }
+  // The execution model; only for a runtime that is not auto.
+  const ExecutionModel& model() const {
+    return ExecutionModels()[static_cast<std::size_t>(index_)];
+  }
+  bool operator==(const Runtime&) const = default;
+
+ private:
+  friend std::optional<Runtime> ParseRuntime(std::string_view name);
+  explicit Runtime(int index) : index_(index) {}
+  int index_ = -1;
+};
+std::optional<Runtime> ParseRuntime(std::string_view name);  // auto, or a row's name
+std::string_view NameOf(Runtime r);                          // "auto" or the model's name
+// Every name ParseRuntime takes, for messages: "auto, eager, xla or compiled".
+std::string RuntimeChoices();
 
 struct Calibration;
 
@@ -86,7 +113,7 @@ struct EstimateOptions {
   Parallelism parallel;    // how they share the step (default: data parallel)
   int slices = 1;          // identical slices over DCN, data parallel between them (multislice)
   Remat remat = Remat::kNone;
-  Runtime runtime = Runtime::kAuto;
+  Runtime runtime;                           // auto
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
@@ -227,11 +254,11 @@ struct Estimate {
   int slices = 1;
   Parallelism parallel;  // resolved: data x fsdp x tensor = chips
   Remat remat = Remat::kNone;
-  Runtime runtime = Runtime::kEager;  // resolved
-  int kernels = 0;                    // kernels one forward pass launches (after fusion)
-  std::int64_t global_batch = 0;      // samples per step over all chips
-  double model_flops = 0;             // useful FLOPs of one step (all chips)
-  double mfu = 0;                     // model FLOPs / (step time × peak)
+  Runtime runtime;                // resolved
+  int kernels = 0;                // kernels one forward pass launches (after fusion)
+  std::int64_t global_batch = 0;  // samples per step over all chips
+  double model_flops = 0;         // useful FLOPs of one step (all chips)
+  double mfu = 0;                 // model FLOPs / (step time × peak)
   double samples_per_s = 0;
   MemoryBreakdown memory;  // per chip
   double hbm_bytes = 0;    // per device
