@@ -87,7 +87,7 @@ NodeId Graph::AddNode(Node node) {
 }
 
 std::optional<ValueId> Graph::FindValue(std::string_view value_name) const {
-  auto it = by_name_.find(std::string(value_name));
+  auto it = by_name_.find(value_name);
   if (it == by_name_.end()) return std::nullopt;
   return it->second;
 }

@@ -174,7 +174,12 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<NodeId> topo_;
-  std::unordered_map<std::string, ValueId> by_name_;
+  // Looked up by string_view without building a string (transparent hash).
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> by_name_;
 };
 
 // Calls fn(graph, node) for every node of `graph` and of all nested subgraphs, each graph in

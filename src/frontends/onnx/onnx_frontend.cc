@@ -1,3 +1,4 @@
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -741,7 +742,10 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
   if (source.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
     return MakeError(name + ": larger than 2 GiB, which no ONNX file can be (protobuf's limit)");
   }
-  onnx::ModelProto model;
+  // Parsed into an arena: a large graph's hundreds of thousands of small messages are allocated
+  // in a few blocks and freed at once.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (!model.ParseFromArray(source.bytes.data(), static_cast<int>(source.bytes.size()))) {
     return MakeError(name + ": not a valid ONNX protobuf (truncated or not an ONNX file)");
   }
