@@ -531,3 +531,24 @@ TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+TEST(OpCostTest, PoolsCountTheirWindowWhateverTheSpelling) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[1,8,32,32]
+  input %h: f32[1,32,32,8]
+  input %zero: f32[]
+  %p: f32[1,8,16,16] = MaxPool[pool](%x) {kernel_shape=[2, 2]}
+  %r: f32[1,16,16,8] = "hlo::reduce-window"[pool](%h, %zero) {window="{size=1x2x2x1 stride=1x2x2x1}"}
+  output %p
+  output %r
+})");
+  const std::vector<OpCost> costs = ComputeOpCosts(g);
+  EXPECT_DOUBLE_EQ(costs[0].flops, 8.0 * 16 * 16 * 4);  // output elements x window
+  EXPECT_DOUBLE_EQ(costs[1].flops, costs[0].flops);
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -142,9 +142,9 @@ class Coster {
   OpCost Pool(const Node& n) const {
     OpCost c = Vector(n, 1);
     if (!c.known) return c;
-    if (auto k = n.IntsAttr("kernel_shape")) {
+    if (n.window) {
       double window = 1;
-      for (std::int64_t v : *k) window *= static_cast<double>(v);
+      for (std::int64_t v : *n.window) window *= static_cast<double>(v);
       if (auto out = OutElements(n)) c.flops = *out * window;
     } else if (auto in = InElements(n)) {
       c.flops = *in;  // global pooling
@@ -272,39 +272,27 @@ class Coster {
     return c;
   }
 
+  // A MatMul without dimension numbers (FillGeometry gives every other one dims): numpy-style
+  // batch dims that broadcast, e.g. [B, H, M, K] x [H, K, N].
   OpCost MatMul(const Node& n) const {
     if (n.op == Op::kAttention) return Attention(n);
-    if (n.op != Op::kMatMul && n.op != Op::kGemm && n.op != Op::kMatMulInteger) return Unknown();
+    if (n.op != Op::kMatMul && n.op != Op::kMatMulInteger) return Unknown();
     const Shape& a = ShapeOf(n.input(0));
     const Shape& b = ShapeOf(n.input(1));
     if (!a.is_static() || !b.is_static() || a.rank() == 0 || b.rank() == 0 || n.outputs.empty())
       return Unknown();
+    const Shape& out = ShapeOf(n.outputs[0]);
+    if (!out.is_static()) return Unknown();
     OpCost c;
     c.cls = CostClass::kMatrix;
     if (!Traffic(n, c)) return Unknown();
     MatmulDims d;
-    if (n.op == Op::kGemm) {
-      if (a.rank() != 2 || b.rank() != 2) return Unknown();  // Gemm is defined on matrices only
-      const bool ta = n.IntAttr("transA").value_or(0) != 0;
-      const bool tb = n.IntAttr("transB").value_or(0) != 0;
-      d.m = static_cast<double>(a.dim(ta ? 1 : 0).value());
-      d.k = static_cast<double>(a.dim(ta ? 0 : 1).value());
-      d.n = static_cast<double>(b.dim(tb ? 0 : 1).value());
-    } else {
-      d.k = static_cast<double>(a.dims().back().value());
-      d.m = a.rank() >= 2 ? static_cast<double>(a.dim(a.rank() - 2).value()) : 1;
-      d.n = b.rank() >= 2 ? static_cast<double>(b.dims().back().value()) : 1;
-      const Shape& out = ShapeOf(n.outputs[0]);
-      if (!out.is_static()) return Unknown();
-      const std::size_t batch_dims = out.rank() - (a.rank() >= 2 ? 1 : 0) - (b.rank() >= 2 ? 1 : 0);
-      for (std::size_t i = 0; i < batch_dims && i < out.rank(); ++i)
-        d.batch *= static_cast<double>(out.dim(i).value());
-      // A weight shared across the batch dims is one big matmul: fold them into M.
-      if (b.rank() <= 2 && a.rank() > 2) {
-        d.m *= d.batch;
-        d.batch = 1;
-      }
-    }
+    d.k = static_cast<double>(a.dims().back().value());
+    d.m = a.rank() >= 2 ? static_cast<double>(a.dim(a.rank() - 2).value()) : 1;
+    d.n = b.rank() >= 2 ? static_cast<double>(b.dims().back().value()) : 1;
+    const std::size_t batch_dims = out.rank() - (a.rank() >= 2 ? 1 : 0) - (b.rank() >= 2 ? 1 : 0);
+    for (std::size_t i = 0; i < batch_dims && i < out.rank(); ++i)
+      d.batch *= static_cast<double>(out.dim(i).value());
     c.flops = 2 * d.batch * d.m * d.n * d.k;
     c.matmul = d;
     return c;

@@ -41,6 +41,74 @@ std::optional<Part> ParsePart(std::string_view text, char first, char second) {
   return p;
 }
 
+// The dimension numbers of an ONNX-shaped matrix product, when its operands' ranks and dims allow
+// them: Gemm on matrices (transA/transB pick the contracting dims); MatMul whose right operand is
+// a vector or a matrix shared across the left's batch dims (they become rows of M, one big
+// matmul), or whose operands have the same rank and the same static batch dims. A MatMul that
+// broadcasts batch dims has none: the cost model reads its numpy-style shapes.
+std::optional<DotDims> OnnxDotDims(const Graph& graph, const Node& n) {
+  if (n.inputs.size() < 2 || n.input(0) == kNoValue || n.input(1) == kNoValue) return std::nullopt;
+  const Shape& a = graph.value(n.input(0)).type.shape;
+  const Shape& b = graph.value(n.input(1)).type.shape;
+  if (!a.rank_known() || !b.rank_known() || a.rank() == 0 || b.rank() == 0) return std::nullopt;
+  const auto ra = static_cast<std::int64_t>(a.rank());
+  const auto rb = static_cast<std::int64_t>(b.rank());
+  DotDims d;
+  if (n.op == Op::kGemm) {
+    if (ra != 2 || rb != 2) return std::nullopt;
+    d.lhs_contracting = {n.IntAttr("transA").value_or(0) != 0 ? 0 : 1};
+    d.rhs_contracting = {n.IntAttr("transB").value_or(0) != 0 ? 1 : 0};
+    return d;
+  }
+  d.lhs_contracting = {ra - 1};
+  if (rb <= 2) {
+    d.rhs_contracting = {0};
+    return d;
+  }
+  if (ra != rb) return std::nullopt;
+  for (std::int64_t i = 0; i + 2 < ra; ++i) {
+    const Dim& x = a.dim(static_cast<std::size_t>(i));
+    if (!x.is_static() || !(x == b.dim(static_cast<std::size_t>(i)))) return std::nullopt;
+    d.lhs_batch.push_back(i);
+    d.rhs_batch.push_back(i);
+  }
+  d.rhs_contracting = {rb - 2};
+  return d;
+}
+
+// `1x3x3x1` of an XLA window's `size=1x3x3x1 stride=...`; nullopt when it has no size.
+std::optional<std::vector<std::int64_t>> XlaWindowSize(std::string_view window) {
+  const std::size_t at = window.find("size=");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::vector<std::int64_t> size;
+  std::int64_t v = 0;
+  bool digits = false;
+  for (std::size_t i = at + 5; i <= window.size(); ++i) {
+    const char c = i < window.size() ? window[i] : ' ';
+    if (c >= '0' && c <= '9') {
+      if (v > (std::int64_t{1} << 40)) return std::nullopt;
+      v = v * 10 + (c - '0');
+      digits = true;
+    } else if (c == 'x' && digits) {
+      size.push_back(v);
+      v = 0;
+      digits = false;
+    } else {
+      if (!digits) return std::nullopt;
+      size.push_back(v);
+      return size;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::int64_t>> PoolWindow(const Node& n) {
+  if (auto kernel = n.IntsAttr("kernel_shape")) return kernel;
+  if (n.op != Op::kReduceWindow) return std::nullopt;
+  if (auto window = n.StringAttr("window")) return XlaWindowSize(*window);
+  return std::nullopt;
+}
+
 void Fill(Graph& graph, std::unordered_set<const Graph*>& done) {
   if (!done.insert(&graph).second) return;
   for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
@@ -55,7 +123,10 @@ void Fill(Graph& graph, std::unordered_set<const Graph*>& done) {
       };
       n.dot = DotDims{ints("lhs_batch_dims"), ints("rhs_batch_dims"), ints("lhs_contracting_dims"),
                       ints("rhs_contracting_dims")};
+    } else if (n.op == Op::kMatMul || n.op == Op::kGemm || n.op == Op::kMatMulInteger) {
+      n.dot = OnnxDotDims(graph, n);
     }
+    if (n.kind == OpKind::kPool) n.window = PoolWindow(n);
     for (Subgraph& sub : n.subgraphs) {
       if (sub.graph) Fill(*sub.graph, done);
     }

@@ -6,7 +6,7 @@
 namespace tpudoctor {
 namespace {
 
-constexpr std::array<std::pair<Op, std::string_view>, 45> kOpNames = {{
+constexpr std::array<std::pair<Op, std::string_view>, 46> kOpNames = {{
     {Op::kOther, "other"},
     {Op::kAdd, "add"},
     {Op::kMul, "mul"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<Op, std::string_view>, 45> kOpNames = {{
     {Op::kDot, "dot"},
     {Op::kConvolution, "convolution"},
     {Op::kMaxPool, "max_pool"},
+    {Op::kReduceWindow, "reduce_window"},
     {Op::kSlice, "slice"},
     {Op::kGather, "gather"},
     {Op::kNonZero, "non_zero"},

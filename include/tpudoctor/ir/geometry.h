@@ -3,7 +3,9 @@
 // input, kernel and output. Frontends whose ops are not ONNX-shaped (XLA programs, torch.export,
 // Keras, TensorFlow) describe them this way; FillGeometry reads them once from the node's
 // attributes (`lhs_contracting_dims`, `dim_labels=b01f_01io->b01f`, `feature_group_count`) when a
-// model is loaded, so the cost model and the rules never parse label strings.
+// model is loaded, so the cost model and the rules never parse label strings. ONNX Gemm and MatMul
+// get dimension numbers from their operands' shapes too, except a MatMul that broadcasts batch
+// dims (numpy-style), which no dot expresses.
 #pragma once
 
 #include <cstdint>

@@ -105,6 +105,9 @@ struct Node {
   // (FillGeometry); ONNX-shaped MatMul/Gemm/Conv have neither.
   std::optional<DotDims> dot;
   std::optional<ConvDims> conv;
+  // The window of a pooling op, per dim it covers (ONNX kernel_shape: the spatial dims; an XLA
+  // reduce-window's `window={size=...}`: every dim); absent for a global pool.
+  std::optional<std::vector<std::int64_t>> window;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   std::vector<Attribute> attrs;  // in the order the model lists them

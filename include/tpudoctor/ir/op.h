@@ -43,6 +43,7 @@ enum class Op : std::uint8_t {
   kDot,            // XLA dot: batch and contracting dims from dimension numbers
   kConvolution,    // XLA convolution: dims from dim_labels
   kMaxPool,
+  kReduceWindow,  // XLA reduce-window: a pooling whose window is the `window` attribute
   kSlice,
   kGather,
   // Ops whose output size is data (rule SHP001 says what decides it).
