@@ -121,7 +121,7 @@ std::optional<std::string> CheckEstimateJson(const Report& r) {
   if (!r.estimate) return std::nullopt;
   Report copy = r;
   copy.estimates = {*r.estimate};
-  copy.estimate_batch = std::max<std::int64_t>(1, r.facts.batch.value_or(1));
+  copy.estimate_batch = r.facts.StepBatch();
   return RenderEstimateJson(copy);
 }
 

@@ -1,7 +1,5 @@
 #include "tpudoctor/analysis/model_analysis.h"
 
-#include <algorithm>
-
 namespace tpudoctor {
 namespace {
 
@@ -23,7 +21,7 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
   estimate_options_.train = step.train;
   estimate_options_.optimizer = step.optimizer;
   estimate_options_.precision = step.precision;
-  estimate_options_.batch = std::max<std::int64_t>(1, batch_);
+  estimate_options_.batch = graph.facts().StepBatch();
   if (auto e = EstimateStep(graph, target, estimate_options_)) estimate_ = std::move(*e);
 }
 

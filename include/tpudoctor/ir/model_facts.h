@@ -38,6 +38,10 @@ struct ModelFacts {
   // The per-device batch the graph's shapes were made static with; nullopt when unknown.
   std::optional<std::int64_t> batch;
   BatchSource batch_source = BatchSource::kNone;
+
+  // The per-device batch a step of the model is estimated at when nobody gives one: its own, or
+  // 1 when it has none (a compiled XLA program; the checks' estimate and the job rules use it).
+  std::int64_t StepBatch() const { return batch && *batch >= 1 ? *batch : 1; }
 };
 
 }  // namespace tpudoctor

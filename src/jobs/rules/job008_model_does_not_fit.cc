@@ -20,7 +20,7 @@ class Job008 final : public JobRule {
     o.train = c.train;
     o.optimizer = c.optimizer;
     o.precision = c.precision;
-    o.batch = c.model->facts().batch.value_or(1);
+    o.batch = c.model->facts().StepBatch();
     o.chips = s.chips;
     // The sharding the job names (its MaxText-style flags), else data parallel.
     o.parallel = {0, s.fsdp_parallel, s.tensor_parallel};
