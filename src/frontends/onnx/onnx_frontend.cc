@@ -1,4 +1,5 @@
 #include <google/protobuf/arena.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -16,6 +17,7 @@
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -494,6 +496,74 @@ bool IsPlainAttr(const onnx::AttributeProto& a) {
   }
 }
 
+// The module path torch.onnx's dynamo exporter records as a node's name scopes, in the form the
+// TorchScript exporter writes into node names: ['', 'model', 'model.layers.0',
+// 'model.layers.0.mlp', 'linear'] (the modules that called the op, then the op) is
+// "/model/layers.0/mlp". Empty when the list is not of that form.
+std::string ScopeFromNameScopes(std::string_view list) {
+  std::vector<std::string> paths;
+  for (std::size_t at = list.find('\''); at != std::string_view::npos;) {
+    const std::size_t end = list.find('\'', at + 1);
+    if (end == std::string_view::npos) return "";
+    paths.emplace_back(list.substr(at + 1, end - at - 1));
+    at = list.find('\'', end + 1);
+  }
+  if (paths.size() < 2) return "";
+  paths.pop_back();  // the op itself
+  std::string scope, previous;
+  for (const std::string& path : paths) {
+    if (path.empty()) continue;
+    const bool nested = !previous.empty() && path.starts_with(previous + ".");
+    scope += "/" + (nested ? path.substr(previous.size() + 1) : path);
+    previous = path;
+  }
+  return scope;
+}
+
+// The innermost frame of the model's own code in a recorded Python stack trace
+// (`File "model.py", line 42, in forward`): not generated code (`<eval_with_key>.3`) or torch's.
+void SetSourceFrame(std::string_view trace, SourceLoc& loc) {
+  constexpr std::string_view kFile = "File \"";
+  for (std::size_t at = trace.find(kFile); at != std::string_view::npos;
+       at = trace.find(kFile, at + 1)) {
+    const std::size_t start = at + kFile.size();
+    const std::size_t quote = trace.find('"', start);
+    if (quote == std::string_view::npos) return;
+    const std::string_view file = trace.substr(start, quote - start);
+    constexpr std::string_view kLine = ", line ";
+    if (file.empty() || file.front() == '<' || file.find("/torch/") != std::string_view::npos ||
+        trace.substr(quote + 1, kLine.size()) != kLine)
+      continue;
+    const std::size_t digits = quote + 1 + kLine.size();
+    const std::size_t digits_end =
+        std::min(trace.find_first_not_of("0123456789", digits), trace.size());
+    const auto line = ParseInt64(trace.substr(digits, digits_end - digits));
+    if (!line || *line <= 0 || *line > INT_MAX) continue;
+    loc.file = std::string(file);
+    loc.line = static_cast<int>(*line);
+  }
+}
+
+// What torch.onnx's dynamo exporter records of each node in NodeProto.metadata_props (field 9
+// since ONNX 1.16; this libonnx keeps it as unknown bytes): the module path that called the op,
+// when the node's name does not carry one, and the model code's line.
+void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc) {
+  const auto& unknown = proto.GetReflection()->GetUnknownFields(proto);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& field = unknown.field(i);
+    if (field.number() != 9 ||
+        field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      continue;
+    onnx::StringStringEntryProto entry;
+    if (!entry.ParseFromString(field.length_delimited())) continue;
+    if (entry.key() == "pkg.torch.onnx.name_scopes" && loc.scope.empty()) {
+      loc.scope = ScopeFromNameScopes(entry.value());
+    } else if (entry.key() == "pkg.torch.onnx.stack_trace") {
+      SetSourceFrame(entry.value(), loc);
+    }
+  }
+}
+
 class GraphBuilder {
  public:
   GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
@@ -591,6 +661,7 @@ class GraphBuilder {
     if (auto slash = proto.name().rfind('/'); slash != std::string::npos && slash > 0) {
       n.loc.scope = proto.name().substr(0, slash);
     }
+    ReadExporterMetadata(proto, n.loc);
     for (const auto& in : proto.input()) {
       if (in.empty()) {
         n.inputs.push_back(kNoValue);
