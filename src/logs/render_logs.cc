@@ -1,8 +1,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/logs/logs.h"
-#include "tpudoctor/report/report.h"
 #include "tpudoctor/support/strings.h"
+#include "tpudoctor/support/version.h"
 
 namespace tpudoctor {
 namespace {

@@ -12,12 +12,12 @@
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/frontend/frontend.h"
+#include "tpudoctor/support/version.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
 
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr const char* kToolVersion = "0.1.0";
 
 enum class Verdict : std::uint8_t { kReady, kRunsWithWarnings, kBlocked };
 std::string_view NameOf(Verdict verdict);  // "ready", "runs with warnings", "blocked"
