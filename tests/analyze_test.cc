@@ -37,6 +37,46 @@ TEST(AnalyzeTest, CheckAndEstimateAgreeOnBatchAndMemory) {
   EXPECT_EQ(r.estimates[0].max_batch, r.estimate->max_batch);
 }
 
+// `--target v6e-8`: the rules judge one chip, but a step that fits once its state is sharded over
+// the slice's chips is a warning that says so, not a blocker; on one chip it stays an error.
+TEST(AnalyzeTest, ASliceTargetJudgesMemorySharedOverItsChips) {
+  auto source = ReadSource((testing::SourceDir() / "examples/configs/llama-2-7b.json").string());
+  ASSERT_TRUE(source.ok());
+  auto memory_finding = [&](const std::string& target) {
+    AnalyzeOptions options;
+    options.target = target;
+    options.shapes.batch = 1;
+    options.check.train = true;
+    auto r = Analyze(*source, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    std::pair<Report, std::optional<Diagnostic>> out{r.ok() ? std::move(*r) : Report{}, {}};
+    for (const Diagnostic& d : out.first.findings) {
+      if (d.code == "MEM001") out.second = d;
+    }
+    return out;
+  };
+  const auto [slice, sharded] = memory_finding("v6e-8");
+  EXPECT_EQ(slice.slice, "v6e-8");
+  EXPECT_EQ(slice.target, "tpu-v6e");
+  ASSERT_TRUE(sharded.has_value());
+  EXPECT_EQ(sharded->severity, Severity::kWarning);
+  EXPECT_NE(sharded->message.find("sharded over the slice's 8 chips (fsdp=8, remat layer)"),
+            std::string::npos)
+      << sharded->message;
+  EXPECT_NE(slice.verdict, Verdict::kBlocked);
+  const auto [chip, replicated] = memory_finding("tpu-v6e");
+  EXPECT_TRUE(chip.slice.empty());
+  ASSERT_TRUE(replicated.has_value());
+  EXPECT_EQ(replicated->severity, Severity::kError);
+  EXPECT_EQ(chip.verdict, Verdict::kBlocked);
+  // A slice too small even sharded: still an error, with the sharded figure in a note.
+  const auto [small, still] = memory_finding("v6e-2");
+  ASSERT_TRUE(still.has_value());
+  EXPECT_EQ(still->severity, Severity::kError);
+  ASSERT_GE(still->notes.size(), 2u);
+  EXPECT_NE(still->notes[1].find("sharded over the slice's 2 chips"), std::string::npos);
+}
+
 TEST(AnalyzeTest, BatchFromTheFlagIsRecordedAsSuch) {
   AnalyzeOptions options;
   options.shapes.batch = 16;

@@ -1,5 +1,7 @@
 #include "tpudoctor/analysis/model_analysis.h"
 
+#include <algorithm>
+
 namespace tpudoctor {
 namespace {
 
@@ -13,8 +15,8 @@ bool StaticInputs(const Graph& graph) {
 }  // namespace
 
 ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
-                             const StepAssumptions& step)
-    : graph_(graph), target_(target), dynamism_(graph) {
+                             const StepAssumptions& step, int slice_chips)
+    : graph_(graph), target_(target), dynamism_(graph), slice_chips_(std::max(1, slice_chips)) {
   if (!StaticInputs(graph) || !dynamism_.roots().empty()) return;
   batch_ = graph.facts().batch.value_or(0);
   op_costs_ = ComputeOpCosts(graph);
@@ -23,6 +25,12 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
   estimate_options_.precision = step.precision;
   estimate_options_.batch = graph.facts().StepBatch();
   if (auto e = EstimateStep(graph, target, estimate_options_)) estimate_ = std::move(*e);
+  if (!estimate_ || estimate_->fits || slice_chips_ == 1 || graph.partitions() > 1) return;
+  EstimateOptions sharded = estimate_options_;
+  sharded.chips = slice_chips_;
+  sharded.parallel = {0, slice_chips_, 1};
+  if (step.train) sharded.remat = Remat::kLayer;
+  if (auto e = EstimateStep(graph, target, sharded)) sharded_ = std::move(*e);
 }
 
 }  // namespace tpudoctor

@@ -127,12 +127,13 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   auto model = LoadModelAs(source, options.shapes, options.input_format);
   if (!model) return model.error();
 
-  const ModelAnalysis analysis(model->graph, target, options.check);
+  const ModelAnalysis analysis(model->graph, target, options.check, slice->chips);
   std::vector<Diagnostic> findings = RunChecks(analysis, options.check);
   std::erase_if(model->diagnostics,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
   Report report = BuildReport(source.display_name, *model, target, std::move(findings));
   report.facts = model->graph.facts();
+  if (slice->chips > 1) report.slice = slice->name;
   report.train = options.check.train;
   report.optimizer = options.check.optimizer;
   report.precision = options.check.precision;

@@ -53,7 +53,9 @@ CheckContext::CheckContext(const ModelAnalysis& analysis, const CheckOptions& op
       options(options),
       op_costs(analysis.op_costs()),
       estimate(analysis.estimate() ? &*analysis.estimate() : nullptr),
-      batch(analysis.batch()) {}
+      batch(analysis.batch()),
+      slice_chips(analysis.slice_chips()),
+      sharded_estimate(analysis.sharded_estimate() ? &*analysis.sharded_estimate() : nullptr) {}
 
 std::vector<Diagnostic> RunChecks(const ModelAnalysis& analysis, const CheckOptions& options) {
   const CheckContext context(analysis, options);

@@ -32,6 +32,7 @@ ordered_json ReportJson(const Report& r) {
   j["model"] = {
       {"path", r.model}, {"format", r.format}, {"producer", r.producer}, {"nodes", r.node_count}};
   j["target"] = {{"name", r.target}, {"display_name", r.target_display}};
+  if (!r.slice.empty()) j["target"]["slice"] = r.slice;
   j["verdict"] = std::string(NameOf(r.verdict));
   j["summary"] = {{"errors", r.errors}, {"warnings", r.warnings}, {"notes", r.notes}};
   j["shape_notes"] = r.shape_notes;

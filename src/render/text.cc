@@ -91,7 +91,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
   std::string out;
   out += "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
          (r.producer.empty() ? "" : ", " + r.producer) + ") on " + r.target_display + " (" +
-         r.target + ")\n\n";
+         r.target + (r.slice.empty() ? "" : ", one chip of " + r.slice) + ")\n\n";
   const std::string verdict = AsciiUpper(NameOf(r.verdict));
   out += "verdict: " + paint(SgrOf(r.verdict), verdict) + " (" + Counts(r) + ")\n\n";
   Values(out, "inputs: ", r.inputs);
@@ -123,7 +123,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
              "\n";
   }
   out += "\nverdict: " + paint(SgrOf(r.verdict), std::string(NameOf(r.verdict))) + " on " +
-         r.target + "\n";
+         (r.slice.empty() ? r.target : r.slice) + "\n";
   return out;
 }
 

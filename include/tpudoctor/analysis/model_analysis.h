@@ -26,8 +26,10 @@ struct StepAssumptions {
 
 class ModelAnalysis {
  public:
-  // The graph and target must outlive the analysis.
-  ModelAnalysis(const Graph& graph, const TargetSpec& target, const StepAssumptions& step);
+  // The graph and target must outlive the analysis. `slice_chips`: the chips of the slice the
+  // user named (`--target v6e-8`: 8); the rules judge one of its chips.
+  ModelAnalysis(const Graph& graph, const TargetSpec& target, const StepAssumptions& step,
+                int slice_chips = 1);
   ModelAnalysis(const ModelAnalysis&) = delete;
   ModelAnalysis& operator=(const ModelAnalysis&) = delete;
 
@@ -44,6 +46,11 @@ class ModelAnalysis {
   const std::optional<Estimate>& estimate() const { return estimate_; }
   // What the estimate was asked with, so an estimate of the same step is not computed twice.
   const EstimateOptions& estimate_options() const { return estimate_options_; }
+  int slice_chips() const { return slice_chips_; }
+  // When the step does not fit one chip of a slice of several: the same step with its parameters,
+  // gradients and optimizer state sharded over the slice's chips (FSDP) and, when training,
+  // per-layer rematerialisation — the first thing a user of that slice would do (MEM001).
+  const std::optional<Estimate>& sharded_estimate() const { return sharded_; }
 
  private:
   const Graph& graph_;
@@ -53,6 +60,8 @@ class ModelAnalysis {
   std::int64_t batch_ = 0;
   std::optional<Estimate> estimate_;
   EstimateOptions estimate_options_;
+  int slice_chips_ = 1;
+  std::optional<Estimate> sharded_;
 };
 
 }  // namespace tpudoctor

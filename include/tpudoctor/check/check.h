@@ -45,6 +45,9 @@ struct CheckContext {
   // performance rules then stay silent: SHP002 says how to make them static).
   const Estimate* estimate = nullptr;
   std::int64_t batch = 0;  // the model's per-device batch (ModelFacts::batch), 0 when unknown
+  int slice_chips = 1;     // chips of the slice the target names (`v6e-8`: 8)
+  // The step sharded over the slice when it does not fit one chip (ModelAnalysis).
+  const Estimate* sharded_estimate = nullptr;
 };
 
 class Check {

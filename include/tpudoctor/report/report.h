@@ -42,6 +42,9 @@ struct Report {
   std::string producer;
   std::string target;
   std::string target_display;
+  // The slice the user named (`v6e-8`) when it has several chips: the rules judge one chip, and
+  // MEM001 also the slice's chips sharing the state. Empty for a single chip.
+  std::string slice;
   Verdict verdict = Verdict::kReady;
   int errors = 0;
   int warnings = 0;

@@ -26,6 +26,10 @@ class Mem001OverHbm final : public Check {
       FixedProgram(ctx, sink);
       return;
     }
+    if (ctx.sharded_estimate != nullptr && ctx.sharded_estimate->fits) {
+      FitsSharded(ctx, sink);
+      return;
+    }
     Diagnostic d = NewFinding();
     d.severity = Severity::kError;
     d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
@@ -39,6 +43,11 @@ class Mem001OverHbm final : public Check {
         FormatGiB(m.activations) + ", transients " + FormatGiB(m.transients) +
         (m.padding_waste > 0 ? "; TPU tile padding accounts for " + FormatGiB(m.padding_waste)
                              : ""));
+    if (const Estimate* s = ctx.sharded_estimate) {
+      d.notes.push_back("sharded over the slice's " + std::to_string(ctx.slice_chips) + " chips (" +
+                        ToString(s->parallel) + ", remat " + std::string(NameOf(s->remat)) +
+                        ") it would still need " + FormatGiB(s->memory.total()) + " per chip");
+    }
     d.notes.push_back(
         "`tpu-doctor estimate` compares targets and states the assumptions behind these numbers");
     d.fix = Fix{
@@ -55,6 +64,31 @@ class Mem001OverHbm final : public Check {
   }
 
  private:
+  // The step does not fit one chip of the slice the user named, but it does once its state is
+  // sharded over the slice's chips: what a user of that slice would do, so a warning that says
+  // how, not a blocker.
+  void FitsSharded(const CheckContext& ctx, DiagnosticSink& sink) const {
+    const Estimate& e = *ctx.estimate;
+    const Estimate& s = *ctx.sharded_estimate;
+    Diagnostic d = NewFinding();
+    d.severity = Severity::kWarning;
+    d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
+                std::to_string(ctx.batch) + " needs " + FormatGiB(e.memory.total()) +
+                " per device, more than one " + ctx.target.name + " chip's " +
+                FormatGiB(e.hbm_bytes) + " of HBM; sharded over the slice's " +
+                std::to_string(ctx.slice_chips) + " chips (" + ToString(s.parallel) + ", remat " +
+                std::string(NameOf(s.remat)) + ") it needs " + FormatGiB(s.memory.total()) +
+                " per chip and fits";
+    d.location.graph = ctx.graph.name();
+    d.notes.push_back("replicated on every chip (data parallelism alone) it does not fit");
+    d.fix =
+        Fix{"shard parameters, gradients and optimizer state over the slice (PyTorch/XLA "
+            "FSDP, a JAX mesh with an fsdp axis, MaxText `ici_fsdp_parallelism`) and "
+            "rematerialize per layer; `tpu-doctor plan MODEL` compares shardings and slices",
+            FixApplicability::kDisplayOnly};
+    sink.Add(std::move(d));
+  }
+
   // An XLA program's shapes are fixed at export: its batch is part of the program.
   void FixedProgram(const CheckContext& ctx, DiagnosticSink& sink) const {
     const Estimate& e = *ctx.estimate;
