@@ -19,7 +19,6 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
     : graph_(graph), target_(target), dynamism_(graph), slice_chips_(std::max(1, slice_chips)) {
   if (!StaticInputs(graph) || !dynamism_.roots().empty()) return;
   batch_ = graph.facts().batch.value_or(0);
-  op_costs_ = ComputeOpCosts(graph);
   estimate_options_.train = step.train;
   estimate_options_.optimizer = step.optimizer;
   estimate_options_.precision = step.precision;
@@ -31,6 +30,13 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
   sharded.parallel = {0, slice_chips_, 1};
   if (step.train) sharded.remat = Remat::kLayer;
   if (auto e = EstimateStep(graph, target, sharded)) sharded_ = std::move(*e);
+}
+
+const std::vector<OpCost>& ModelAnalysis::op_costs() const {
+  static const std::vector<OpCost> kNone;
+  if (!estimate_) return kNone;
+  if (!op_costs_) op_costs_ = ComputeOpCosts(graph_);
+  return *op_costs_;
 }
 
 }  // namespace tpudoctor

@@ -51,7 +51,7 @@ CheckContext::CheckContext(const ModelAnalysis& analysis, const CheckOptions& op
       target(analysis.target()),
       dynamism(analysis.dynamism()),
       options(options),
-      op_costs(analysis.op_costs()),
+      analysis(analysis),
       estimate(analysis.estimate() ? &*analysis.estimate() : nullptr),
       batch(analysis.batch()),
       slice_chips(analysis.slice_chips()),

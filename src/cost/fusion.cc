@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "tpudoctor/support/strings.h"
-
 namespace tpudoctor {
 namespace {
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "src/cost/sharding.h"
-#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <string_view>
 
-#include "tpudoctor/support/strings.h"
-
 namespace tpudoctor {
 namespace {
 

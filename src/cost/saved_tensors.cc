@@ -3,8 +3,6 @@
 #include <cmath>
 #include <set>
 
-#include "tpudoctor/support/strings.h"
-
 namespace tpudoctor {
 
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,

@@ -75,7 +75,7 @@ bool AddsOwnBatchDim(const Graph& graph, ValueId input) {
 // conversion, layout and inlined-call ops.
 bool PassesData(const Node& n) {
   return n.kind == OpKind::kElementwise || n.kind == OpKind::kCast || n.kind == OpKind::kLayout ||
-         (n.kind == OpKind::kControlFlow && n.op_type == "call");
+         n.op == Op::kCall;
 }
 
 // The values that reach the activation operand of a matmul or convolution (operand 0: the data;

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "tpudoctor/ir/graph.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -80,26 +81,14 @@ std::optional<DotDims> OnnxDotDims(const Graph& graph, const Node& n) {
 std::optional<std::vector<std::int64_t>> XlaWindowSize(std::string_view window) {
   const std::size_t at = window.find("size=");
   if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view field = window.substr(at + 5, window.find_first_of(" }", at) - at - 5);
   std::vector<std::int64_t> size;
-  std::int64_t v = 0;
-  bool digits = false;
-  for (std::size_t i = at + 5; i <= window.size(); ++i) {
-    const char c = i < window.size() ? window[i] : ' ';
-    if (c >= '0' && c <= '9') {
-      if (v > (std::int64_t{1} << 40)) return std::nullopt;
-      v = v * 10 + (c - '0');
-      digits = true;
-    } else if (c == 'x' && digits) {
-      size.push_back(v);
-      v = 0;
-      digits = false;
-    } else {
-      if (!digits) return std::nullopt;
-      size.push_back(v);
-      return size;
-    }
+  for (std::string_view dim : Split(field, 'x')) {
+    const auto v = ParseInt64(dim);
+    if (!v || *v < 1) return std::nullopt;
+    size.push_back(*v);
   }
-  return std::nullopt;
+  return size;
 }
 
 std::optional<std::vector<std::int64_t>> PoolWindow(const Node& n) {

@@ -15,21 +15,6 @@ namespace {
 using SemanticsTable =
     std::map<std::string, std::map<std::string, OpSemantics, std::less<>>, std::less<>>;
 
-bool SetTrait(std::string_view word, OpTraits& t) {
-  if (word == "view") return t.view = true;
-  if (word == "transcendental") return t.transcendental = true;
-  if (word == "expensive") return t.expensive = true;
-  if (word == "saves_input") {
-    t.saves = Saves::kInput;
-    return true;
-  }
-  if (word == "saves_operands") {
-    t.saves = Saves::kOperands;
-    return true;
-  }
-  return word == "-";
-}
-
 const SemanticsTable& Table() {
   static const SemanticsTable* table = [] {
     auto* t = new SemanticsTable();
@@ -37,7 +22,7 @@ const SemanticsTable& Table() {
       if (cols.size() != 4) continue;
       OpSemantics s;
       s.op = cols[2] == "-" ? Op::kOther : ParseOp(cols[2]).value_or(Op::kOther);
-      for (std::string_view word : Split(cols[3], ',')) SetTrait(word, s.traits);
+      s.traits = ParseTraits(cols[3]).value_or(OpTraits{});
       (*t)[std::string(cols[0])].emplace(std::string(cols[1]), s);
     }
     return t;
@@ -84,6 +69,27 @@ std::string FindShapeInput(const ShapeInputTable& table, const std::string& op, 
 }
 
 }  // namespace
+
+std::optional<OpTraits> ParseTraits(std::string_view column) {
+  OpTraits t;
+  if (column == "-") return t;
+  for (std::string_view word : Split(column, ',')) {
+    if (word == "view") {
+      t.view = true;
+    } else if (word == "transcendental") {
+      t.transcendental = true;
+    } else if (word == "expensive") {
+      t.expensive = true;
+    } else if (word == "saves_input") {
+      t.saves = Saves::kInput;
+    } else if (word == "saves_operands") {
+      t.saves = Saves::kOperands;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return t;
+}
 
 OpSemantics LookupSemantics(std::string_view domain, std::string_view op_type) {
   const std::string_view vocabulary = VocabularyOf(domain);

@@ -37,8 +37,8 @@ class ModelAnalysis {
   const TargetSpec& target() const { return target_; }
   const Dynamism& dynamism() const { return dynamism_; }
   // Per NodeId of the top-level graph, at the widths the model declares; empty when there is no
-  // estimate (below).
-  const std::vector<OpCost>& op_costs() const { return op_costs_; }
+  // estimate (below). Computed on first use: only the rules that read single ops need it.
+  const std::vector<OpCost>& op_costs() const;
   // The model's per-device batch (ModelFacts::batch); 0 when unknown.
   std::int64_t batch() const { return batch_; }
   // One step at the graph's shapes on the target; absent when the inputs are not static or a
@@ -56,7 +56,7 @@ class ModelAnalysis {
   const Graph& graph_;
   const TargetSpec& target_;
   Dynamism dynamism_;
-  std::vector<OpCost> op_costs_;
+  mutable std::optional<std::vector<OpCost>> op_costs_;
   std::int64_t batch_ = 0;
   std::optional<Estimate> estimate_;
   EstimateOptions estimate_options_;

@@ -40,7 +40,7 @@ struct CheckContext {
   const TargetSpec& target;
   const Dynamism& dynamism;
   const CheckOptions& options;
-  const std::vector<OpCost>& op_costs;  // empty when there is no estimate
+  const ModelAnalysis& analysis;  // everything below, and op costs on demand
   // The cost estimate at the graph's shapes; null when the inputs are not static (the memory and
   // performance rules then stay silent: SHP002 says how to make them static).
   const Estimate* estimate = nullptr;

@@ -180,14 +180,14 @@ struct Calibration {
   std::string source;
 };
 
-// The calibration of a runtime (kAuto resolved) on a target: `xla-tpu`, `eager-gpu`, ...
-// Matrix FLOPs after padding to the MXU: the output rows to the 8 sublanes, N and K to the
-// systolic array's width (unpadded on GPUs). The estimate costs matmuls so; PERF002 compares it
-// with the useful work.
+// The calibration of a resolved runtime (ResolveRuntime, never auto) on a target: `xla-tpu`,
+// `eager-gpu`, ... Matrix FLOPs after padding to the MXU: the output rows to the 8 sublanes, N and
+// K to the systolic array's width (unpadded on GPUs). The estimate costs matmuls so; PERF002
+// compares it with the useful work.
 double PaddedFlops(const MatmulDims& d, const TargetSpec& t);
 
 const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime);
-// kAuto resolved for a graph on a target (see Runtime).
+// `requested` with auto resolved for a graph on a target (see Runtime).
 Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph);
 // A calibration from JSON text (the format of data/calibration/*.json), e.g. fitted to your own
 // cluster's measurements; `name` is used in messages.

@@ -16,6 +16,10 @@ struct OpSemantics {
   OpTraits traits;
 };
 
+// The traits column of data/ops/semantics.tsv (`view,expensive`, `-`); nullopt for a word that
+// names no trait.
+std::optional<OpTraits> ParseTraits(std::string_view column);
+
 // The Op and traits of a node, from the vocabulary its domain names ("" / "ai.onnx", "hlo",
 // "tf"); Op::kOther with no traits for a spelling the table does not list.
 OpSemantics LookupSemantics(std::string_view domain, std::string_view op_type);

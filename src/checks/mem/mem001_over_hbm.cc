@@ -32,9 +32,7 @@ class Mem001OverHbm final : public Check {
     }
     Diagnostic d = NewFinding();
     d.severity = Severity::kError;
-    d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
-                std::to_string(ctx.batch) + " needs " + FormatGiB(m.total()) + " per device but " +
-                ctx.target.name + " has " + FormatGiB(e->hbm_bytes) +
+    d.message = Needs(ctx) + " but " + ctx.target.name + " has " + FormatGiB(e->hbm_bytes) +
                 " of HBM; the largest batch that fits is " + std::to_string(e->max_batch);
     d.location.graph = ctx.graph.name();
     d.notes.push_back(
@@ -64,6 +62,13 @@ class Mem001OverHbm final : public Check {
   }
 
  private:
+  // "training at batch 8 needs 40.00 GiB per device"
+  static std::string Needs(const CheckContext& ctx) {
+    return std::string(ctx.options.train ? "training" : "inference") + " at batch " +
+           std::to_string(ctx.batch) + " needs " + FormatGiB(ctx.estimate->memory.total()) +
+           " per device";
+  }
+
   // The step does not fit one chip of the slice the user named, but it does once its state is
   // sharded over the slice's chips: what a user of that slice would do, so a warning that says
   // how, not a blocker.
@@ -72,9 +77,7 @@ class Mem001OverHbm final : public Check {
     const Estimate& s = *ctx.sharded_estimate;
     Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
-    d.message = std::string(ctx.options.train ? "training" : "inference") + " at batch " +
-                std::to_string(ctx.batch) + " needs " + FormatGiB(e.memory.total()) +
-                " per device, more than one " + ctx.target.name + " chip's " +
+    d.message = Needs(ctx) + ", more than one " + ctx.target.name + " chip's " +
                 FormatGiB(e.hbm_bytes) + " of HBM; sharded over the slice's " +
                 std::to_string(ctx.slice_chips) + " chips (" + ToString(s.parallel) + ", remat " +
                 std::string(NameOf(s.remat)) + ") it needs " + FormatGiB(s.memory.total()) +

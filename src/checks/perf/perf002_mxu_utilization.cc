@@ -169,7 +169,7 @@ class Perf002MxuUtilization final : public Check {
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     if (!ctx.target.is_tpu() || !ctx.target.mxu_dim || ctx.estimate == nullptr) return;
     const int tile = *ctx.target.mxu_dim;
-    const std::vector<OpCost>& costs = ctx.op_costs;
+    const std::vector<OpCost>& costs = ctx.analysis.op_costs();
     auto padded = [&](const MatmulDims& d) { return PaddedFlops(d, ctx.target); };
     double total = 0;
     for (const OpCost& c : costs) {
