@@ -197,5 +197,90 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
   EXPECT_TRUE(Syntax::Parse(code).ok());
 }
 
+TEST(ScriptTextTest, FindsTopLevelStatementsOutsideStringsBracketsAndDecorators) {
+  const std::string code =
+      "import os\n"            // a start
+      "x = (1,\n"              // not a def, class or import
+      "from_ = 2)\n"           // inside brackets
+      "doc = '''\n"            //
+      "def fake():\n"          // inside a triple-quoted string
+      "'''\n"                  //
+      "@decorator\n"           // a start (the decorator)
+      "\n"                     //
+      "def real():\n"          // belongs to the decorator above
+      "    import sys\n"       // indented
+      "y = 1 + \\\n"           //
+      "from os import path\n"  // after a backslash
+      "class C:\n"             // a start
+      "    pass\n";
+  std::vector<std::string_view> lines;
+  for (std::uint32_t at : TopLevelStatementStarts(code)) {
+    lines.push_back(std::string_view(code).substr(at, code.find('\n', at) - at));
+  }
+  EXPECT_EQ(lines, (std::vector<std::string_view>{"import os", "@decorator", "class C:"}));
+}
+
+// A file of about `bytes`: blocks with imports, decorated defs, classes, strings that spell a def
+// at column 0, continuations and calls.
+std::string LargeScript(std::size_t bytes) {
+  std::string code;
+  for (int i = 0; code.size() < bytes; ++i) {
+    const std::string n = std::to_string(i);
+    code += "import tensorflow as tf" + n + "\n";
+    code += "DOC" + n + " = \"\"\"\ndef not_a_def" + n + "():\n\"\"\"\n";
+    code += "@tf" + n + ".function(jit_compile=True)\n";
+    code += "def step" + n + "(x,\n          y=(1,\n2)):\n";
+    code += "    return tf" + n + ".reduce_sum(x) + \\\n        len(y)\n\n";
+    code += "class Block" + n + "(tf" + n + ".keras.layers.Layer):\n";
+    code += "    def call(self, x):\n        return tf" + n + ".nn.relu(step" + n + "(x))\n";
+    code += "ds" + n + " = tf" + n + ".data.Dataset.range(8).map(step" + n + ").batch(4)\n";
+  }
+  return code;
+}
+
+// What the model holds, as plain values, to compare two parses of one file.
+std::vector<std::string> Summary(const ScriptModel& model) {
+  std::vector<std::string> out;
+  for (const Call& c : model.calls()) {
+    out.push_back("call " + std::to_string(c.begin) + "-" + std::to_string(c.end) + " " + c.name +
+                  " in " + std::to_string(c.function) + " args " + std::to_string(c.args.size()));
+  }
+  for (const Function& f : model.functions()) {
+    std::string line =
+        "def " + f.name + " at " + std::to_string(f.begin) + " parent " + std::to_string(f.parent);
+    for (const std::string& d : f.decorators) line += " @" + d;
+    out.push_back(line + (f.tf_function ? " tf.function" : ""));
+  }
+  return out;
+}
+
+TEST(SyntaxTest, ALargeFileParsedInPartsReadsAsInOnePiece) {
+  ScriptText text;
+  text.code = LargeScript(400 << 10);
+  auto whole = Syntax::Parse(text.code, 1);
+  auto parts = Syntax::Parse(text.code, 4);
+  ASSERT_TRUE(whole.ok() && parts.ok());
+  EXPECT_EQ(whole->roots().size(), 1u);
+  EXPECT_EQ(parts->roots().size(), 4u);
+  EXPECT_FALSE(parts->has_error());
+  const ScriptModel one(text, *whole), four(text, *parts);
+  EXPECT_GT(one.calls().size(), 1000u);
+  EXPECT_EQ(Summary(one), Summary(four));
+  // Offsets are the whole file's in every part.
+  const Call& last = four.calls().back();
+  EXPECT_EQ(std::string_view(text.code).substr(last.begin, last.end - last.begin),
+            last.node.text());
+  EXPECT_TRUE(last.node.text().starts_with("tf"));
+}
+
+TEST(SyntaxTest, ABrokenLargeFileIsParsedInOnePiece) {
+  std::string code = LargeScript(300 << 10);
+  code.insert(code.find("\nimport", code.size() / 3) + 1, "def broken(:\n");
+  auto parsed = Syntax::Parse(code, 4);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->roots().size(), 1u);
+  EXPECT_TRUE(parsed->has_error());
+}
+
 }  // namespace
 }  // namespace tpudoctor::script

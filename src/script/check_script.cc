@@ -23,10 +23,10 @@ constexpr int kMaxFixPasses = 8;
 // A note for code the parser could not read: findings cover the rest.
 void NoteBrokenCode(const script::ScriptModel& model, const std::string& file,
                     DiagnosticSink& sink) {
-  if (!ts_node_has_error(model.syntax().root().raw())) return;
+  if (!model.syntax().has_error()) return;
   int broken = 0;
   script::Node first;
-  script::Walk(model.syntax().root(), [&](script::Node n, int) {
+  script::Walk(model.syntax(), [&](script::Node n, int) {
     if (!n.broken()) return true;
     if (broken++ == 0) first = n;
     return false;

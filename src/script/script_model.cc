@@ -159,7 +159,7 @@ void ScriptModel::Build() {
   std::vector<Node> ancestors;
   std::vector<int> function_at;  // innermost function index at each depth
   std::vector<int> blocks;       // `block` nodes on the path, at each depth
-  Walk(syntax_.root(), [&](Node n, int depth) {
+  Walk(syntax_, [&](Node n, int depth) {
     if (depth > kMaxTreeDepth) {
       nesting_error_ = NestingError();
       return false;

@@ -117,6 +117,15 @@ class LogicalLines {
   bool backslash_ = false;
 };
 
+// Whether a line at column 0 starts a statement that may open a chunk: a def, a class, a
+// decorator or an import (never `else:`/`except:`, which continue the statement before them).
+bool OpensTopLevelStatement(std::string_view line) {
+  for (std::string_view keyword : {"def ", "async def ", "class ", "@", "import ", "from "}) {
+    if (line.starts_with(keyword)) return true;
+  }
+  return false;
+}
+
 // Blanks IPython's own syntax in a cell: a cell magic (`%%bash`) makes the whole cell another
 // language; a line magic (`%matplotlib inline`), a shell escape (`!pip install`) or a help query
 // (`?name`) or an assignment from one (`files = !ls`) is one line that is not Python.
@@ -268,6 +277,28 @@ Position ScriptText::Locate(std::uint32_t offset) const {
     p.line = row - static_cast<int>(cells[cell].first_row) + 1;
   }
   return p;
+}
+
+std::vector<std::uint32_t> TopLevelStatementStarts(std::string_view code) {
+  std::vector<std::uint32_t> starts;
+  LogicalLines lines;
+  bool after_decorator = false;
+  for (std::size_t line = 0; line < code.size() && line <= UINT32_MAX;) {
+    std::size_t eol = code.find('\n', line);
+    if (eol == std::string_view::npos) eol = code.size();
+    const std::string_view text = code.substr(line, eol - line);
+    if (lines.AtStatementStart() && OpensTopLevelStatement(text)) {
+      // A decorator belongs with the def under it.
+      if (!after_decorator) starts.push_back(static_cast<std::uint32_t>(line));
+      after_decorator = text.starts_with("@");
+    } else if (lines.AtStatementStart() && !text.empty() && text[0] != ' ' && text[0] != '\t' &&
+               text[0] != '#' && text[0] != '\r') {
+      after_decorator = false;
+    }
+    lines.Feed(text);
+    line = eol + 1;
+  }
+  return starts;
 }
 
 }  // namespace tpudoctor::script

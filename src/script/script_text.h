@@ -54,4 +54,9 @@ inline constexpr std::size_t kMaxNotebookBytes = std::size_t{128} << 20;
 // notebook that is not nbformat JSON.
 Result<ScriptText> ReadScript(const Source& source);
 
+// Offsets of lines where a top-level def, class, decorated def or import starts: outside any
+// bracket, string or continuation, never between a decorator and its def. Where a large file may
+// be cut into parts that parse on their own. A heuristic of lines: the parser checks the parts.
+std::vector<std::uint32_t> TopLevelStatementStarts(std::string_view code);
+
 }  // namespace tpudoctor::script

@@ -1,8 +1,12 @@
 #include "src/script/syntax.h"
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <string>
+#include <thread>
+
+#include "src/script/script_text.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
@@ -13,14 +17,45 @@ namespace {
 // longer is not a script anyone wrote.
 constexpr std::uint64_t kParseTimeoutMicros = 10'000'000;
 
+// A part of a large file is at least this long: below it a thread costs more than it saves.
+constexpr std::uint32_t kMinPartBytes = 64 << 10;
+constexpr unsigned kMaxParts = 8;
+
 // Whether one ERROR node holds (nearly) the whole file: nothing in it parsed as Python.
-bool NothingParsed(Node root) {
-  if (root.end() < 64 || !ts_node_has_error(root.raw())) return false;
-  for (std::uint32_t i = 0; i < root.named_count(); ++i) {
-    Node child = root.named(i);
-    if (child.is("ERROR") && (child.end() - child.begin()) * 10 >= root.end() * 9) return true;
+bool NothingParsed(const std::vector<Node>& roots, std::uint32_t size) {
+  if (size < 64) return false;
+  for (Node root : roots) {
+    if (root.is("ERROR")) return true;
+    if (!ts_node_has_error(root.raw())) continue;
+    for (std::uint32_t i = 0; i < root.named_count(); ++i) {
+      Node child = root.named(i);
+      if (child.is("ERROR") &&
+          std::uint64_t{child.end() - child.begin()} * 10 >= std::uint64_t{size} * 9) {
+        return true;
+      }
+    }
   }
-  return root.is("ERROR");
+  return false;
+}
+
+// Where to cut a file into parts (offsets, ascending, none at 0): at most `max_parts` (0: one per
+// hardware thread), each at least kMinPartBytes, cut at the first top-level statement after an
+// even share.
+std::vector<std::uint32_t> Cuts(std::string_view text, unsigned max_parts) {
+  if (max_parts == 0) max_parts = std::thread::hardware_concurrency();
+  const unsigned threads = std::clamp(max_parts, 1u, kMaxParts);
+  const auto size = static_cast<std::uint32_t>(text.size());
+  const unsigned parts = std::min<unsigned>(threads, size / kMinPartBytes);
+  if (parts < 2) return {};
+  const std::vector<std::uint32_t> starts = TopLevelStatementStarts(text);
+  std::vector<std::uint32_t> cuts;
+  for (unsigned i = 1; i < parts; ++i) {
+    const std::uint32_t share = static_cast<std::uint32_t>(std::uint64_t{size} * i / parts);
+    auto at = std::lower_bound(starts.begin(), starts.end(), share);
+    if (at == starts.end()) break;
+    if (*at > 0 && (cuts.empty() || *at > cuts.back())) cuts.push_back(*at);
+  }
+  return cuts;
 }
 
 struct ParserDeleter {
@@ -87,19 +122,52 @@ Node Node::field(const char* name) const {
       node_, name, static_cast<std::uint32_t>(std::char_traits<char>::length(name))));
 }
 
-Result<Syntax> Syntax::Parse(std::string_view text) {
-  if (text.size() > UINT32_MAX) return MakeError("the source is larger than 4 GiB");
-  std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-  if (!ts_parser_set_language(parser.get(), tree_sitter_python())) {
-    return MakeError("tree-sitter's Python grammar does not match the tree-sitter library");
+Result<std::vector<Syntax::Tree>> Syntax::ParseParts(std::string_view text,
+                                                     const std::vector<std::uint32_t>& cuts) {
+  const std::size_t parts = cuts.size() + 1;
+  std::vector<Tree> trees(parts);
+  std::vector<std::string> errors(parts);
+  auto parse = [&](std::size_t i) {
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    if (!ts_parser_set_language(parser.get(), tree_sitter_python())) {
+      errors[i] = "tree-sitter's Python grammar does not match the tree-sitter library";
+      return;
+    }
+    ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
+    const std::uint32_t begin = i == 0 ? 0 : cuts[i - 1];
+    const std::uint32_t end = i + 1 == parts ? static_cast<std::uint32_t>(text.size()) : cuts[i];
+    trees[i].reset(ts_parser_parse_string(parser.get(), nullptr, text.data() + begin, end - begin));
+    if (!trees[i]) errors[i] = "the Python parser gave up on it (too large or too complex)";
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < parts; ++i) threads.emplace_back(parse, i);
+  parse(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) {
+    if (!e.empty()) return MakeError(e);
   }
-  ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
+  return trees;
+}
+
+Result<Syntax> Syntax::Parse(std::string_view text, unsigned max_parts) {
+  if (text.size() > UINT32_MAX) return MakeError("the source is larger than 4 GiB");
   Syntax syntax;
   syntax.text_ = text;
-  syntax.tree_.reset(ts_parser_parse_string(parser.get(), nullptr, text.data(),
-                                            static_cast<std::uint32_t>(text.size())));
-  if (!syntax.tree_) return MakeError("the Python parser gave up on it (too large or too complex)");
-  if (NothingParsed(syntax.root())) {
+  const std::vector<std::uint32_t> cuts = Cuts(text, max_parts);
+  auto trees = ParseParts(text, cuts);
+  if (!trees) return trees.error();
+  syntax.trees_ = std::move(*trees);
+  syntax.bases_ = {0};
+  syntax.bases_.insert(syntax.bases_.end(), cuts.begin(), cuts.end());
+  // A cut in the wrong place (or broken code) shows as an error in some part: read the file as
+  // one piece then, exactly as tree-sitter reads it.
+  if (!cuts.empty() && syntax.has_error()) {
+    trees = ParseParts(text, {});
+    if (!trees) return trees.error();
+    syntax.trees_ = std::move(*trees);
+    syntax.bases_ = {0};
+  }
+  if (NothingParsed(syntax.roots(), static_cast<std::uint32_t>(text.size()))) {
     return MakeError(
         "nothing in it parses as Python (nested deeper than Python accepts, or not "
         "Python)");
@@ -107,6 +175,18 @@ Result<Syntax> Syntax::Parse(std::string_view text) {
   return syntax;
 }
 
-Node Syntax::root() const { return Node(ts_tree_root_node(tree_.get()), text_); }
+std::vector<Node> Syntax::roots() const {
+  std::vector<Node> out;
+  out.reserve(trees_.size());
+  for (std::size_t i = 0; i < trees_.size(); ++i) {
+    out.emplace_back(ts_tree_root_node(trees_[i].get()), text_, bases_[i]);
+  }
+  return out;
+}
+
+bool Syntax::has_error() const {
+  return std::any_of(trees_.begin(), trees_.end(),
+                     [](const Tree& t) { return ts_node_has_error(ts_tree_root_node(t.get())); });
+}
 
 }  // namespace tpudoctor::script

@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "src/script/rules/factories.h"
 
 namespace tpudoctor::script {
@@ -7,7 +9,7 @@ namespace {
 // under which nprocs=8 was the idiom.
 bool SelectsXrt(const ScriptModel& model) {
   bool xrt = false;
-  Walk(model.syntax().root(), [&](Node n, int) {
+  Walk(model.syntax(), [&](Node n, int) {
     if (n.is("subscript") && StringLiteral(n.field("subscript")) == "XRT_TPU_CONFIG") xrt = true;
     return !xrt;
   });
@@ -21,13 +23,16 @@ class Job009 final : public ScriptRule {
   TPUD_SCRIPT_RULE("JOB009", "xmp-spawn-nprocs",
                    "xmp.spawn(nprocs=N) with N > 1 on torch_xla's PJRT runtime")
   void Run(const ScriptContext& c) const override {
+    std::optional<bool> xrt;  // computed for the first spawn: it walks the whole file
     for (const Call& call : c.model.calls()) {
       if (call.name != "torch_xla.distributed.xla_multiprocessing.spawn") continue;
       Node nprocs = call.Keyword("nprocs");
       const bool positional = !nprocs && call.args.size() >= 3;  // spawn(fn, args, nprocs)
       if (positional) nprocs = call.args[2];
       auto n = IntLiteral(nprocs);
-      if (!n || *n <= 1 || SelectsXrt(c.model)) continue;
+      if (!n || *n <= 1) continue;
+      if (!xrt) xrt = SelectsXrt(c.model);
+      if (*xrt) continue;
       Diagnostic d = c.Finding(code(), Severity::kError, nprocs,
                                "`xmp.spawn(..., nprocs=" + std::to_string(*n) +
                                    ")`: torch_xla's PJRT runtime takes nprocs=None (one process "

@@ -129,8 +129,7 @@ bool ValueReaches(const ScriptModel& model, Node assignment, int depth) {
   const int function = model.FunctionOf(assignment);
   bool reaches = false;
   // Only the uses in the same function (or module) can see this binding.
-  const Node scope = function >= 0 ? model.functions()[function].node : model.syntax().root();
-  Walk(scope, [&](Node n, int) {
+  auto visit = [&](Node n, int) {
     if (reaches) return false;
     if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() &&
         model.ValueOf(name, n.begin(), model.FunctionOf(n)) == value &&
@@ -138,7 +137,12 @@ bool ValueReaches(const ScriptModel& model, Node assignment, int depth) {
       reaches = true;
     }
     return true;
-  });
+  };
+  if (function >= 0) {
+    Walk(model.functions()[function].node, visit);
+  } else {
+    Walk(model.syntax(), visit);
+  }
   return reaches;
 }
 
