@@ -23,6 +23,7 @@ const std::vector<std::unique_ptr<ScriptRule>>& AllScriptRules() {
     v->push_back(MakePy006OutsideStrategyScope());
     v->push_back(MakePy007StrategyRunEager());
     v->push_back(MakePy008DynamicPadding());
+    v->push_back(MakePy009Float64Dataset());
     v->push_back(MakeShp001DataDependentShape());
     v->push_back(MakeTpu002SlowDtype());
     v->push_back(MakeTpu003UnsupportedOp());

@@ -278,7 +278,7 @@ void ScriptModel::AddFunction(Node def, Node decorated, int parent, Node class_n
     if (!name) continue;
     f.params.emplace_back(name.text());
     // A parameter shadows module-level names of the same spelling inside the function.
-    bindings_.push_back({name.text(), {}, def.begin(), index});
+    bindings_.push_back({name.text(), {}, {}, def.begin(), index});
   }
   if (decorated.is("decorated_definition")) {
     for (std::uint32_t i = 0; i < decorated.named_count(); ++i) {
@@ -374,11 +374,11 @@ void ScriptModel::AddBindings(Node statement, int function) {
   if (statement.is("for_statement")) {
     // Loop targets hold elements: no value the model follows.
     Node left = statement.field("left");
-    if (left.is("identifier")) bindings_.push_back({left.text(), {}, left.end(), function});
+    if (left.is("identifier")) bindings_.push_back({left.text(), {}, {}, left.end(), function});
     for (std::uint32_t i = 0;
          (left.is("pattern_list") || left.is("tuple_pattern")) && i < left.named_count(); ++i) {
       if (left.named(i).is("identifier")) {
-        bindings_.push_back({left.named(i).text(), {}, left.end(), function});
+        bindings_.push_back({left.named(i).text(), {}, {}, left.end(), function});
       }
     }
     return;
@@ -389,12 +389,24 @@ void ScriptModel::AddBindings(Node statement, int function) {
   // `a = b = value`: the innermost right side is the value.
   while (right.is("assignment")) right = right.field("right");
   if (left.is("identifier")) {
-    bindings_.push_back({left.text(), right, statement.end(), function});
+    bindings_.push_back({left.text(), right, {}, statement.end(), function});
   } else if (left.is("pattern_list") || left.is("tuple_pattern")) {
-    for (std::uint32_t i = 0; i < left.named_count(); ++i) {
-      if (left.named(i).is("identifier")) {
-        bindings_.push_back({left.named(i).text(), {}, statement.end(), function});
-      }
+    AddUnpacked(left, right, statement.end(), function);
+  }
+}
+
+void ScriptModel::AddUnpacked(Node pattern, Node value, std::uint32_t at, int function) {
+  // `a, b = x, y` binds element by element when both sides have as many plain members.
+  const bool pairwise = (value.is("expression_list") || value.is("tuple")) &&
+                        value.named_count() == pattern.named_count();
+  for (std::uint32_t i = 0; i < pattern.named_count(); ++i) {
+    Node target = pattern.named(i);
+    Node element = pairwise ? value.named(i) : Node();
+    if (target.is("identifier")) {
+      bindings_.push_back({target.text(), element, pairwise ? Node() : value, at, function});
+    } else if (target.is("tuple_pattern") || target.is("pattern_list") ||
+               target.is("list_pattern")) {
+      AddUnpacked(target, pairwise ? element : value, at, function);
     }
   }
 }
@@ -441,23 +453,31 @@ const Call* ScriptModel::CallAt(Node call) const {
   return it == call_index_.end() ? nullptr : &calls_[it->second];
 }
 
-Node ScriptModel::ValueOf(std::string_view name, std::uint32_t at, int function) const {
+const Binding* ScriptModel::BindingOf(std::string_view name, std::uint32_t at, int function) const {
   auto it = bindings_by_name_.find(name);
-  if (it == bindings_by_name_.end()) return {};
+  if (it == bindings_by_name_.end()) return nullptr;
   for (int scope : {function, -1}) {
-    Node value;
-    bool found = false;
+    const Binding* found = nullptr;
     for (std::size_t i : it->second) {
       const Binding& b = bindings_[i];
       if (b.function != scope) continue;
       if (scope == function && b.at > at) break;
-      value = b.value;
-      found = true;
+      found = &b;
     }
-    if (found) return value;
+    if (found != nullptr) return found;
     if (function == -1) break;
   }
-  return {};
+  return nullptr;
+}
+
+Node ScriptModel::ValueOf(std::string_view name, std::uint32_t at, int function) const {
+  const Binding* b = BindingOf(name, at, function);
+  return b == nullptr ? Node() : b->value;
+}
+
+Node ScriptModel::UnpackedAt(Node identifier) const {
+  const Binding* b = BindingOf(identifier.text(), identifier.begin(), FunctionOf(identifier));
+  return b == nullptr ? Node() : b->unpacked;
 }
 
 std::span<const Call> ScriptModel::CallsIn(Node node) const {

@@ -70,6 +70,7 @@ struct Call {
 struct Binding {
   std::string_view name;
   Node value;            // the assigned expression; null for a loop target or other binding
+  Node unpacked;         // `a, (b, c) = value`: the value the name was unpacked from
   std::uint32_t at = 0;  // where the binding takes effect: the end of its assignment
   int function = -1;
 };
@@ -105,6 +106,9 @@ class ScriptModel {
   // The value an identifier is bound to where it appears (ValueOf in its own scope); null when
   // the model follows none.
   Node ValueAt(Node identifier) const;
+  // The value an identifier was unpacked from where it appears (`(x, y), _ = load_data()` gives
+  // the call for x and y), or null.
+  Node UnpackedAt(Node identifier) const;
   // An identifier's bound value (ValueAt); any other expression as it is.
   Node Resolve(Node expr) const { return expr.is("identifier") ? ValueAt(expr) : expr; }
   // What an expression evaluates to, following names, calls and local functions' returns.
@@ -139,6 +143,9 @@ class ScriptModel {
   void AddFunction(Node def, Node decorated, int parent, Node class_node);
   void AddCall(Node call, const std::vector<Node>& ancestors, int function);
   void AddBindings(Node statement, int function);
+  // The binding of `name` in effect at `at` (ValueOf's rule), or null.
+  const Binding* BindingOf(std::string_view name, std::uint32_t at, int function) const;
+  void AddUnpacked(Node pattern, Node value, std::uint32_t at, int function);
   Kind KindOf(Node expr, int depth) const;  // memoized
   Kind FollowKind(Node expr, int depth) const;
   void ChainInto(Node expr, int depth, std::vector<const Call*>& out) const;

@@ -24,6 +24,7 @@ std::unique_ptr<ScriptRule> MakePy005TracedControlFlow();
 std::unique_ptr<ScriptRule> MakePy006OutsideStrategyScope();
 std::unique_ptr<ScriptRule> MakePy007StrategyRunEager();
 std::unique_ptr<ScriptRule> MakePy008DynamicPadding();
+std::unique_ptr<ScriptRule> MakePy009Float64Dataset();
 std::unique_ptr<ScriptRule> MakeShp001DataDependentShape();
 std::unique_ptr<ScriptRule> MakeTpu002SlowDtype();
 std::unique_ptr<ScriptRule> MakeTpu003UnsupportedOp();
