@@ -148,6 +148,21 @@ TEST(ScriptTest, BrokenCodeStillGetsFindings) {
   EXPECT_NE(std::find(codes.begin(), codes.end(), "PIPE004"), codes.end());
 }
 
+// Exercise placeholders (`batch_size =`) make tree-sitter's root an ERROR node; the sound
+// statements around them are still read, not refused as "not Python".
+TEST(ScriptTest, PlaceholdersInAnExerciseStillGetFindings) {
+  auto report = CheckScript(SourceOf(Testdata("scripts/exercise_placeholders.py")), {});
+  ASSERT_TRUE(report) << report.error().message;
+  std::vector<std::string> codes;
+  for (const Diagnostic& d : report->findings) codes.push_back(d.code);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "LOAD001"), codes.end());
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "PIPE003"), codes.end());
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "PIPE005"), codes.end());
+  for (const Diagnostic& d : report->findings) {
+    if (d.code == "LOAD001") EXPECT_GT(d.location.line, 1);  // at a break, not the file's start
+  }
+}
+
 TEST(ScriptTest, HostileInputIsAOneLineError) {
   auto one_line = [](const Source& s) {
     auto report = CheckScript(s, {});

@@ -20,18 +20,42 @@ using script::ScriptText;
 // and real files need one or two.
 constexpr int kMaxFixPasses = 8;
 
+// The first child of an ERROR root that is not a whole statement (a token or expression left
+// over where parsing broke); the root itself when there is none.
+script::Node FirstLooseChild(script::Node root) {
+  for (std::uint32_t i = 0; i < root.count(); ++i) {
+    script::Node child = root.child(i);
+    const std::string_view type = child.type();
+    if (!ts_node_is_named(child.raw()) ||
+        !(type.ends_with("_statement") || type.ends_with("_definition") || type == "comment")) {
+      return child;
+    }
+  }
+  return root;
+}
+
 // A note for code the parser could not read: findings cover the rest.
 void NoteBrokenCode(const script::ScriptModel& model, const std::string& file,
                     DiagnosticSink& sink) {
   if (!model.syntax().has_error()) return;
   int broken = 0;
   script::Node first;
-  script::Walk(model.syntax(), [&](script::Node n, int) {
-    if (!n.broken()) return true;
+  script::Walk(model.syntax(), [&](script::Node n, int depth) {
+    // tree-sitter may make the whole tree an ERROR around sound statements: look inside it.
+    if (depth == 0 || !n.broken()) return true;
     if (broken++ == 0) first = n;
     return false;
   });
-  if (broken == 0) return;
+  if (broken == 0) {  // only a tree's root is marked: the break is its first loose token
+    for (script::Node root : model.syntax().roots()) {
+      if (root.broken()) {
+        first = FirstLooseChild(root);
+        broken = 1;
+        break;
+      }
+    }
+    if (broken == 0) return;
+  }
   Diagnostic d;
   d.code = "LOAD001";
   d.severity = Severity::kNote;

@@ -21,21 +21,29 @@ constexpr std::uint64_t kParseTimeoutMicros = 10'000'000;
 constexpr std::uint32_t kMinPartBytes = 64 << 10;
 constexpr unsigned kMaxParts = 8;
 
-// Whether one ERROR node holds (nearly) the whole file: nothing in it parsed as Python.
+// Whether almost nothing in a file parsed as Python: the statements tree-sitter could read (at the
+// top of each tree, even under an ERROR root) cover under a tenth of the code, comments aside.
+// Broken code with sound statements around the break is read, not refused.
 bool NothingParsed(const std::vector<Node>& roots, std::uint32_t size) {
   if (size < 64) return false;
+  std::uint64_t sound = 0, comments = 0;
+  bool broken = false;
   for (Node root : roots) {
-    if (root.is("ERROR")) return true;
-    if (!ts_node_has_error(root.raw())) continue;
+    if (!ts_node_has_error(root.raw())) {
+      sound += root.end() - root.begin();
+      continue;
+    }
+    broken = true;
     for (std::uint32_t i = 0; i < root.named_count(); ++i) {
       Node child = root.named(i);
-      if (child.is("ERROR") &&
-          std::uint64_t{child.end() - child.begin()} * 10 >= std::uint64_t{size} * 9) {
-        return true;
+      if (child.is("comment")) {
+        comments += child.end() - child.begin();
+      } else if (!child.broken()) {
+        sound += child.end() - child.begin();
       }
     }
   }
-  return false;
+  return broken && sound * 10 < size - std::min<std::uint64_t>(comments, size);
 }
 
 // Where to cut a file into parts (offsets, ascending, none at 0): at most `max_parts` (0: one per
