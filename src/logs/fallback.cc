@@ -6,9 +6,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include "src/logs/line_shape.h"
@@ -48,13 +51,13 @@ constexpr Marker kMarkers[] = {
     {"check failure", R"((?i)\bcheck failed\b|\bRET_CHECK failure\b)"},
     // glog's fatal level, bare (`F0101 12:00:00`) or after TensorFlow's timestamp.
     {"fatal log line",
-     R"(^F\d{4} \d\d:\d\d|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: F |Fatal Python error|\bFATAL\b:?)"},
+     R"(^F\d{4} \d\d:\d\d|^F [\w/.+-]+\.(?:cc|h|cpp):\d+\] |^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: F |Fatal Python error|\bFATAL\b:?)"},
     // XLA lists its largest allocations only when a program did not fit.
     {"memory dump", R"(Largest program allocations|^\s*Allocation type: |Unpadded size: )"},
     // A structured (JSON) log entry at error level: Cloud Logging, AI Platform, Vertex AI.
     {"error log entry", R"re("(?:severity|levelname|level)"\s*:\s*"(?:ERROR|CRITICAL|FATAL)")re"},
     {"fatal signal",
-     R"(\b(?:SIGSEGV|SIGABRT|SIGKILL|SIGBUS|SIGILL)\b|Segmentation fault|core dumped|^\s*Killed\s*$|\bAborted\b)"},
+     R"(\b(?:SIGSEGV|SIGABRT|SIGKILL|SIGBUS|SIGILL)\b|Segmentation fault|core dumped|^\s*Killed\s*$|^\[\d+\][+-]?\s+Killed\s|\bAborted\b)"},
     {"non-zero exit",
      R"((?i)exit(?:ed with)? (?:code|status)[ :=]*-?[1-9]|non-zero exit|exitcode[ :=]+-?[1-9])"},
     {"error line", R"(^\s*(?:\[?ERROR\]?[: ]|Error: |error: ))"},
@@ -87,10 +90,25 @@ double ParseDouble(std::string_view s) {
   return v;
 }
 
+// The model's rows: data/logs/fallback_model.tsv, or for scripts/logs_loso.py's folds the file
+// TPUD_LOGS_FALLBACK_MODEL names (a model trained without the held-out logs).
+std::vector<std::vector<std::string_view>> ModelRows() {
+  static const std::string* override_text = [] {
+    const char* path = std::getenv("TPUD_LOGS_FALLBACK_MODEL");
+    if (path == nullptr || *path == '\0') return static_cast<std::string*>(nullptr);
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return new std::string(text.str());
+  }();
+  if (override_text != nullptr) return TsvRows(*override_text);
+  return EmbeddedTsvRows("data/logs/fallback_model.tsv");
+}
+
 const Model& TheModel() {
   static const Model* model = [] {
     auto* m = new Model();
-    for (const auto& row : EmbeddedTsvRows("data/logs/fallback_model.tsv")) {
+    for (const auto& row : ModelRows()) {
       if (row.empty()) continue;
       if (row[0] == "categories") {
         for (std::size_t i = 1; i < row.size(); ++i) m->categories.emplace_back(row[i]);

@@ -93,6 +93,40 @@ std::size_t PytestPrefix(std::string_view s) {
   return i == std::string_view::npos ? 0 : i;
 }
 
+// A date and time, then a worker's address: `2021-05-03 10:11:12 10.164.0.3 [3] ` (a slice-wide
+// command's output saved with timestamps). Only together: a date alone starts TensorFlow's own
+// log lines, which the fatal-line marker reads as they are.
+std::size_t DatedWorkerPrefix(std::string_view s) {
+  if (s.size() < 11 || Digits(s, 0) != 4 || s[4] != '-' || Digits(s, 5) != 2 || s[7] != '-' ||
+      Digits(s, 8) != 2 || (s[10] != ' ' && s[10] != 'T')) {
+    return 0;
+  }
+  std::size_t i = 11;
+  while (i < s.size() && (Digit(s[i]) || s[i] == ':' || s[i] == '.' || s[i] == ',')) ++i;
+  if (i < s.size() && s[i] == 'Z') ++i;
+  while (i < s.size() && s[i] == ' ') ++i;
+  const std::size_t worker = WorkerAddressPrefix(s.substr(i));
+  return worker == 0 ? 0 : i + worker;
+}
+
+// A notebook's output pasted with its line numbers glued on: `4859ValueError: ...`. Only digits
+// directly followed by an exception's name (a capitalised word ending in Error or Exception).
+std::size_t GluedLineNumber(std::string_view s) {
+  const std::size_t n = Digits(s, 0);
+  if (n == 0 || n >= s.size() || !std::isupper(static_cast<unsigned char>(s[n]))) return 0;
+  std::size_t j = n;
+  while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+  const std::string_view word = s.substr(n, j - n);
+  return word.ends_with("Error") || word.ends_with("Exception") ? n : 0;
+}
+
+// Markdown's backticks around a pasted line: `` `RuntimeError: ...` `` or a fence's opening.
+std::size_t Backticks(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 3 && s[i] == '`') ++i;
+  return i;
+}
+
 }  // namespace
 
 std::string_view UnshapeLine(std::string_view line, std::string& buffer) {
@@ -112,13 +146,17 @@ std::string_view UnshapeLine(std::string_view line, std::string& buffer) {
   }
   for (int round = 0; round < 3; ++round) {  // prefixes can stack: a worker's pytest output
     std::size_t cut = WorkerAddressPrefix(s);
+    if (cut == 0) cut = DatedWorkerPrefix(s);
     if (cut == 0) cut = WorkerNamePrefix(s);
     if (cut == 0) cut = KagglePrefix(s);
     if (cut == 0) cut = ColabPrefix(s);
     if (cut == 0) cut = PytestPrefix(s);
+    if (cut == 0) cut = GluedLineNumber(s);
+    if (cut == 0) cut = Backticks(s);
     if (cut == 0) break;
     s.remove_prefix(cut);
   }
+  while (!s.empty() && s.back() == '`') s.remove_suffix(1);
   return s;
 }
 

@@ -21,5 +21,7 @@ std::optional<std::string_view> FindEmbedded(std::string_view path);
 // The rows of an embedded tab-separated table: one vector of columns per line, blank lines and
 // `#` comment lines skipped. Empty when the file is not embedded.
 std::vector<std::vector<std::string_view>> EmbeddedTsvRows(std::string_view path);
+// The same for any text (the rows view it).
+std::vector<std::vector<std::string_view>> TsvRows(std::string_view contents);
 
 }  // namespace tpudoctor

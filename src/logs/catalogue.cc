@@ -1,0 +1,118 @@
+#include "src/logs/catalogue.h"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "src/logs/line_shape.h"
+#include "tpudoctor/support/embedded.h"
+
+namespace tpudoctor::logs {
+namespace {
+
+constexpr std::size_t kMaxLineText = 300;
+
+struct Compiled {
+  std::vector<CatalogueEntry> entries;
+  std::vector<std::unique_ptr<RE2>> patterns;  // one per entry, the whole match as group 0
+  std::unique_ptr<RE2::Set> set;               // all of them, to find candidates in one pass
+  std::string error;
+};
+
+std::optional<MessageRole> ParseRole(std::string_view role) {
+  if (role == "cause") return MessageRole::kCause;
+  if (role == "knock_on") return MessageRole::kKnockOn;
+  if (role == "wrapper") return MessageRole::kWrapper;
+  return std::nullopt;
+}
+
+const Compiled& TheCatalogue() {
+  static const Compiled* compiled = [] {
+    auto* c = new Compiled();
+    RE2::Options options;
+    options.set_log_errors(false);
+    c->set = std::make_unique<RE2::Set>(options, RE2::UNANCHORED);
+    for (const auto& row : EmbeddedTsvRows("data/logs/catalogue.tsv")) {
+      const std::optional<MessageRole> role = row.size() == 6 ? ParseRole(row[1]) : std::nullopt;
+      if (!role) {
+        c->error = "data/logs/catalogue.tsv: a row without 6 columns or with an unknown role";
+        break;
+      }
+      auto re = std::make_unique<RE2>(row[4], options);
+      std::string set_error;
+      if (!re->ok() || c->set->Add(row[4], &set_error) < 0) {
+        c->error = "data/logs/catalogue.tsv: pattern of " + std::string(row[0]) +
+                   " does not compile: " + re->error();
+        break;
+      }
+      c->entries.push_back({std::string(row[0]), std::string(row[2]), std::string(row[3]),
+                            std::string(row[5]), *role});
+      c->patterns.push_back(std::move(re));
+    }
+    if (c->error.empty() && !c->set->Compile()) c->error = "data/logs/catalogue.tsv: too large";
+    if (!c->error.empty()) {
+      c->entries.clear();
+      c->patterns.clear();
+    }
+    return c;
+  }();
+  return *compiled;
+}
+
+}  // namespace
+
+const std::vector<CatalogueEntry>& CatalogueEntries() { return TheCatalogue().entries; }
+const std::string& CatalogueLoadError() { return TheCatalogue().error; }
+
+std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
+  const Compiled& c = TheCatalogue();
+  std::vector<CatalogueMatch> out;
+  if (c.entries.empty()) return out;
+  std::string unshaped;
+  std::vector<int> hits;
+  std::int64_t line_no = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = UnshapeLine(line, unshaped);
+    hits.clear();
+    if (c.set->Match(line, &hits)) {
+      std::vector<CatalogueMatch> on_line;
+      for (int i : hits) {
+        re2::StringPiece whole;
+        if (!c.patterns[i]->Match(line, 0, line.size(), RE2::UNANCHORED, &whole, 1)) continue;
+        on_line.push_back({&c.entries[i], line_no,
+                           static_cast<std::size_t>(whole.data() - line.data()),
+                           std::string(line.substr(0, kMaxLineText))});
+      }
+      std::sort(
+          on_line.begin(), on_line.end(),
+          [](const CatalogueMatch& a, const CatalogueMatch& b) { return a.column < b.column; });
+      out.insert(out.end(), on_line.begin(), on_line.end());
+    }
+    if (end == text.size()) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::optional<CatalogueMatch> RootCauseOf(const std::vector<CatalogueMatch>& matches) {
+  const CatalogueMatch* cause = nullptr;
+  for (const CatalogueMatch& m : matches) {
+    if (m.entry->role != MessageRole::kCause) continue;
+    if (cause != nullptr && m.line != cause->line) break;           // a later line: an effect
+    if (cause == nullptr || m.column >= cause->column) cause = &m;  // innermost on its line
+  }
+  if (cause != nullptr) return *cause;
+  for (const CatalogueMatch& m : matches) {
+    if (m.entry->role == MessageRole::kKnockOn) return m;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tpudoctor::logs

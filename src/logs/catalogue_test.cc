@@ -1,0 +1,135 @@
+// The message catalogue (data/logs/catalogue.tsv) and how `logs` reads with it: unwrapping,
+// first-in-time ranking, knock-ons that name no root, and abstaining when a log does not show why.
+#include "src/logs/catalogue.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tpudoctor/logs/logs.h"
+
+namespace tpudoctor {
+namespace {
+
+using logs::CatalogueEntries;
+using logs::MatchCatalogue;
+using logs::MessageRole;
+using logs::RootCauseOf;
+
+TEST(LogCatalogueTest, LoadsWithASourceForEveryMessage) {
+  EXPECT_EQ(logs::CatalogueLoadError(), "");
+  ASSERT_GE(CatalogueEntries().size(), 40u);
+  std::set<std::string> ids, frameworks;
+  for (const auto& e : CatalogueEntries()) {
+    EXPECT_TRUE(ids.insert(e.id).second) << "duplicate id " << e.id;
+    EXPECT_FALSE(e.source.empty()) << e.id;
+    frameworks.insert(e.framework);
+  }
+  for (const char* fw : {"jax", "pytorch/xla", "tensorflow", "xla"}) {
+    EXPECT_TRUE(frameworks.count(fw)) << fw;
+  }
+}
+
+// `Check failed: ... (INVALID_ARGUMENT: <message>)`: the wrapper is unwrapped to the message.
+TEST(LogCatalogueTest, TheInnermostMessageOfALineDecides) {
+  const auto matches = MatchCatalogue(
+      "F0000 00:00:1 debug.cc:12] Check failed: status.ok() (INVALID_ARGUMENT: Unsupported XLA "
+      "type 10)\n");
+  auto root = RootCauseOf(matches);
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->entry->id, "torchxla-unsupported-type");
+  EXPECT_EQ(root->line, 1);
+  bool wrapper_seen = false;
+  for (const auto& m : matches) wrapper_seen |= m.entry->role == MessageRole::kWrapper;
+  EXPECT_TRUE(wrapper_seen);
+}
+
+// The first cause in time wins: what follows it is its effect.
+TEST(LogCatalogueTest, TheFirstCauseInTimeWins) {
+  auto root = RootCauseOf(MatchCatalogue(
+      "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value "
+      "is expected\n"
+      "E0000 worker 1: Socket closed\n"
+      "RuntimeError: Unable to initialize backend 'tpu': already in use\n"));
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->entry->category, "dynamic_shape");
+  EXPECT_EQ(root->line, 1);
+}
+
+// Only effects in the log: the first knock-on, marked as such; wrappers alone decide nothing.
+TEST(LogCatalogueTest, KnockOnsAndWrappers) {
+  auto knock_on = RootCauseOf(MatchCatalogue("grpc: failed to connect to all addresses\n"));
+  ASSERT_TRUE(knock_on);
+  EXPECT_EQ(knock_on->entry->role, MessageRole::kKnockOn);
+  EXPECT_FALSE(RootCauseOf(MatchCatalogue("RET_CHECK failure (hlo_verifier.cc:12) ok\n")));
+  EXPECT_FALSE(RootCauseOf(MatchCatalogue("I0101 step 100 loss 2.3\n")));
+}
+
+// The catalogue answers a log no signature knows, with its source and what it outranked.
+TEST(LogCatalogueTest, DiagnosisNamesTheMessageAndItsSource) {
+  auto d = DiagnoseLogText("run.log",
+                           "Traceback (most recent call last):\n"
+                           "  File \"train.py\", line 9, in <module>\n"
+                           "    xm.set_replication(device, devices)\n"
+                           "RuntimeError: Cannot replicate if number of devices (1) is different "
+                           "from 8\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->causes.empty());
+  const LogCause& c = d->causes[0];
+  EXPECT_EQ(c.layer, "catalogue");
+  EXPECT_EQ(c.category, "distribution_setup");
+  EXPECT_GE(c.confidence, 0.5);
+  EXPECT_NE(c.explanation.find("torch_xla/core/xla_model.py"), std::string::npos);
+}
+
+// A log that shows a failure but no message naming its cause: the tool says it cannot tell and
+// what to capture, and claims no confident category.
+TEST(LogCatalogueTest, AbstainsWhenTheExcerptDoesNotShowWhy) {
+  auto d = DiagnoseLogText("cut.log",
+                           "epoch 3 batch 120\n"
+                           "Traceback (most recent call last):\n"
+                           "  File \"train.py\", line 30, in <module>\n"
+                           "    main()\n"
+                           "  File \"train.py\", line 22, in main\n"
+                           "    run()\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->causes.empty());
+  const LogCause& c = d->causes[0];
+  EXPECT_EQ(c.category, "unknown");
+  EXPECT_LT(c.confidence, 0.5);
+  EXPECT_NE(c.fix.find("Capture"), std::string::npos);
+  EXPECT_NE(RenderLogsText(*d).find("does not show why"), std::string::npos);
+}
+
+// Decorations real pastes carry do not hide a failure: a notebook's line number glued to the
+// exception, a timestamp before a worker's address, Markdown backticks, a shell's job-control
+// line for a killed process, a glog fatal line without its timestamp.
+TEST(LogCatalogueTest, DecoratedFailureLinesAreRead) {
+  struct Case {
+    const char* log;
+    const char* category;
+  };
+  const Case cases[] = {
+      {"4859ValueError: Cannot replicate if number of devices (1) is different from 8\n",
+       "distribution_setup"},
+      {"2021-05-03 10:11:12 10.164.0.3 [3] RuntimeError: Cannot replicate if number of devices "
+       "(1) is different from 8\n",
+       "distribution_setup"},
+      {"`jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array`\n",
+       "control_flow"},
+      {"epoch 1\n[1]+  Killed                  python3 train.py\n", "host_oom"},
+      {"F external/xla/xla/service/dynamic_dimension_inference.cc:123] Unable to infer dynamic "
+       "dimension of operand 0\n",
+       "dynamic_shape"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.log);
+    auto d = DiagnoseLogText("pasted.log", c.log);
+    ASSERT_TRUE(d.ok());
+    ASSERT_FALSE(d->causes.empty());
+    EXPECT_EQ(d->causes[0].category, c.category);
+  }
+}
+
+}  // namespace
+}  // namespace tpudoctor
