@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 
 #include "src/logs/line_shape.h"
@@ -13,10 +14,13 @@ namespace tpudoctor::logs {
 namespace {
 
 constexpr std::size_t kMaxLineText = 300;
+// How many lines before a message its context may be on (a traceback's frames above it).
+constexpr std::size_t kContextLines = 5;
 
 struct Compiled {
   std::vector<CatalogueEntry> entries;
   std::vector<std::unique_ptr<RE2>> patterns;  // one per entry, the whole match as group 0
+  std::vector<std::unique_ptr<RE2>> contexts;  // one per entry, null when it has none
   std::unique_ptr<RE2::Set> set;               // all of them, to find candidates in one pass
   std::string error;
 };
@@ -35,9 +39,26 @@ const Compiled& TheCatalogue() {
     options.set_log_errors(false);
     c->set = std::make_unique<RE2::Set>(options, RE2::UNANCHORED);
     for (const auto& row : EmbeddedTsvRows("data/logs/catalogue.tsv")) {
-      const std::optional<MessageRole> role = row.size() == 6 ? ParseRole(row[1]) : std::nullopt;
+      const std::optional<MessageRole> role = row.size() == 7 ? ParseRole(row[1]) : std::nullopt;
       if (!role) {
-        c->error = "data/logs/catalogue.tsv: a row without 6 columns or with an unknown role";
+        c->error = "data/logs/catalogue.tsv: a row without 7 columns or with an unknown role";
+        break;
+      }
+      std::string context, context_category;
+      if (row[6] != "-") {
+        const std::size_t arrow = row[6].rfind("=>");
+        if (arrow == std::string_view::npos) {
+          c->error = "data/logs/catalogue.tsv: context of " + std::string(row[0]) +
+                     " is not REGEX=>category";
+          break;
+        }
+        context = std::string(row[6].substr(0, arrow));
+        context_category = std::string(row[6].substr(arrow + 2));
+      }
+      auto context_re = context.empty() ? nullptr : std::make_unique<RE2>(context, options);
+      if (context_re && !context_re->ok()) {
+        c->error = "data/logs/catalogue.tsv: context of " + std::string(row[0]) +
+                   " does not compile: " + context_re->error();
         break;
       }
       auto re = std::make_unique<RE2>(row[4], options);
@@ -48,13 +69,15 @@ const Compiled& TheCatalogue() {
         break;
       }
       c->entries.push_back({std::string(row[0]), std::string(row[2]), std::string(row[3]),
-                            std::string(row[5]), *role});
+                            std::string(row[5]), *role, context, context_category});
       c->patterns.push_back(std::move(re));
+      c->contexts.push_back(std::move(context_re));
     }
     if (c->error.empty() && !c->set->Compile()) c->error = "data/logs/catalogue.tsv: too large";
     if (!c->error.empty()) {
       c->entries.clear();
       c->patterns.clear();
+      c->contexts.clear();
     }
     return c;
   }();
@@ -72,6 +95,7 @@ std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
   if (c.entries.empty()) return out;
   std::string unshaped;
   std::vector<int> hits;
+  std::deque<std::string> recent;  // the lines before this one, for contexts
   std::int64_t line_no = 0;
   for (std::size_t pos = 0; pos <= text.size();) {
     std::size_t end = text.find('\n', pos);
@@ -86,7 +110,16 @@ std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
       for (int i : hits) {
         re2::StringPiece whole;
         if (!c.patterns[i]->Match(line, 0, line.size(), RE2::UNANCHORED, &whole, 1)) continue;
-        on_line.push_back({&c.entries[i], line_no,
+        const CatalogueEntry& e = c.entries[i];
+        std::string category = e.category;
+        if (c.contexts[i]) {
+          bool in_context = RE2::PartialMatch(line, *c.contexts[i]);
+          for (const std::string& before : recent) {
+            in_context = in_context || RE2::PartialMatch(before, *c.contexts[i]);
+          }
+          if (in_context) category = e.context_category;
+        }
+        on_line.push_back({&e, category, line_no,
                            static_cast<std::size_t>(whole.data() - line.data()),
                            std::string(line.substr(0, kMaxLineText))});
       }
@@ -95,6 +128,8 @@ std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
           [](const CatalogueMatch& a, const CatalogueMatch& b) { return a.column < b.column; });
       out.insert(out.end(), on_line.begin(), on_line.end());
     }
+    recent.emplace_back(line.substr(0, kMaxLineText));
+    if (recent.size() > kContextLines) recent.pop_front();
     if (end == text.size()) break;
     pos = end + 1;
   }

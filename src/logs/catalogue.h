@@ -21,10 +21,14 @@ enum class MessageRole {
 struct CatalogueEntry {
   std::string id, category, framework, source;
   MessageRole role = MessageRole::kCause;
+  // When the lines just before the message (or its own) match `context`, the cause is
+  // `context_category` instead (a permission error inside a checkpoint restore). Empty: none.
+  std::string context, context_category;
 };
 
 struct CatalogueMatch {
   const CatalogueEntry* entry = nullptr;
+  std::string category;    // the entry's, or its context's when the context matched
   std::int64_t line = 0;   // 1-based, in the text given
   std::size_t column = 0;  // where the message starts in the (unshaped) line
   std::string text;        // the line, unshaped, at most 300 bytes

@@ -52,7 +52,7 @@ TEST(LogCatalogueTest, TheFirstCauseInTimeWins) {
       "E0000 worker 1: Socket closed\n"
       "RuntimeError: Unable to initialize backend 'tpu': already in use\n"));
   ASSERT_TRUE(root);
-  EXPECT_EQ(root->entry->category, "dynamic_shape");
+  EXPECT_EQ(root->category, "dynamic_shape");
   EXPECT_EQ(root->line, 1);
 }
 
@@ -80,6 +80,22 @@ TEST(LogCatalogueTest, DiagnosisNamesTheMessageAndItsSource) {
   EXPECT_EQ(c.category, "distribution_setup");
   EXPECT_GE(c.confidence, 0.5);
   EXPECT_NE(c.explanation.find("torch_xla/core/xla_model.py"), std::string::npos);
+}
+
+// A message whose meaning depends on where it happened: the TPU cannot read the VM's local disk,
+// for the input pipeline or, inside a checkpoint restore, for the checkpoint.
+TEST(LogCatalogueTest, ContextDecidesBetweenCategories) {
+  auto data = RootCauseOf(
+      MatchCatalogue("  File \"train.py\", line 40, in <module>\n    for x in dataset:\n"
+                     "UnimplementedError: File system scheme '[local]' not implemented\n"));
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->category, "input_pipeline");
+  auto restore = RootCauseOf(MatchCatalogue(
+      "  File \"train.py\", line 12, in <module>\n    model.load_weights(ckpt_path)\n"
+      "Unsuccessful TensorSliceReader constructor: Failed to get matching files on "
+      "/content/model.ckpt-1400: Unimplemented: File system scheme '[local]' not implemented\n"));
+  ASSERT_TRUE(restore);
+  EXPECT_EQ(restore->category, "checkpoint_io");
 }
 
 // A log that shows a failure but no message naming its cause: the tool says it cannot tell and

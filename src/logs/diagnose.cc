@@ -233,11 +233,11 @@ std::optional<LogCause> CatalogueCause(const Scanner& scanner,
   const std::optional<logs::CatalogueMatch> root = logs::RootCauseOf(matches);
   if (!root) return std::nullopt;
   const bool cause = root->entry->role == logs::MessageRole::kCause;
-  const CategoryText about = DescribeCategory(root->entry->category, framework);
+  const CategoryText about = DescribeCategory(root->category, framework);
   LogCause c;
   c.layer = "catalogue";
   c.signature = root->entry->id;
-  c.category = root->entry->category;
+  c.category = root->category;
   c.severity = Severity::kError;
   c.count = 1;
   c.confidence = cause ? kCauseConfidence : kKnockOnConfidence;
@@ -251,7 +251,7 @@ std::optional<LogCause> CatalogueCause(const Scanner& scanner,
     if (&m == &*root || (m.line == root->line && m.column == root->column)) continue;
     if (m.line == root->line && m.column < root->column) {
       wrappers.push_back(m.entry->id);
-    } else if (m.line > root->line && m.entry->category != root->entry->category) {
+    } else if (m.line > root->line && m.category != root->category) {
       later.push_back(m.entry->id);
     }
   }
