@@ -56,6 +56,45 @@ def test_sarif_of_a_blocked_model_validates(binary, sarif_schema, model):
         assert len(r["partialFingerprints"]["tpuDoctorNode/v1"]) == 16
 
 
+def test_sarif_of_a_folder_is_one_run_github_accepts(binary, sarif_schema, tmp_path):
+    # Three models and a script in one folder: one run (GitHub takes at most 20 runs a file and
+    # rejects two runs of one tool and category), every file an artifact, results pointing at
+    # theirs, an automation id, and within GitHub's limits on results and rules per run.
+    folder = tmp_path / "models"
+    folder.mkdir()
+    root = DATA.parents[2]
+    for name in ("nonzero_mask.onnx", "mlp_4096x3.onnx", "f64_mlp.onnx"):
+        shutil.copy(root / "testdata/models" / name, folder / name)
+    shutil.copy(root / "testdata/scripts/fix/tfdata_pipeline.py", folder / "train.py")
+    out = run_cli(binary, "check", str(folder), "--format", "sarif")
+    assert out.returncode == 1, out.stderr
+    log = json.loads(out.stdout)
+    errors = sorted(sarif_schema.iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
+    assert len(log["runs"]) == 1
+    run = log["runs"][0]
+    assert run["automationDetails"]["id"].startswith("tpu-doctor/")
+    uris = [a["location"]["uri"] for a in run["artifacts"]]
+    assert sorted(os.path.basename(u) for u in uris) == [
+        "f64_mlp.onnx", "mlp_4096x3.onnx", "nonzero_mask.onnx", "train.py"]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    assert len(ids) == len(set(ids))
+    assert "PIPE004" in ids and "TPU001" in ids  # script and model rules together
+    assert len(run["results"]) <= 25000 and len(rules) <= 25000
+    seen = set()
+    for r in run["results"]:
+        loc = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert uris[loc["index"]] == loc["uri"]
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        seen.add(loc["uri"])
+    assert any(u.endswith("nonzero_mask.onnx") for u in seen)
+    assert any(u.endswith("train.py") for u in seen)
+    verdicts = {os.path.basename(a["location"]["uri"]): a["properties"]["verdict"]
+                for a in run["artifacts"]}
+    assert verdicts["nonzero_mask.onnx"] == "blocked"
+
+
 def test_sarif_fingerprints_are_stable(binary):
     a = run_cli(binary, "check", "testdata/models/f64_mlp.onnx", "--format", "sarif").stdout
     b = run_cli(binary, "check", "testdata/models/f64_mlp.onnx", "--format", "sarif").stdout

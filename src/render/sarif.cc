@@ -1,7 +1,11 @@
-// SARIF 2.1.0 (OASIS) for code-scanning tools such as GitHub's: one run, the tool's rules with
-// their help text, one result per finding. The model file is the artifact, its path relative to
-// the repository root (%SRCROOT%) as the user gave it; the node path is a logical location; a
-// finding's fingerprint hashes its rule and node path, so it survives unrelated edits.
+// SARIF 2.1.0 (OASIS) for code-scanning tools such as GitHub's: one run per invocation (GitHub
+// takes at most 20 runs a file, and one run per tool and category), with the tool's rules and
+// their help text, one artifact per model or script checked, one result per finding, and
+// `automationDetails.id` naming the analysis. Paths are relative to the repository root
+// (%SRCROOT%) as the user gave them; a node path is a logical location; a finding's fingerprint
+// hashes its rule and node path (a script's: rule, message and line), so it survives unrelated
+// edits.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/report/render.h"
@@ -13,6 +17,10 @@ namespace {
 using nlohmann::ordered_json;
 
 constexpr const char* kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+// GitHub code scanning's limit on results in one run; beyond it the upload is rejected.
+constexpr std::size_t kMaxResults = 25000;
+// The analysis, as GitHub's category: its runs replace the previous ones of the same id.
+constexpr const char* kAutomationId = "tpu-doctor/check/";
 
 std::string_view LevelOf(Severity s) {
   switch (s) {
@@ -51,21 +59,29 @@ ordered_json ArtifactLocation(const std::string& path) {
   return a;
 }
 
-// Severity of a rule when nothing else is known: its worst finding in this report, else warning.
-std::string_view DefaultLevel(std::string_view code, const Report& r) {
+// Severity of a rule when nothing else is known: its worst finding in these reports, else warning.
+std::string_view DefaultLevel(std::string_view code, std::span<const Report> reports) {
   std::optional<Severity> worst;
-  for (const Diagnostic& d : r.findings) {
-    if (d.code == code && (!worst || d.severity > *worst)) worst = d.severity;
+  for (const Report& r : reports) {
+    for (const Diagnostic& d : r.findings) {
+      if (d.code == code && (!worst || d.severity > *worst)) worst = d.severity;
+    }
   }
   return LevelOf(worst.value_or(Severity::kWarning));
 }
 
-ordered_json Rules(const Report& r, std::map<std::string, int>& index) {
+// Whether a report's rules include `info`: a model's, the model and load rules; a script's, those
+// checked in scripts.
+bool Lists(const Report& r, const RuleInfo& info) {
+  return r.script ? info.in_scripts || info.kind == RuleKind::kLoad
+                  : info.kind == RuleKind::kModel || info.kind == RuleKind::kLoad;
+}
+
+ordered_json Rules(std::span<const Report> reports, std::map<std::string, int>& index) {
   ordered_json rules = ordered_json::array();
   for (const RuleInfo& info : AllRules()) {
-    // A model report lists the model and load rules; a script's, those checked in scripts.
-    const bool listed = r.script ? info.in_scripts || info.kind == RuleKind::kLoad
-                                 : info.kind == RuleKind::kModel || info.kind == RuleKind::kLoad;
+    const bool listed = std::any_of(reports.begin(), reports.end(),
+                                    [&](const Report& r) { return Lists(r, info); });
     if (!listed) continue;
     const std::string& code = info.code;
     index[code] = static_cast<int>(rules.size());
@@ -76,7 +92,7 @@ ordered_json Rules(const Report& r, std::map<std::string, int>& index) {
     rule["shortDescription"] = {{"text", info.summary}};
     rule["fullDescription"] = {{"text", info.summary}};
     rule["help"] = {{"text", doc}, {"markdown", doc}};
-    rule["defaultConfiguration"] = {{"level", std::string(DefaultLevel(code, r))}};
+    rule["defaultConfiguration"] = {{"level", std::string(DefaultLevel(code, reports))}};
     rules.push_back(rule);
   }
   return rules;
@@ -91,7 +107,7 @@ std::string LogicalName(const Location& loc) {
   return name;
 }
 
-ordered_json ResultOf(const Diagnostic& d, const Report& r,
+ordered_json ResultOf(const Diagnostic& d, const Report& r, std::size_t artifact,
                       const std::map<std::string, int>& index) {
   ordered_json res;
   res["ruleId"] = d.code;
@@ -104,7 +120,7 @@ ordered_json ResultOf(const Diagnostic& d, const Report& r,
   ordered_json loc;
   ordered_json physical;
   physical["artifactLocation"] = ArtifactLocation(r.model);
-  physical["artifactLocation"]["index"] = 0;
+  physical["artifactLocation"]["index"] = artifact;
   physical["region"] = {{"startLine", 1}};
   if (r.script) {
     // A script's finding is at its line and column in the script itself.
@@ -141,25 +157,45 @@ ordered_json ResultOf(const Diagnostic& d, const Report& r,
   return res;
 }
 
-ordered_json RunOf(const Report& r) {
+ordered_json ArtifactOf(const Report& r) {
+  ordered_json artifact;
+  artifact["location"] = ArtifactLocation(r.model);
+  artifact["sourceLanguage"] = r.script ? "python" : r.format;
+  artifact["properties"] = {
+      {"verdict", std::string(NameOf(r.verdict))}, {"target", r.target}, {"format", r.format}};
+  return artifact;
+}
+
+ordered_json RunOf(std::span<const Report> reports) {
   std::map<std::string, int> index;
   ordered_json driver;
   driver["name"] = "tpu-doctor";
   driver["version"] = kToolVersion;
   driver["semanticVersion"] = kToolVersion;
-  driver["rules"] = Rules(r, index);
+  driver["rules"] = Rules(reports, index);
   ordered_json run;
   run["tool"] = {{"driver", driver}};
+  run["automationDetails"] = {{"id", kAutomationId}};
   run["originalUriBaseIds"] = {{"%SRCROOT%", {{"description", {{"text", "the repository root"}}}}}};
-  ordered_json artifact;
-  artifact["location"] = ArtifactLocation(r.model);
-  artifact["sourceLanguage"] = r.script ? "python" : r.format;
-  run["artifacts"] = ordered_json::array({artifact});
+  ordered_json artifacts = ordered_json::array();
   ordered_json results = ordered_json::array();
-  for (const Diagnostic& d : r.findings) results.push_back(ResultOf(d, r, index));
-  run["results"] = results;
-  run["properties"] = {
-      {"verdict", std::string(NameOf(r.verdict))}, {"target", r.target}, {"format", r.format}};
+  std::size_t findings = 0;
+  std::map<std::string, int> verdicts;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    artifacts.push_back(ArtifactOf(r));
+    ++verdicts[std::string(NameOf(r.verdict))];
+    for (const Diagnostic& d : r.findings) {
+      ++findings;
+      if (results.size() < kMaxResults) results.push_back(ResultOf(d, r, i, index));
+    }
+  }
+  run["artifacts"] = std::move(artifacts);
+  run["results"] = std::move(results);
+  run["properties"] = {{"verdicts", verdicts}};
+  if (findings > kMaxResults) {
+    run["properties"]["resultsOmitted"] = findings - kMaxResults;
+  }
   return run;
 }
 
@@ -168,8 +204,7 @@ ordered_json RunOf(const Report& r) {
 std::string RenderSarif(const Report& r) { return RenderSarifAll(std::span<const Report>(&r, 1)); }
 
 std::string RenderSarifAll(std::span<const Report> reports) {
-  ordered_json runs = ordered_json::array();
-  for (const Report& r : reports) runs.push_back(RunOf(r));
+  ordered_json runs = ordered_json::array({RunOf(reports)});
   ordered_json log;
   log["$schema"] = kSarifSchema;
   log["version"] = "2.1.0";
