@@ -1,5 +1,6 @@
 #include "tpudoctor/support/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -84,6 +85,77 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
 
 std::string Plural(std::int64_t n, std::string_view singular, std::string_view plural) {
   return std::to_string(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
+namespace {
+
+// Lower case without `-` and `_`: `tpuv5e`, `TPU-v5e` and `tpu_v5e` are the same word.
+std::string Folded(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// Whether two words differ only in digits (`tpu-v9` and `tpu-v2`): another version, not a slip of
+// the keyboard, so no suggestion.
+bool OnlyDigitsDiffer(std::string_view a, std::string_view b) {
+  if (a.size() != b.size() || a == b) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool digits = std::isdigit(static_cast<unsigned char>(a[i])) &&
+                        std::isdigit(static_cast<unsigned char>(b[i]));
+    if (a[i] != b[i] && !digits) return false;
+  }
+  return true;
+}
+
+// Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring).
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> ClosestMatch(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+  constexpr std::size_t kMaxWord = 64;  // suggestions are for typing slips, not for essays
+  const std::string w = Folded(word.substr(0, kMaxWord));
+  if (w.empty()) return std::nullopt;
+  const std::size_t limit = std::max<std::size_t>(1, w.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_distance = limit + 1;
+  for (const std::string& c : candidates) {
+    const std::string f = Folded(c);
+    if (f.empty() || OnlyDigitsDiffer(w, f)) continue;
+    const std::size_t distance = EditDistance(w, f.substr(0, kMaxWord));
+    if (distance < best_distance) {
+      best = c;
+      best_distance = distance;
+    }
+  }
+  if (best) return best;
+  // A known name run together with more letters: `--batchsize`, `--targetv5e`.
+  std::optional<std::string> prefix;
+  for (const std::string& c : candidates) {
+    const std::string f = Folded(c);
+    if (f.size() >= 3 && w.starts_with(f) && (!prefix || f.size() > Folded(*prefix).size())) {
+      prefix = c;
+    }
+  }
+  return prefix;
 }
 
 std::string SanitizeText(std::string_view s) {

@@ -104,12 +104,14 @@ const std::vector<TargetSpec>& AllTargets() {
 }
 
 Result<const TargetSpec*> FindTarget(const std::string& name) {
-  std::string known;
+  std::vector<std::string> names;
   for (const TargetSpec& t : AllTargets()) {
     if (t.name == name) return &t;
-    known += (known.empty() ? "" : ", ") + t.name;
+    names.push_back(t.name);
   }
-  return MakeError("unknown target `" + name + "`; known targets: " + known);
+  std::string message = "unknown target `" + name + "`";
+  if (auto close = ClosestMatch(name, names)) message += " (did you mean `" + *close + "`?)";
+  return MakeError(message + "; known targets: " + Join(names, ", "));
 }
 
 }  // namespace tpudoctor
@@ -154,7 +156,17 @@ Result<SliceTarget> FindSliceTarget(const std::string& given) {
     return FindTarget(given).error();
   }
   auto base = FindTarget(name.substr(0, dash));
-  if (!base) return FindTarget(given).error();
+  if (!base) {
+    // A slice of a mistyped generation: suggest the slice (`tpuv5e-8` → `tpu-v5e-8`).
+    std::vector<std::string> names;
+    for (const TargetSpec& t : AllTargets()) names.push_back(t.name);
+    std::string message = "unknown target `" + given + "`";
+    if (auto close = ClosestMatch(name.substr(0, dash), names)) {
+      message += " (did you mean `" + *close + "-" + count_text + "`?)";
+    }
+    return MakeError(message + "; known targets: " + Join(names, ", ") +
+                     ", or a slice of one (tpu-v5e-8)");
+  }
   const int count = std::stoi(count_text);
   const int per_chip = (*base)->slice_counts == "cores" ? std::max(1, (*base)->cores_per_chip) : 1;
   if (count < 1 || count % per_chip != 0) {

@@ -18,6 +18,17 @@ constexpr std::int64_t kMaxDimValue = std::int64_t{1} << 62;
 const std::vector<std::string> kFormats = {"text", "json", "sarif", "html"};
 const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
 
+// A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
+CLI::Validator PositiveDim() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        auto n = ParseInt64(value);
+        if (!n || *n < 1 || *n > kMaxDimValue) return "expected a positive integer, got " + value;
+        return "";
+      },
+      "");
+}
+
 // "name=value" → (name, value); value must be a positive integer.
 std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::string& flag) {
   auto eq = flag.find('=');
@@ -30,12 +41,14 @@ std::optional<std::pair<std::string, std::int64_t>> ParseDimFlag(const std::stri
 void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim_flags,
                    std::int64_t& batch) {
   cmd->add_option("--batch", batch, "set the batch dim of the inputs")
-      ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
+      ->type_name("N")
+      ->check(PositiveDim());
   cmd->add_option("--dim", dim_flags, "make a symbolic dim static: NAME=VALUE (repeatable)");
   cmd->add_option_function<std::int64_t>(
          "--seq", [&args](std::int64_t seq) { args.dims["seq"] = seq; },
          "sequence length (the `seq` dim; model configs default to 2048)")
-      ->check(CLI::Range(std::int64_t{1}, kMaxDimValue));
+      ->type_name("N")
+      ->check(PositiveDim());
   cmd->add_option(
          "--input-format", args.input_format,
          "read the model as this format instead of detecting it: config, hlo, keras, onnx, pt2, "
@@ -82,6 +95,40 @@ std::optional<std::string> ApplyConfig(CLI::App* cmd, CheckArgs& check, std::int
   if (std::find(kFailOn.begin(), kFailOn.end(), check.fail_on) == kFailOn.end())
     return c.path + ": [tool.tpu-doctor] `fail-on` must be error, warning, note or never";
   return std::nullopt;
+}
+
+// "did you mean ...?" for what CLI11 refused: an unknown subcommand (the first argument), or an
+// option the chosen subcommand does not have. Empty when nothing is close.
+std::string Suggestion(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands.push_back(sub->get_name());
+  }
+  if (args.empty()) return "";
+  const std::string& first = args.front();
+  const bool known = std::find(commands.begin(), commands.end(), first) != commands.end();
+  if (!known && !first.starts_with("-")) {
+    auto close = ClosestMatch(first, commands);
+    return close ? ": `" + first + "` is not a command; did you mean `tpu-doctor " + *close + "`?"
+                 : ": `" + first + "` is not a command";
+  }
+  if (!known) return "";
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* candidate : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (candidate->get_name() == first) sub = candidate;
+  }
+  if (sub == nullptr) return "";
+  std::vector<std::string> flags;
+  for (const CLI::Option* opt : sub->get_options()) {
+    for (const std::string& name : opt->get_lnames()) flags.push_back("--" + name);
+  }
+  for (const std::string& a : args) {
+    if (!a.starts_with("--")) continue;
+    const std::string flag = a.substr(0, a.find('='));
+    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
+    if (auto close = ClosestMatch(flag, flags)) return " (did you mean `" + *close + "`?)";
+  }
+  return "";
 }
 
 }  // namespace
@@ -249,7 +296,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    err << "tpu-doctor: " << msg << " (see `tpu-doctor --help`)\n";
+    err << "tpu-doctor: " << msg << Suggestion(app, args) << " (see `tpu-doctor --help`)\n";
     return kExitUsage;
   }
 

@@ -21,6 +21,12 @@ std::optional<double> ParseDouble(std::string_view s);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // "1 op" / "3 ops"
 std::string Plural(std::int64_t n, std::string_view singular, std::string_view plural);
+// The candidate a mistyped `word` most likely meant, for "did you mean ...?": the closest by edit
+// distance (insertions, deletions, substitutions and swaps of neighbours; case, `-` and `_`
+// ignored), within a third of the word's length (at least 1), or a candidate the word starts with
+// (`--batchsize` → `--batch`). Nullopt when none is that close.
+std::optional<std::string> ClosestMatch(std::string_view word,
+                                        const std::vector<std::string>& candidates);
 // Valid UTF-8 with control characters (other than tab) and invalid bytes replaced by U+FFFD.
 std::string SanitizeText(std::string_view s);
 // Fixed formatting with `digits` decimals, locale-independent.
