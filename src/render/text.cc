@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "tpudoctor/report/render.h"
+#include "tpudoctor/rules/rules.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -164,6 +165,78 @@ std::string RenderTextAll(std::span<const Report> reports, const TextStyle& styl
     out += RenderText(reports[i], style);
   }
   out += "\n" + SummaryLine(Summarize(reports)) + "\n";
+  out += BlockedLine(reports);
+  return out;
+}
+
+std::string BlockedLine(std::span<const Report> reports) {
+  constexpr std::size_t kMaxNamed = 20;
+  std::vector<std::string> blocked;
+  for (const Report& r : reports) {
+    if (r.verdict == Verdict::kBlocked) blocked.push_back(r.model.empty() ? "(example)" : r.model);
+  }
+  if (blocked.empty()) return "";
+  const std::size_t more = blocked.size() > kMaxNamed ? blocked.size() - kMaxNamed : 0;
+  blocked.resize(std::min(blocked.size(), kMaxNamed));
+  return "blocked: " + Join(blocked, ", ") +
+         (more > 0 ? ", and " + std::to_string(more) + " more" : "") + "\n";
+}
+
+std::string RenderConcise(std::span<const Report> reports) {
+  std::string out;
+  for (const Report& r : reports) {
+    for (const Diagnostic& d : r.findings) {
+      std::string where;
+      if (r.script) {
+        Location at = d.location;
+        at.file.clear();
+        where = FileLine(at);  // ":cell 3:2:5" or ":12:5"
+      } else {
+        // The node (or value) the finding is about; the graph only when neither is known.
+        const std::string logical = !d.location.node.empty()    ? d.location.node
+                                    : !d.location.value.empty() ? d.location.value
+                                                                : d.location.graph;
+        if (!logical.empty()) where = ":" + logical;
+      }
+      out += (r.model.empty() ? "(example)" : r.model) + where + ": " +
+             std::string(NameOf(d.severity)) + "[" + d.code + "] " + d.message + "\n";
+    }
+  }
+  out += SummaryLine(Summarize(reports)) + "\n";
+  out += BlockedLine(reports);
+  return out;
+}
+
+std::string RenderStatistics(std::span<const Report> reports) {
+  struct Row {
+    std::string code;
+    int count = 0;
+    Severity worst = Severity::kNote;
+  };
+  std::vector<Row> rows;
+  for (const Report& r : reports) {
+    for (const Diagnostic& d : r.findings) {
+      auto it =
+          std::find_if(rows.begin(), rows.end(), [&](const Row& x) { return x.code == d.code; });
+      if (it == rows.end()) {
+        rows.push_back({d.code, 0, d.severity});
+        it = rows.end() - 1;
+      }
+      ++it->count;
+      it->worst = std::max(it->worst, d.severity);
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.count != b.count ? a.count > b.count : a.code < b.code;
+  });
+  std::string out;
+  for (const Row& row : rows) {
+    const RuleInfo* info = FindRule(row.code);
+    out += PadLeft(std::to_string(row.count), 6) + "  " + Pad(row.code, 8) + " " +
+           Pad(std::string(NameOf(row.worst)), 8) + " " + (info ? info->name : "") + "\n";
+  }
+  out += SummaryLine(Summarize(reports)) + "\n";
+  out += BlockedLine(reports);
   return out;
 }
 

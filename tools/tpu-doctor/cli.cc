@@ -15,7 +15,7 @@ namespace {
 constexpr std::int64_t kMaxDimValue = std::int64_t{1} << 62;
 
 // `check`'s --format and --fail-on values, for the flags and for pyproject.toml alike.
-const std::vector<std::string> kFormats = {"text", "json", "sarif", "html"};
+const std::vector<std::string> kFormats = {"text", "concise", "json", "sarif", "html"};
 const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
@@ -91,7 +91,7 @@ std::optional<std::string> ApplyConfig(CLI::App* cmd, CheckArgs& check, std::int
   if (c.precision && unset("--precision")) check.precision = *c.precision;
   if (c.batch && unset("--batch")) batch = *c.batch;
   if (std::find(kFormats.begin(), kFormats.end(), check.format) == kFormats.end())
-    return c.path + ": [tool.tpu-doctor] `format` must be text, json, sarif or html";
+    return c.path + ": [tool.tpu-doctor] `format` must be text, concise, json, sarif or html";
   if (std::find(kFailOn.begin(), kFailOn.end(), check.fail_on) == kFailOn.end())
     return c.path + ": [tool.tpu-doctor] `fail-on` must be error, warning, note or never";
   return std::nullopt;
@@ -169,8 +169,12 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   check_cmd->add_option("--optimizer", check.optimizer,
                         "with --train: sgd, momentum, adam/adamw, adafactor");
   check_cmd->add_option("--precision", check.precision, "fp32, bf16 (default), fp16, mixed");
-  check_cmd->add_option("--format", check.format, "text, json, sarif or html")
+  check_cmd
+      ->add_option("--format", check.format,
+                   "text, concise (one line per finding), json, sarif or html")
       ->check(CLI::IsMember(kFormats));
+  check_cmd->add_flag("--statistics", check.statistics,
+                      "count the findings per rule instead of listing them");
   check_cmd
       ->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
       ->check(CLI::IsMember(kFailOn));

@@ -24,6 +24,8 @@ std::vector<std::string> ComparisonTargets(const std::string& target) {
 }
 
 std::string Render(std::span<const Report> reports, const CheckArgs& args) {
+  if (args.statistics) return RenderStatistics(reports);
+  if (args.format == "concise") return RenderConcise(reports);
   if (args.format == "json") return RenderJsonAll(reports);
   if (args.format == "sarif") return RenderSarifAll(reports);
   if (args.format == "html") return RenderHtmlAll(reports);

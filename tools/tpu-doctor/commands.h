@@ -30,8 +30,9 @@ struct CheckArgs {
   std::string fail_on = "error";
   std::vector<std::string> select;  // rule codes or prefixes
   std::vector<std::string> ignore;
-  bool color = false;  // ANSI colours in the text report
-  std::string job;     // --job FILE: check a job spec or launch script (and the model against it)
+  bool color = false;       // ANSI colours in the text report
+  bool statistics = false;  // --statistics: findings counted per rule instead of listed
+  std::string job;  // --job FILE: check a job spec or launch script (and the model against it)
   // Python scripts: apply the safe fixes (--fix; the unsafe ones too with --unsafe-fixes), or
   // print them as a unified diff and write nothing (--diff).
   bool fix = false;

@@ -31,9 +31,19 @@ std::string RenderSarif(const Report& report);
 std::string RenderHtml(const Report& report, bool standalone = true);
 
 // Several models in one run (`tpu-doctor check a.onnx b.pt2 models/`): every report, then a
-// summary line (text), a `reports` array with a `summary` (JSON), one SARIF run per model, one HTML
-// page. With one report each gives exactly what the single-report function gives.
+// summary line naming the blocked ones (text), a `reports` array with a `summary` (JSON), one
+// SARIF run with every file as an artifact, one HTML page. With one report each gives exactly what
+// the single-report function gives.
 std::string SummaryLine(const RunSummary& summary);  // "checked 3 models: 1 blocked, ..."
+// "blocked: a.onnx, b.pt2" (the first 20, then how many more); empty when none is blocked.
+std::string BlockedLine(std::span<const Report> reports);
+// One line per finding, as linters print them (`--format concise`):
+// `path:where: severity[CODE] message`, where is a script's line:column (a notebook's
+// `cell N:line:column`) or a model's node path; then the summary line.
+std::string RenderConcise(std::span<const Report> reports);
+// Findings counted per rule (`--statistics`): count, code, worst severity, the rule's name,
+// most frequent first; then the summary line.
+std::string RenderStatistics(std::span<const Report> reports);
 std::string RenderTextAll(std::span<const Report> reports, const TextStyle& style = {});
 std::string RenderJsonAll(std::span<const Report> reports);
 std::string RenderSarifAll(std::span<const Report> reports);
