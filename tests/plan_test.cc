@@ -131,6 +131,10 @@ TEST(PlanTest, EmittedFilesAreValidMatchGoldensAndPassCheckJob) {
   const EmitCase kCases[] = {
       {"llama8b_v5e_jax", "examples/configs/llama-3.1-8b.json", 8192, "tpu-v5e", ""},
       {"resnet50_v6e_pytorch", "examples/resnet50.onnx", std::nullopt, "tpu-v6e", "pytorch"},
+      // A model that only fits sharded: the PyTorch/XLA script wraps it in FSDP (built on the
+      // CPU, auto-wrapped) and steps with optimizer.step(), which `check` (PY003) verifies.
+      {"llama70b_v6e_pytorch_fsdp", "examples/configs/llama-3.1-70b.json", 2048, "tpu-v6e",
+       "pytorch"},
       {"bert_v3_tensorflow", "examples/configs/bert-base-uncased.json", 128, "tpu-v3",
        "tensorflow"}};
   for (const EmitCase& c : kCases) {

@@ -199,6 +199,7 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.xla_multiprocessing as xmp
+import torch_xla.runtime as xr
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=int, default={{per_device_batch_int}})
@@ -216,14 +217,13 @@ def build_dataset():
 
 def _mp_fn(index):
     device = torch_xla.device()
-    world = xm.xrt_world_size()
+    world = xr.world_size()
     assert args.global_batch == args.per_device_batch * world, "global batch != per-device x devices"
-    model = build_model().to(device)
-{{torch_fsdp}}
+{{torch_model}}
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
     dataset = build_dataset()
     sampler = torch.utils.data.distributed.DistributedSampler(
-        dataset, num_replicas=world, rank=xm.get_ordinal(), shuffle=True)
+        dataset, num_replicas=world, rank=xr.global_ordinal(), shuffle=True)
     # drop_last keeps every step's shape static: a smaller last batch would recompile.
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=args.per_device_batch, sampler=sampler, drop_last=True, num_workers=4)
@@ -232,7 +232,7 @@ def _mp_fn(index):
         with torch.autocast("xla", dtype=torch.bfloat16):
             loss = model(*batch)
         loss.backward()
-        xm.optimizer_step(optimizer)  # all-reduces the gradients, then steps
+{{torch_step}}
 
 
 if __name__ == "__main__":
@@ -359,13 +359,28 @@ Result<std::vector<EmittedFile>> EmitJobFiles(const Plan& plan, const PlanCandid
                                   "policy=jax.checkpoint_policies.offload_dot_with_no_batch_dims("
                                   "\"device\", \"pinned_host\")."
                                 : ".");
-  v["torch_fsdp"] =
-      e.parallel.fsdp > 1 || e.parallel.tensor > 1
-          ? "    # The plan shards parameters (" + ToString(e.parallel) +
-                "): wrap the model in FSDP.\n"
-                "    from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP\n"
-                "    model = FSDP(model)"
-          : "    # Data parallel: every device keeps the whole model.";
+  const bool sharded = e.parallel.fsdp > 1 || e.parallel.tensor > 1;
+  // FSDP (torch_xla's docs): build the model on the CPU and let FSDP move it to the device one
+  // wrapped unit at a time (the whole fp32 model on one chip would not fit), and step with
+  // `optimizer.step()`: FSDP has already reduce-scattered the gradients, and xm.optimizer_step
+  // would all-reduce the shards again (rule PY003).
+  v["torch_model"] =
+      sharded ? "    # The plan shards parameters (" + ToString(e.parallel) +
+                    "): FSDP wraps every submodule of 100M+ parameters and moves each to the\n"
+                    "    # device as it shards it; the whole model never sits on one chip.\n"
+                    "    import functools\n"
+                    "    from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as "
+                    "FSDP\n"
+                    "    from torch_xla.distributed.fsdp.wrap import size_based_auto_wrap_policy\n"
+                    "    policy = functools.partial(size_based_auto_wrap_policy, "
+                    "min_num_params=int(1e8))\n"
+                    "    model = FSDP(build_model(), auto_wrap_policy=policy, "
+                    "compute_dtype=torch.bfloat16)"
+              : "    # Data parallel: every device keeps the whole model.\n"
+                "    model = build_model().to(device)";
+  v["torch_step"] =
+      sharded ? "        optimizer.step()  # FSDP reduce-scattered the gradients already"
+              : "        xm.optimizer_step(optimizer)  # all-reduces the gradients, then steps";
   v["tf_note"] = e.parallel.fsdp > 1 || e.parallel.tensor > 1
                      ? "# Note: TPUStrategy is data parallel only; the plan's " +
                            ToString(e.parallel) +

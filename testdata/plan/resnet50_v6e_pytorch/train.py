@@ -10,6 +10,7 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.xla_multiprocessing as xmp
+import torch_xla.runtime as xr
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=int, default=256)
@@ -27,14 +28,14 @@ def build_dataset():
 
 def _mp_fn(index):
     device = torch_xla.device()
-    world = xm.xrt_world_size()
+    world = xr.world_size()
     assert args.global_batch == args.per_device_batch * world, "global batch != per-device x devices"
-    model = build_model().to(device)
     # Data parallel: every device keeps the whole model.
+    model = build_model().to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
     dataset = build_dataset()
     sampler = torch.utils.data.distributed.DistributedSampler(
-        dataset, num_replicas=world, rank=xm.get_ordinal(), shuffle=True)
+        dataset, num_replicas=world, rank=xr.global_ordinal(), shuffle=True)
     # drop_last keeps every step's shape static: a smaller last batch would recompile.
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=args.per_device_batch, sampler=sampler, drop_last=True, num_workers=4)
