@@ -93,6 +93,24 @@ void Values(std::string& out, const char* label, const std::vector<ValueSummary>
   }
 }
 
+// The ops of the model by type, with the worst finding on each: after the findings, which come
+// first (a 50-row table above them hides what matters).
+std::string OpTable(const Report& r) {
+  std::string out;
+  std::size_t op_width = 2;
+  for (const auto& row : r.op_summary) op_width = std::max(op_width, row.op.size());
+  out += "ops (" + Plural(r.node_count, "node", "nodes") + ", " +
+         Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") + "):\n";
+  out += "  " + Pad("op", op_width) + "  count  status\n";
+  for (const auto& row : r.op_summary) {
+    std::string status =
+        row.worst ? std::string(NameOf(*row.worst)) + " " + Join(row.codes, ",") : "ok";
+    out += "  " + Pad(row.op, op_width) + "  " + PadLeft(std::to_string(row.count), 5) + "  " +
+           status + "\n";
+  }
+  return out;
+}
+
 // A script's report: the findings in file order, located at the code.
 std::string RenderScriptText(const Report& r, const Paint& paint) {
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
@@ -127,19 +145,6 @@ std::string RenderText(const Report& r, const TextStyle& style) {
   Values(out, "inputs: ", r.inputs);
   Values(out, "outputs:", r.outputs);
   for (const std::string& note : r.shape_notes) out += "shapes:  " + note + "\n";
-  out += "\n";
-
-  std::size_t op_width = 2;
-  for (const auto& row : r.op_summary) op_width = std::max(op_width, row.op.size());
-  out += "ops (" + Plural(r.node_count, "node", "nodes") + ", " +
-         Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") + "):\n";
-  out += "  " + Pad("op", op_width) + "  count  status\n";
-  for (const auto& row : r.op_summary) {
-    std::string status =
-        row.worst ? std::string(NameOf(*row.worst)) + " " + Join(row.codes, ",") : "ok";
-    out += "  " + Pad(row.op, op_width) + "  " + PadLeft(std::to_string(row.count), 5) + "  " +
-           status + "\n";
-  }
 
   if (!r.findings.empty()) out += "\nfindings:\n";
   for (const Diagnostic& d : r.findings) {
@@ -152,6 +157,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
       out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description +
              "\n";
   }
+  out += "\n" + OpTable(r);
   out += "\nverdict: " + paint(SgrOf(r.verdict), std::string(NameOf(r.verdict))) + " on " +
          (r.slice.empty() ? r.target : r.slice) + "\n";
   return out;
