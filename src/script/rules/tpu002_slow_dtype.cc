@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "src/script/rules/factories.h"
 
 namespace tpudoctor::script {
@@ -183,6 +185,42 @@ std::string WhatItCosts(const SlowDtype& s) {
                "type (same range as float32, no loss scaling needed)";
 }
 
+// How sure the code is to take the dtype: a warning when it always does; a note when the dtype is
+// chosen in a branch the script takes at run time (`if FLAGS.mixed_precision:` — a flag, a
+// platform check: whether it runs on a TPU is a guess); nothing when the branch is the code doing
+// what it was asked (its condition names the dtype: `if dtype == tf.float16:`) or when the same
+// if-chain has a bfloat16 branch (a multi-platform script whose TPU branch is already bfloat16).
+std::optional<Severity> SeverityAt(Node at) {
+  auto names_slow_dtype = [](std::string_view text) {
+    for (std::string_view d : {"float16", "float64", "double", "half", "fp16"}) {
+      if (text.find(d) != std::string_view::npos) return true;
+    }
+    return false;
+  };
+  for (Node n = at.parent(); n; n = n.parent()) {
+    if (n.is("function_definition") || n.is("lambda") || n.is("class_definition")) break;
+    const bool clause = n.is("if_statement") || n.is("elif_clause") ||
+                        n.is("conditional_expression") || n.is("else_clause");
+    if (!clause) continue;
+    if (names_slow_dtype(n.field("condition").text())) return std::nullopt;
+    Node chain = n;
+    while (chain && !chain.is("if_statement") && !chain.is("conditional_expression")) {
+      chain = chain.parent();
+    }
+    if (chain && chain.text().find("bfloat16") != std::string_view::npos) return std::nullopt;
+    if (chain && names_slow_dtype(chain.field("condition").text())) return std::nullopt;
+    return Severity::kNote;
+  }
+  return Severity::kWarning;
+}
+
+// " — only in a branch the script chooses at run time" for a note.
+std::string BranchNote(Severity severity) {
+  return severity == Severity::kNote
+             ? " (in a branch the script takes at run time: only if it runs on the TPU)"
+             : "";
+}
+
 // float64 or float16 given to the model's framework: dtype= of a TensorFlow/PyTorch/JAX/Keras
 // call, `.double()`/`.half()`/`.to(torch.float64)` on tensors and modules, and the global
 // switches (torch.set_default_dtype, keras set_floatx / mixed_float16, jax_enable_x64).
@@ -222,12 +260,14 @@ class Tpu002 final : public ScriptRule {
  private:
   static void Report(const ScriptContext& c, Node at, const SlowDtype& s, const std::string& what,
                      std::string replacement) {
-    Diagnostic d = c.Finding("TPU002", Severity::kWarning, at,
+    const std::optional<Severity> severity = SeverityAt(at);
+    if (!severity) return;
+    Diagnostic d = c.Finding("TPU002", *severity, at,
                              what + " makes the model compute in " +
                                  std::string(s.wide == "double" ? "float64"
                                              : s.wide == "half" ? "float16"
                                                                 : s.wide) +
-                                 "; " + WhatItCosts(s));
+                                 "; " + WhatItCosts(s) + BranchNote(*severity));
     d.fix = Fix{"use " + std::string(s.narrow), FixApplicability::kUnsafe};
     // A name the script aliased (`float64 as f64`) cannot be narrowed by rewriting it.
     if (replacement != at.text()) {
@@ -260,10 +300,13 @@ class Tpu002 final : public ScriptRule {
         call.name == "keras.mixed_precision.experimental.Policy" ||
         call.name == "keras.config.set_dtype_policy") {
       if (call.args.empty() || StringLiteral(call.args[0]) != "mixed_float16") return true;
-      Diagnostic d = c.Finding("TPU002", Severity::kWarning, call.args[0],
+      const std::optional<Severity> severity = SeverityAt(call.args[0]);
+      if (!severity) return true;
+      Diagnostic d = c.Finding("TPU002", *severity, call.args[0],
                                "the `mixed_float16` policy computes in float16, which TPUs run "
                                "through float32 at no gain: `mixed_bfloat16` is the TPU's "
-                               "policy (no loss scaling needed)");
+                               "policy (no loss scaling needed)" +
+                                   BranchNote(*severity));
       d.fix = Fix{"use the `mixed_bfloat16` policy",
                   FixApplicability::kUnsafe,
                   {Replace(call.args[0], "\"mixed_bfloat16\"")}};
@@ -273,10 +316,13 @@ class Tpu002 final : public ScriptRule {
     if (call.method == "update" && call.args.size() == 2 &&
         (call.name == "jax.config.update" || call.name.ends_with("config.update")) &&
         StringLiteral(call.args[0]) == "jax_enable_x64" && BoolLiteral(call.args[1]) == true) {
-      Diagnostic d = c.Finding("TPU002", Severity::kWarning, call.node,
+      const std::optional<Severity> severity = SeverityAt(call.node);
+      if (!severity) return true;
+      Diagnostic d = c.Finding("TPU002", *severity, call.node,
                                "`jax_enable_x64` makes JAX's default float and int types 64-bit: "
                                "TPUs have no float64 units (XLA emulates them, many times slower) "
-                               "and 64-bit integers take two registers");
+                               "and 64-bit integers take two registers" +
+                                   BranchNote(*severity));
       d.fix = Fix{"leave x64 off; ask for float64 only where it is needed on the host",
                   FixApplicability::kUnsafe,
                   {Replace(call.args[1], "False")}};
