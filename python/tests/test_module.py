@@ -292,3 +292,32 @@ def test_notebook_html(testdata):
     fragment = report._repr_html_()
     assert "BLOCKED" in fragment and "<html" not in fragment
     assert report.to_html().startswith("<!DOCTYPE html>")
+
+
+def test_bash_completion_completes_commands_flags_and_values(binary):
+    # The script `tpu-doctor completion bash` prints, loaded into bash and asked what it offers.
+    import shutil as _shutil
+    import subprocess as _subprocess
+    if _shutil.which("bash") is None:
+        import pytest as _pytest
+        _pytest.skip("no bash")
+    cases = {
+        "chec": "check",
+        "check --form": "--format",
+        "check --format con": "concise",
+        "check --target tpu-v6": "tpu-v6e",
+        "estimate --targets nvidia-h1": "nvidia-h100",
+        "plan --framework py": "pytorch",
+    }
+    script = f'source <("{binary}" completion bash)\n'
+    for typed in cases:
+        script += (
+            f'read -ra W <<< "tpu-doctor {typed}"; COMP_WORDS=("${{W[@]}}"); '
+            'COMP_CWORD=$((${#W[@]}-1)); COMPREPLY=(); _tpu_doctor; echo "${COMPREPLY[*]}"\n'
+        )
+    out = _subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == len(cases)
+    for (typed, want), got in zip(cases.items(), lines):
+        assert want in got.split(), (typed, got)

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "completion.h"
 #include "config.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
@@ -288,6 +289,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* rule_cmd = app.add_subcommand("rule", "print the documentation of one rule");
   rule_cmd->add_option("code", rule_code, "rule code, e.g. TPU001")->required();
 
+  std::string shell;
+  auto* completion_cmd = app.add_subcommand(
+      "completion", "print a shell completion script: `source <(tpu-doctor completion bash)`");
+  completion_cmd->add_option("shell", shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -342,6 +350,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   if (targets_cmd->parsed()) return TargetsCommand(targets_format, out, err);
   if (rules_cmd->parsed()) return RulesCommand(out);
+  if (completion_cmd->parsed()) {
+    out << CompletionScript(app, shell, kFormats).value_or("");
+    return kExitOk;
+  }
   if (rule_cmd->parsed()) return RuleCommand(rule_code, out, err);
   return usage("no subcommand");
 }
