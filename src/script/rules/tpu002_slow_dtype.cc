@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <optional>
 
 #include "src/script/rules/factories.h"
@@ -114,6 +115,12 @@ bool ExpressionReaches(const ScriptModel& model, Node expr, int depth) {
   if (parent.is("return_statement")) return true;
   const Call* consumer = ConsumerOf(model, expr);
   if (FeedsModel(consumer)) return true;
+  // Cast to a dtype the TPU computes natively (`tf.cast(x, tf.int32)`): the wide value ends here.
+  if (consumer != nullptr && consumer->name == "tensorflow.cast") {
+    Node to = consumer->Keyword("dtype");
+    if (!to && consumer->args.size() >= 2) to = consumer->args[1];
+    if (to && SlowDtypeOf(model, to) == nullptr) return false;
+  }
   // Given to a framework function (tf.cast, tf.reshape): its result carries the dtype on.
   if (consumer != nullptr && depth < kMaxFollow) {
     return ExpressionReaches(model, consumer->node, depth + 1);
@@ -133,7 +140,9 @@ bool ValueReaches(const ScriptModel& model, Node assignment, int depth) {
   // Only the uses in the same function (or module) can see this binding.
   auto visit = [&](Node n, int) {
     if (reaches) return false;
-    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() &&
+    // A name being assigned (`e = ...` after `e = <value>`) is not a use of the value.
+    const bool assigned = n.parent().is("assignment") && n.parent().field("left") == n;
+    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() && !assigned &&
         model.ValueOf(name, n.begin(), model.FunctionOf(n)) == value &&
         ExpressionReaches(model, n, depth)) {
       reaches = true;
