@@ -216,20 +216,40 @@ CategoryText DescribeCategory(const std::string& category, const std::string& fr
   return {category, "", ""};
 }
 
+// What the catalogue and the scored layer read, computed once per diagnosis: the kept text and the
+// lines in it that show the run failed.
+struct Excerpt {
+  std::string text;
+  std::vector<logs::FailureLine> failure;  // empty: nothing says the run failed (a healthy log)
+  std::string file;
+  // Line numbers are the file's when the whole input was kept (one file within the kept head).
+  bool exact = false;
+
+  Evidence At(std::int64_t line, std::string text_of_line) const {
+    return {exact ? file : file + " (excerpt)", exact ? line : 0, std::move(text_of_line)};
+  }
+};
+
+Excerpt ExcerptOf(const Scanner& scanner, const std::vector<std::string>& files) {
+  Excerpt e;
+  e.text = scanner.EvidenceText();
+  e.failure = logs::FailureEvidence(e.text);
+  e.file = files[0];
+  e.exact = files.size() == 1 && scanner.bytes() <= static_cast<std::int64_t>(logs::kKeepHeadBytes);
+  return e;
+}
+
 // How sure a catalogue answer is: a message that names the problem, or only an effect of one.
 constexpr double kCauseConfidence = 0.8;
 constexpr double kKnockOnConfidence = 0.35;
 
 // The catalogue's answer (src/logs/catalogue.h): the message that names the cause, first in time
 // and innermost on its line, with what it unwrapped and what it outranked.
-std::optional<LogCause> CatalogueCause(const Scanner& scanner,
-                                       const std::vector<std::string>& files,
-                                       const std::string& framework) {
-  const std::string text = scanner.EvidenceText();
+std::optional<LogCause> CatalogueCause(const Excerpt& excerpt, const std::string& framework) {
   // As for the scored layer: a log in which nothing says the run failed is healthy, whatever
   // words its INFO lines use.
-  if (logs::FailureEvidence(text).empty()) return std::nullopt;
-  const std::vector<logs::CatalogueMatch> matches = logs::MatchCatalogue(text);
+  if (excerpt.failure.empty()) return std::nullopt;
+  const std::vector<logs::CatalogueMatch> matches = logs::MatchCatalogue(excerpt.text);
   const std::optional<logs::CatalogueMatch> root = logs::RootCauseOf(matches);
   if (!root) return std::nullopt;
   const bool cause = root->entry->role == logs::MessageRole::kCause;
@@ -242,13 +262,10 @@ std::optional<LogCause> CatalogueCause(const Scanner& scanner,
   c.count = 1;
   c.confidence = cause ? kCauseConfidence : kKnockOnConfidence;
   c.title = cause ? about.title : "probably " + about.title + " (only its effects are in the log)";
-  const bool exact =
-      files.size() == 1 && scanner.bytes() <= static_cast<std::int64_t>(logs::kKeepHeadBytes);
-  c.evidence.push_back(
-      {exact ? files[0] : files[0] + " (excerpt)", exact ? root->line : 0, root->text});
+  c.evidence.push_back(excerpt.At(root->line, root->text));
   std::vector<std::string> wrappers, later;
   for (const logs::CatalogueMatch& m : matches) {
-    if (&m == &*root || (m.line == root->line && m.column == root->column)) continue;
+    if (m.line == root->line && m.column == root->column) continue;  // the root itself
     if (m.line == root->line && m.column < root->column) {
       wrappers.push_back(m.entry->id);
     } else if (m.line > root->line && m.category != root->category) {
@@ -305,22 +322,16 @@ std::string CaptureAdvice(const std::string& framework) {
 
 // Layers two and three: when no signature explains a log that shows a failure, the scored
 // fallback names the likeliest category, with its evidence lines and confidence.
-std::optional<LogCause> FallbackCause(const Scanner& scanner, const std::vector<std::string>& files,
-                                      const std::string& framework) {
-  const std::string text = scanner.EvidenceText();
-  const std::vector<logs::FailureLine> failure = logs::FailureEvidence(text);
+std::optional<LogCause> FallbackCause(const Excerpt& excerpt, const std::string& framework) {
+  const std::vector<logs::FailureLine>& failure = excerpt.failure;
   if (failure.empty()) return std::nullopt;  // nothing says the run failed: a healthy log
-  const std::optional<logs::CategoryGuess> guess = logs::GuessCategory(text);
+  const std::optional<logs::CategoryGuess> guess = logs::GuessCategory(excerpt.text);
   LogCause c;
   c.layer = "fallback";
   c.signature = "fallback";
   c.severity = Severity::kError;
   c.count = 1;
-  // Line numbers are exact when the whole input was kept (one file within the kept head).
-  const bool exact =
-      files.size() == 1 && scanner.bytes() <= static_cast<std::int64_t>(logs::kKeepHeadBytes);
-  for (const logs::FailureLine& f : failure)
-    c.evidence.push_back({exact ? files[0] : files[0] + " (excerpt)", exact ? f.line : 0, f.text});
+  for (const logs::FailureLine& f : failure) c.evidence.push_back(excerpt.At(f.line, f.text));
   if (!guess || guess->similarity < kAbstainBelow) {
     // An engineer would say the excerpt does not show why: so does the tool, with what to
     // capture next and, for what it is worth, the closest categories.
@@ -427,16 +438,18 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
     d.causes.push_back(std::move(cause));
   }
   if (d.causes.empty()) {
-    if (std::optional<LogCause> c = CatalogueCause(scanner, files, d.framework)) {
+    const Excerpt excerpt = ExcerptOf(scanner, files);
+    if (std::optional<LogCause> c = CatalogueCause(excerpt, d.framework)) {
       d.causes.push_back(std::move(*c));
-    } else if (std::optional<LogCause> f = FallbackCause(scanner, files, d.framework)) {
+    } else if (std::optional<LogCause> f = FallbackCause(excerpt, d.framework)) {
       d.causes.push_back(std::move(*f));
     }
   } else if (IsStructural(kb, d.causes.front().signature)) {
     // An internal check failed: that the run died is certain; why is the message inside it (the
     // catalogue), else the scored layer's call.
-    std::optional<LogCause> c = CatalogueCause(scanner, files, d.framework);
-    if (!c || c->confidence < kCauseConfidence) c = FallbackCause(scanner, files, d.framework);
+    const Excerpt excerpt = ExcerptOf(scanner, files);
+    std::optional<LogCause> c = CatalogueCause(excerpt, d.framework);
+    if (!c || c->confidence < kCauseConfidence) c = FallbackCause(excerpt, d.framework);
     // A weak guess does not displace the signature (an engineer would not go by it either).
     const bool weak = c && c->layer == "fallback" && c->confidence < kOverrideStructuralAt;
     if (c && !weak && c->category != d.causes.front().category && c->category != "unknown") {

@@ -131,6 +131,11 @@ std::string RenderScriptText(const Report& r, const Paint& paint) {
   return out;
 }
 
+// What ends a multi-report text: the summary line, then the blocked models.
+std::string Footer(std::span<const Report> reports) {
+  return SummaryLine(Summarize(reports)) + "\n" + BlockedLine(reports);
+}
+
 }  // namespace
 
 std::string RenderText(const Report& r, const TextStyle& style) {
@@ -170,8 +175,7 @@ std::string RenderTextAll(std::span<const Report> reports, const TextStyle& styl
     if (i > 0) out += "\n" + std::string(100, '-') + "\n\n";
     out += RenderText(reports[i], style);
   }
-  out += "\n" + SummaryLine(Summarize(reports)) + "\n";
-  out += BlockedLine(reports);
+  out += "\n" + Footer(reports);
   return out;
 }
 
@@ -208,8 +212,7 @@ std::string RenderConcise(std::span<const Report> reports) {
              std::string(NameOf(d.severity)) + "[" + d.code + "] " + d.message + "\n";
     }
   }
-  out += SummaryLine(Summarize(reports)) + "\n";
-  out += BlockedLine(reports);
+  out += Footer(reports);
   return out;
 }
 
@@ -241,8 +244,7 @@ std::string RenderStatistics(std::span<const Report> reports) {
     out += PadLeft(std::to_string(row.count), 6) + "  " + Pad(row.code, 8) + " " +
            Pad(std::string(NameOf(row.worst)), 8) + " " + (info ? info->name : "") + "\n";
   }
-  out += SummaryLine(Summarize(reports)) + "\n";
-  out += BlockedLine(reports);
+  out += Footer(reports);
   return out;
 }
 

@@ -18,6 +18,18 @@ constexpr std::int64_t kMaxDimValue = std::int64_t{1} << 62;
 // `check`'s --format and --fail-on values, for the flags and for pyproject.toml alike.
 const std::vector<std::string> kFormats = {"text", "concise", "json", "sarif", "html"};
 const std::vector<std::string> kFailOn = {"error", "warning", "note", "never"};
+// The other fixed value sets the flags take, checked here and offered by `completion`.
+const std::vector<std::string> kColors = {"auto", "always", "never"};
+const std::vector<std::string> kTextOrJson = {"text", "json"};
+const std::vector<std::string> kObjectives = {"cost", "throughput"};
+const std::vector<std::string> kFrameworks = {"jax", "pytorch", "tensorflow"};
+
+// Each flag's fixed values for shell completion, by subcommand ("" for any).
+CompletionValues FlagValues() {
+  return {{{"check", "--format"}, kFormats},  {{"", "--format"}, kTextOrJson},
+          {{"", "--fail-on"}, kFailOn},       {{"", "--color"}, kColors},
+          {{"", "--objective"}, kObjectives}, {{"", "--framework"}, kFrameworks}};
+}
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
 CLI::Validator PositiveDim() {
@@ -101,24 +113,20 @@ std::optional<std::string> ApplyConfig(CLI::App* cmd, CheckArgs& check, std::int
 // "did you mean ...?" for what CLI11 refused: an unknown subcommand (the first argument), or an
 // option the chosen subcommand does not have. Empty when nothing is close.
 std::string Suggestion(const CLI::App& app, const std::vector<std::string>& args) {
-  std::vector<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    commands.push_back(sub->get_name());
-  }
   if (args.empty()) return "";
   const std::string& first = args.front();
-  const bool known = std::find(commands.begin(), commands.end(), first) != commands.end();
-  if (!known && !first.starts_with("-")) {
+  std::vector<std::string> commands;
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* candidate : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands.push_back(candidate->get_name());
+    if (candidate->get_name() == first) sub = candidate;
+  }
+  if (sub == nullptr) {
+    if (first.starts_with("-")) return "";
     auto close = ClosestMatch(first, commands);
     return close ? ": `" + first + "` is not a command; did you mean `tpu-doctor " + *close + "`?"
                  : ": `" + first + "` is not a command";
   }
-  if (!known) return "";
-  const CLI::App* sub = nullptr;
-  for (const CLI::App* candidate : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (candidate->get_name() == first) sub = candidate;
-  }
-  if (sub == nullptr) return "";
   std::vector<std::string> flags;
   for (const CLI::Option* opt : sub->get_options()) {
     for (const std::string& name : opt->get_lnames()) flags.push_back("--" + name);
@@ -160,7 +168,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   check_cmd
       ->add_option("--color", color,
                    "colour the text report: auto (a terminal without NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(CLI::IsMember(kColors));
   check_cmd->add_option("--target", check.target, "accelerator (see `tpu-doctor targets`)");
   check_cmd->add_option("--job", check.job,
                         "check a Vertex AI CustomJob spec, GKE manifest or launch script (JOB "
@@ -196,7 +204,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   std::string targets_format = "text";
   auto* targets_cmd = app.add_subcommand("targets", "list the accelerators tpu-doctor knows");
   targets_cmd->add_option("--format", targets_format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember(kTextOrJson));
 
   EstimateArgs est;
   std::vector<std::string> est_dims;
@@ -238,8 +246,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "how much");
   est_cmd->add_option("--calibration", est.calibration_file,
                       "efficiency factors JSON (format of data/calibration/)");
-  est_cmd->add_option("--format", est.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  est_cmd->add_option("--format", est.format, "text or json")->check(CLI::IsMember(kTextOrJson));
 
   PlanArgs plan;
   std::vector<std::string> plan_dims;
@@ -257,7 +264,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plan_cmd->add_option("--global-batch", plan.global_batch, "samples per step, exactly")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   plan_cmd->add_option("--objective", plan.objective, "cost (per 1M samples) or throughput")
-      ->check(CLI::IsMember({"cost", "throughput"}));
+      ->check(CLI::IsMember(kObjectives));
   plan_cmd->add_flag("--inference", plan.inference, "plan inference instead of training");
   plan_cmd->add_option("--optimizer", plan.optimizer, "sgd, momentum, adam/adamw, adafactor");
   plan_cmd->add_option("--precision", plan.precision, "fp32, bf16, fp16, mixed, bf16-params");
@@ -269,18 +276,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plan_cmd
       ->add_option("--framework", plan.framework,
                    "framework of the emitted training script: jax, pytorch or tensorflow")
-      ->check(CLI::IsMember({"jax", "pytorch", "tensorflow"}));
+      ->check(CLI::IsMember(kFrameworks));
   plan_cmd->add_option("--zone", plan.zone, "zone for the emitted commands");
-  plan_cmd->add_option("--format", plan.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  plan_cmd->add_option("--format", plan.format, "text or json")->check(CLI::IsMember(kTextOrJson));
 
   LogsArgs logs;
   auto* logs_cmd = app.add_subcommand(
       "logs", "say why a TPU run died, from its logs (plain or gzip; - for stdin)");
   logs_cmd->add_option("files", logs.files,
                        "log files of one run (several workers' logs are read as one incident)");
-  logs_cmd->add_option("--format", logs.format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  logs_cmd->add_option("--format", logs.format, "text or json")->check(CLI::IsMember(kTextOrJson));
   logs_cmd->add_flag("--signatures", logs.list_signatures,
                      "list the failure signatures tpu-doctor recognises");
 
@@ -351,7 +356,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (targets_cmd->parsed()) return TargetsCommand(targets_format, out, err);
   if (rules_cmd->parsed()) return RulesCommand(out);
   if (completion_cmd->parsed()) {
-    out << CompletionScript(app, shell, kFormats).value_or("");
+    out << CompletionScript(app, shell, FlagValues()).value_or("");
     return kExitOk;
   }
   if (rule_cmd->parsed()) return RuleCommand(rule_code, out, err);

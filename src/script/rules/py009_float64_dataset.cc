@@ -88,6 +88,15 @@ bool IsNumber(Node n) {
   return n.is("integer") || n.is("float");
 }
 
+// What an expression passes its array on from unchanged: the inside of parentheses, the value a
+// name is bound to, the array a subscript slices. Null for anything else.
+Node PassedFrom(const ScriptModel& model, Node expr) {
+  if (expr.is("parenthesized_expression") && expr.named_count() == 1) return expr.named(0);
+  if (expr.is("identifier")) return model.ValueAt(expr);
+  if (expr.is("subscript")) return expr.field("value");
+  return {};
+}
+
 struct Float64Source {
   Node node;        // the expression that makes the float64 array
   std::string why;  // how it does, for the message
@@ -99,17 +108,12 @@ std::optional<Float64Source> SourceOf(const ScriptModel& model, Node expr, int d
 // dtype-keeping calls).
 bool IntegerImages(const ScriptModel& model, Node expr, int depth) {
   if (!expr || depth > kMaxFollow) return false;
-  if (expr.is("parenthesized_expression") && expr.named_count() == 1) {
-    return IntegerImages(model, expr.named(0), depth + 1);
+  if (Node unpacked = expr.is("identifier") ? model.UnpackedAt(expr) : Node();
+      unpacked.is("call")) {
+    const Call* call = model.CallAt(unpacked);
+    return call != nullptr && LoadsIntegerImages(call->name);
   }
-  if (expr.is("identifier")) {
-    if (Node unpacked = model.UnpackedAt(expr); unpacked.is("call")) {
-      const Call* call = model.CallAt(unpacked);
-      return call != nullptr && LoadsIntegerImages(call->name);
-    }
-    return IntegerImages(model, model.ValueAt(expr), depth + 1);
-  }
-  if (expr.is("subscript")) return IntegerImages(model, expr.field("value"), depth + 1);
+  if (Node from = PassedFrom(model, expr)) return IntegerImages(model, from, depth + 1);
   const Call* call = expr.is("call") ? model.CallAt(expr) : nullptr;
   if (call == nullptr) return false;
   // `load_data()[0][0]`: the subscripts above reach the call itself.
@@ -153,11 +157,7 @@ std::optional<Float64Source> CallSource(const ScriptModel& model, const Call& ca
 // Where an expression's value becomes a float64 NumPy array, if the code shows it does.
 std::optional<Float64Source> SourceOf(const ScriptModel& model, Node expr, int depth) {
   if (!expr || depth > kMaxFollow) return std::nullopt;
-  if (expr.is("parenthesized_expression") && expr.named_count() == 1) {
-    return SourceOf(model, expr.named(0), depth + 1);
-  }
-  if (expr.is("identifier")) return SourceOf(model, model.ValueAt(expr), depth + 1);
-  if (expr.is("subscript")) return SourceOf(model, expr.field("value"), depth + 1);
+  if (Node from = PassedFrom(model, expr)) return SourceOf(model, from, depth + 1);
   if (expr.is("call")) {
     const Call* call = model.CallAt(expr);
     return call == nullptr ? std::nullopt : CallSource(model, *call, depth);
