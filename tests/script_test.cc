@@ -117,7 +117,9 @@ TEST(ScriptFixTest, FixesMatchGoldens) {
       ASSERT_TRUE(twice);
       EXPECT_EQ(twice->applied, 0);
       EXPECT_EQ(twice->bytes, fixed->bytes);
-      if (!unsafe) EXPECT_GT(fixed->unsafe_left, 0);
+      if (!unsafe) {
+        EXPECT_GT(fixed->unsafe_left, 0);
+      }
     }
   }
 }
@@ -162,7 +164,9 @@ TEST(ScriptTest, PlaceholdersInAnExerciseStillGetFindings) {
   EXPECT_NE(std::find(codes.begin(), codes.end(), "PIPE003"), codes.end());
   EXPECT_NE(std::find(codes.begin(), codes.end(), "PIPE005"), codes.end());
   for (const Diagnostic& d : report->findings) {
-    if (d.code == "LOAD001") EXPECT_GT(d.location.line, 1);  // at a break, not the file's start
+    if (d.code == "LOAD001") {
+      EXPECT_GT(d.location.line, 1);  // at a break, not the file's start
+    }
   }
 }
 
