@@ -41,7 +41,7 @@ ROWS = [
     dict(match=("Llama3.1-70B", "v6e-256)"), model="llama-3.1-70b.json", target="tpu-v6e-256",
          seq=8192, batch=5, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama3.1-405B", "2x v6e-256"), model="llama-3.1-405b.json", target="tpu-v6e-256",
-         seq=8192, batch=1, chips=512, slices=2, parallel="fsdp=256", remat="offload",
+         seq=8192, batch=1, chips=512, slices=2, dcn="fsdp", parallel="fsdp=256", remat="offload",
          per="tokens/chip"),
     dict(match=("Llama3.1-405B", "TPU v5p"), model="llama-3.1-405b.json", target="tpu-v5p-1024",
          seq=8192, batch=2, chips=512, parallel="fsdp=512", remat="offload", per="tokens/chip"),
@@ -96,7 +96,7 @@ def predict(binary, spec):
     if "seq" in spec:
         cmd += ["--seq", str(spec["seq"])]
     if "slices" in spec:
-        cmd += ["--slices", str(spec["slices"])]
+        cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:
         cmd += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

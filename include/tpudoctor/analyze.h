@@ -47,7 +47,8 @@ struct AnalyzeOptions {
   Parallelism parallel;
   Remat remat = Remat::kNone;
   Runtime runtime;  // --runtime: how the program runs on a GPU (auto by default)
-  int slices = 1;   // --slices: identical slices, data parallel over DCN
+  int slices = 1;   // --slices: identical slices over DCN
+  DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

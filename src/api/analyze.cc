@@ -81,6 +81,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.remat = options.remat;
     o.runtime = options.runtime;
     o.slices = options.slices;
+    o.dcn = options.dcn;
     o.dataset_size = options.dataset_size;
     if (price != options.prices.end()) o.usd_per_chip_hour = price->second;
     if (options.calibration) o.calibration = &*options.calibration;

@@ -110,7 +110,18 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                             "twice backward, not overlapped"
                       : ""));
   }
-  if (options.slices > 1) {
+  if (options.slices > 1 && options.dcn == DcnParallelism::kFsdp) {
+    out.push_back(std::to_string(options.slices) + " slices sharing the training state by FSDP: " +
+                  (c.target.dcn_gbps
+                       ? "each chip exchanges its shard with its peers in the other slices over "
+                         "DCN at " +
+                             FormatFixed(*c.target.dcn_gbps, 2) +
+                             " GB/s per chip for the weight all-gathers and the gradient "
+                             "reduce-scatter, overlapped with the step"
+                       : c.target.name +
+                             "'s DCN bandwidth is not known, so the traffic between slices is "
+                             "not counted (a lower bound)"));
+  } else if (options.slices > 1) {
     out.push_back(std::to_string(options.slices) + " slices, data parallel between them: " +
                   (c.target.dcn_gbps
                        ? "each chip all-reduces its gradient shard over DCN at " +

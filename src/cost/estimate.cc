@@ -80,7 +80,7 @@ const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_b
 bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
          a.batch == b.batch && a.chips == b.chips && a.parallel == b.parallel &&
-         a.slices == b.slices && a.remat == b.remat && a.runtime == b.runtime &&
+         a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
          a.dataset_size == b.dataset_size && a.usd_per_chip_hour == b.usd_per_chip_hour &&
          a.calibration == b.calibration;
 }

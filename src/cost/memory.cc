@@ -21,28 +21,51 @@ bool IsDuplicatedInitializer(const Graph& graph, const Value& v) {
          graph.value(n.input(0)).origin == ValueOrigin::kInitializer;
 }
 
-// What rematerialisation keeps instead of every saved tensor: the matmul/conv inputs (kDots), or
-// each layer's boundary tensors plus one layer's saved tensors while it is recomputed (kLayer).
-double RematActivations(const StepContext& c, const SavedTensors& st) {
-  switch (c.remat) {
-    case Remat::kNone:
-      return st.saved * c.cal.saved_activation_share;
-    case Remat::kDots:
-      return st.matrix;
-    case Remat::kLayer:
-    case Remat::kOffload: {
-      double largest_layer = 0, outside = 0;
-      for (const auto& [key, bytes] : st.by_layer) {
-        if (key.empty()) {
-          outside += bytes;
-        } else {
-          largest_layer = std::max(largest_layer, bytes);
-        }
-      }
-      return (c.remat == Remat::kOffload ? 0 : c.layers.boundary_bytes) + largest_layer + outside;
+// The activation memory at the backward pass's peak: the saved tensors live then (activations)
+// and the gradient buffers beside them (transients: `transient_factor` times the largest tensor
+// of the part being differentiated).
+struct ActivationPeak {
+  double activations = 0;
+  double transients = 0;
+};
+
+// Without rematerialisation every saved tensor is live when the backward pass starts; with dots
+// only the matmul/conv inputs are kept.
+ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
+  const double saved =
+      c.remat == Remat::kDots ? st.matrix : st.saved * c.cal.saved_activation_share;
+  return {saved, st.largest * c.cal.transient_factor};
+}
+
+// Per-layer rematerialisation, phase by phase of the backward pass: the head's backward runs
+// first (its saved tensors and the stem's, the kept layer boundaries, the gradient of its largest
+// tensor), then each layer's in turn after its forward pass runs again (its saved tensors, the
+// stem's, the boundaries, its largest gradient). The peak is the larger phase. Kept boundaries:
+// every layer's (`layer`), or, offloaded to host memory, only the input of the layer being
+// recomputed, brought back.
+ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
+  const double factor = c.cal.transient_factor;
+  const double all_boundaries = c.layers.boundary_bytes;
+  const double one_boundary = c.layers.count > 0 ? all_boundaries / c.layers.count : 0;
+  double stem = 0;
+  ActivationPeak layer_phase;
+  for (const auto& [key, part] : st.by_layer) {
+    if (key.empty()) {
+      stem = part.saved;
+      continue;
     }
+    const ActivationPeak p{part.saved, part.largest * factor};
+    if (p.activations + p.transients > layer_phase.activations + layer_phase.transients)
+      layer_phase = p;
   }
-  return st.saved;
+  const bool offload = c.remat == Remat::kOffload;
+  layer_phase.activations += stem + (offload ? one_boundary : all_boundaries);
+  const ActivationPeak head_phase{stem + st.head.saved + (offload ? 0 : all_boundaries),
+                                  st.head.largest * factor};
+  return head_phase.activations + head_phase.transients >
+                 layer_phase.activations + layer_phase.transients
+             ? head_phase
+             : layer_phase;
 }
 
 // Sharding: FSDP and tensor parallelism divide the parameter state; tensor parallelism divides
@@ -50,7 +73,7 @@ double RematActivations(const StepContext& c, const SavedTensors& st) {
 // weights of the layer it runs and of the next one (prefetch).
 void ShardMemory(const StepContext& c, Estimate& e) {
   MemoryBreakdown& m = e.memory;
-  const double shards = static_cast<double>(c.parallel.fsdp) * c.parallel.tensor;
+  const double shards = c.StateShards();
   const double tp = c.parallel.tensor;
   m.weights /= shards;
   m.gradients /= shards;
@@ -131,14 +154,18 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
     if (known == saved.end())
       known = saved
                   .emplace(key, ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target,
-                                                    c.element_bytes))
+                                                    c.element_bytes,
+                                                    c.fusion ? &*c.fusion : nullptr, c.written))
                   .first;
     const SavedTensors& st = known->second;
     act.natural_total = st.natural;
     act.layout_total = st.layout;
     largest = st.largest;
-    m.activations = RematActivations(c, st);
-    m.transients = largest * c.cal.transient_factor;
+    const ActivationPeak peak = c.remat == Remat::kLayer || c.remat == Remat::kOffload
+                                    ? PerLayerPeak(c, st)
+                                    : WholeModelPeak(c, st);
+    m.activations = peak.activations;
+    m.transients = peak.transients;
     e.components.saved_bytes = st.saved;
   } else {
     act = LiveActivations(c, e, largest);

@@ -8,14 +8,27 @@
 
 #include "src/cost/graph_facts.h"
 #include "tpudoctor/cost/estimate.h"
+#include "tpudoctor/cost/fusion.h"
 
 namespace tpudoctor {
+
+// The saved bytes of one part of the model and the largest tensor its ops produce (whose
+// gradient is the largest buffer its backward pass adds).
+struct SavedPart {
+  double saved = 0;
+  double largest = 0;
+};
 
 struct SavedTensors {
   double saved = 0;   // bytes autograd keeps for the backward pass, each tensor once
   double matrix = 0;  // of which the inputs of matmuls and convolutions
-  std::map<std::string, double> by_layer;  // saved bytes per layer (LayerKey of the keeping op)
-  double natural = 0;                      // the same without TPU tile padding
+  // Per layer (LayerKey of the keeping op); "" holds what no layer keeps before or between the
+  // layers (the stem: embeddings, inputs), which lives through the whole backward pass.
+  std::map<std::string, SavedPart> by_layer;
+  // What no layer keeps after the last layer's ops (the output head and the loss): its backward
+  // runs first, and frees it before any layer's backward starts.
+  SavedPart head;
+  double natural = 0;  // the same without TPU tile padding
   double layout = 0;
   double largest = 0;  // the largest activation tensor
 };
@@ -23,9 +36,12 @@ struct SavedTensors {
 // What reverse-mode autodiff keeps from the forward pass, op by op: a matmul or conv keeps its
 // activation inputs, a nonlinearity its input, a product its runtime factors, a normalization its
 // input, a softmax its output, a max-pool its input; sums, copies and reshapes keep nothing. A
-// folded BatchNorm (see GraphFacts) keeps the conv output. Each tensor is counted once.
+// folded BatchNorm (see GraphFacts) keeps the conv output. Each tensor is counted once. With a
+// fusion plan (a compiled runtime), a tensor its kernel does not write to memory (`written`, per
+// ValueId) is recomputed in the backward pass's fusion: the kernel's inputs are kept instead.
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
-                                 const TargetSpec& target, int eb);
+                                 const TargetSpec& target, int eb, const FusionPlan* fusion,
+                                 const std::vector<bool>& written);
 
 }  // namespace tpudoctor

@@ -88,6 +88,14 @@ std::string_view NameOf(Remat r) {
   return "none";
 }
 
+std::optional<DcnParallelism> ParseDcnParallelism(std::string_view name) {
+  if (name == "data") return DcnParallelism::kData;
+  if (name == "fsdp") return DcnParallelism::kFsdp;
+  return std::nullopt;
+}
+
+std::string_view NameOf(DcnParallelism d) { return d == DcnParallelism::kFsdp ? "fsdp" : "data"; }
+
 Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
   const long long sharded = static_cast<long long>(p.fsdp) * p.tensor;
   if (p.data == 0) {

@@ -149,3 +149,98 @@ TEST(ShardingTest, MultisliceLlama405bIsNearThePublishedStep) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// Per-layer rematerialisation, phase by phase (memory.cc): two layers of [8,128] f32 tensors and
+// a head that writes [8,1024] logits and their softmax. Each layer keeps its matmul's input and
+// its ReLU's input (2 x 4 KiB); the head keeps the last ReLU's output and the softmax (4 KiB +
+// 32 KiB); two layer outputs leave their layer (8 KiB of boundaries). The head's backward runs
+// first: its saved tensors, the kept boundaries and the gradient of the logits (transient factor
+// x 32 KiB) are the peak, not the sum of every phase.
+TEST(RematMemoryTest, PeakIsTheLargerPhaseOfTheBackwardPass) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[8,128]
+  init %w0: f32[128,128]
+  init %w1: f32[128,128]
+  init %wh: f32[128,1024]
+  %a0: f32[8,128] = MatMul[matmul](%x, %w0) scope="/m/layers.0"
+  %r0: f32[8,128] = Relu[elementwise](%a0) scope="/m/layers.0"
+  %a1: f32[8,128] = MatMul[matmul](%r0, %w1) scope="/m/layers.1"
+  %r1: f32[8,128] = Relu[elementwise](%a1) scope="/m/layers.1"
+  %h: f32[8,1024] = MatMul[matmul](%r1, %wh) scope="/m/head"
+  %p: f32[8,1024] = Softmax[softmax](%h) scope="/m/head"
+  output %p
+})");
+  Calibration cal = CalibrationFor(**FindTarget("nvidia-h100"), *ParseRuntime("eager"));
+  cal.transient_factor = 2;
+  EstimateOptions o;
+  o.train = true;
+  o.precision = Precision::kFp32;
+  o.runtime = *ParseRuntime("eager");
+  o.calibration = &cal;
+  o.remat = Remat::kLayer;
+  const double kib = 1024;
+  auto layer = EstimateStep(g, **FindTarget("nvidia-h100"), o);
+  ASSERT_TRUE(layer) << layer.error().message;
+  EXPECT_DOUBLE_EQ(layer->memory.activations, 4 * kib + 32 * kib + 8 * kib);
+  EXPECT_DOUBLE_EQ(layer->memory.transients, 2 * 32 * kib);
+  // Offloaded boundaries leave the head's phase with its own tensors only.
+  o.remat = Remat::kOffload;
+  auto offload = EstimateStep(g, **FindTarget("nvidia-h100"), o);
+  ASSERT_TRUE(offload);
+  EXPECT_DOUBLE_EQ(offload->memory.activations, 4 * kib + 32 * kib);
+  EXPECT_DOUBLE_EQ(offload->memory.transients, 2 * 32 * kib);
+}
+
+std::optional<Estimate> PublishedRun(const char* config, const char* target, int chips,
+                                     std::int64_t batch, std::int64_t seq, int slices = 1,
+                                     DcnParallelism dcn = DcnParallelism::kData) {
+  ShapeOptions so;
+  so.batch = batch;
+  so.dims["seq"] = seq;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs" / config).string());
+  auto m = LoadModel(*src, so);
+  EXPECT_TRUE(m);
+  if (!m) return std::nullopt;
+  EstimateOptions o;
+  o.train = true;
+  o.batch = batch;
+  o.chips = chips;
+  o.slices = slices;
+  o.dcn = dcn;
+  o.parallel = {0, chips, 1};
+  o.remat = Remat::kOffload;
+  auto e = EstimateStep(m->graph, **FindTarget(target), o);
+  EXPECT_TRUE(e);
+  if (!e) return std::nullopt;
+  return *e;
+}
+
+// MaxText's tpu-recipes ran these on Trillium (per-device batch, sequence, FSDP over the slice,
+// layer inputs offloaded): a published run must never be called "does not fit".
+TEST(RematMemoryTest, PublishedTrilliumRunsFit) {
+  EXPECT_TRUE(PublishedRun("llama-3.1-8b.json", "tpu-v6e", 8, 3, 8192)->fits);
+  EXPECT_TRUE(PublishedRun("llama-3.1-70b.json", "tpu-v6e", 256, 5, 8192)->fits);
+  EXPECT_TRUE(PublishedRun("mixtral-8x7b.json", "tpu-v6e", 256, 12, 4096)->fits);
+}
+
+// Two v6e-256 slices that share the state by FSDP (MaxText's dcn_fsdp_parallelism=2) hold half
+// of it per chip, and exchange it over DCN.
+TEST(RematMemoryTest, FsdpOverSlicesShardsTheStateOverEverySlice) {
+  auto data = PublishedRun("llama-3.1-405b.json", "tpu-v6e", 256, 1, 8192, 2);
+  auto fsdp =
+      PublishedRun("llama-3.1-405b.json", "tpu-v6e", 256, 1, 8192, 2, DcnParallelism::kFsdp);
+  ASSERT_TRUE(data && fsdp);
+  EXPECT_DOUBLE_EQ(fsdp->memory.weights * 2, data->memory.weights);
+  EXPECT_DOUBLE_EQ(fsdp->memory.optimizer_state * 2, data->memory.optimizer_state);
+  EXPECT_GT(fsdp->dcn_ms, 0);
+  EXPECT_FALSE(data->fits);
+  EXPECT_TRUE(fsdp->fits);
+  EXPECT_EQ(*ParseDcnParallelism("fsdp"), DcnParallelism::kFsdp);
+  EXPECT_FALSE(ParseDcnParallelism("pipeline"));
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -70,7 +70,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   }
   e.components.matrix_peak_flops = c.rates.matrix_flops;
   e.components.bandwidth = c.rates.bandwidth;
-  const double shards = static_cast<double>(c.parallel.fsdp) * c.parallel.tensor;
+  const double shards = c.StateShards();
   e.forward_ms = fb.forward_s / tp * 1e3;
   e.backward_ms = fb.backward_s / tp * 1e3;
   e.recompute_ms = recompute / tp * 1e3;
@@ -82,17 +82,22 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
   const double exposed_fsdp_ms = std::max(0.0, e.fsdp_ms - compute_ms);
-  // Multislice: each chip all-reduces its gradient shard with its peers in the other slices over
-  // DCN, overlapped with the backward pass (XLA's async collectives; MaxText's data-parallel
-  // overlap flags).
+  // Multislice, data parallel: each chip all-reduces its gradient shard with its peers in the
+  // other slices over DCN, overlapped with the backward pass (XLA's async collectives; MaxText's
+  // data-parallel overlap flags). FSDP over the slices: each chip exchanges its share of the
+  // state with its peers in the other slices for the forward and backward all-gathers of the
+  // weights and the gradients' reduce-scatter, overlapped with the whole step like FSDP in a slice.
   const int slices = options.slices;  // validated by EstimateStep
+  const bool dcn_fsdp = options.dcn == DcnParallelism::kFsdp;
   if (options.train && slices > 1 && c.target.dcn_gbps) {
-    const double shard = params.count / (static_cast<double>(c.parallel.fsdp) * c.parallel.tensor) *
-                         ci.grad_bytes_per_param;
-    e.dcn_ms =
-        2.0 * (slices - 1) / slices * shard * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
+    const double shard = params.count / shards;  // parameters per chip
+    const double bytes =
+        dcn_fsdp ? (slices - 1) * shard * (2 * ci.weight_bytes_per_param + ci.grad_bytes_per_param)
+                 : 2.0 * (slices - 1) / slices * shard * ci.grad_bytes_per_param;
+    e.dcn_ms = bytes * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
   }
-  const double exposed_dcn_ms = std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms);
+  const double exposed_dcn_ms =
+      std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms - (dcn_fsdp ? e.forward_ms : 0));
   // The host launches the device's work ahead of it: the step is the longer of the two.
   e.host_ms =
       c.cal.step_overhead_us * 1e-3 * (options.train ? kTrainingPasses : 1) +

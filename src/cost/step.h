@@ -56,6 +56,12 @@ struct StepContext {
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
+  // How many ways the training state is sharded: FSDP x tensor parallelism, and over the slices
+  // too when they share it by FSDP.
+  double StateShards() const {
+    return static_cast<double>(parallel.fsdp) * parallel.tensor *
+           (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
+  }
 };
 
 // The layers node scopes name, the bytes crossing between them, the largest layer's weights.

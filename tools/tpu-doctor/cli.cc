@@ -23,12 +23,14 @@ const std::vector<std::string> kColors = {"auto", "always", "never"};
 const std::vector<std::string> kTextOrJson = {"text", "json"};
 const std::vector<std::string> kObjectives = {"cost", "throughput"};
 const std::vector<std::string> kFrameworks = {"jax", "pytorch", "tensorflow"};
+const std::vector<std::string> kDcnParallelism = {"data", "fsdp"};
 
 // Each flag's fixed values for shell completion, by subcommand ("" for any).
 CompletionValues FlagValues() {
   return {{{"check", "--format"}, kFormats},  {{"", "--format"}, kTextOrJson},
           {{"", "--fail-on"}, kFailOn},       {{"", "--color"}, kColors},
-          {{"", "--objective"}, kObjectives}, {{"", "--framework"}, kFrameworks}};
+          {{"", "--objective"}, kObjectives}, {{"", "--framework"}, kFrameworks},
+          {{"", "--dcn"}, kDcnParallelism}};
 }
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
@@ -239,8 +241,15 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "eager otherwise. TPUs always run XLA");
   est_cmd
       ->add_option("--slices", est.slices,
-                   "identical slices, data parallel between them over DCN (multislice)")
+                   "identical slices over DCN (multislice), data parallel between them unless "
+                   "--dcn fsdp")
       ->check(CLI::Range(1, 1024));
+  est_cmd
+      ->add_option("--dcn", est.dcn,
+                   "how the slices share the step: data (each holds the whole state, "
+                   "gradients all-reduced over DCN) or fsdp (the state sharded over every "
+                   "slice's chips too; MaxText's dcn_fsdp_parallelism)")
+      ->check(CLI::IsMember(kDcnParallelism));
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

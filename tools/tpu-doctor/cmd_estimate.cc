@@ -48,6 +48,12 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     options.parallel = *parallel;
   }
   options.slices = args.slices;
+  if (auto dcn = ParseDcnParallelism(args.dcn)) {
+    options.dcn = *dcn;
+  } else {
+    err << "tpu-doctor: --dcn: `" << args.dcn << "` is not data or fsdp\n";
+    return std::nullopt;
+  }
   if (auto remat = ParseRemat(args.remat)) {
     options.remat = *remat;
   } else {

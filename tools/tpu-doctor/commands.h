@@ -60,6 +60,7 @@ struct EstimateArgs {
   std::string remat = "none";       // none, dots, layer
   std::string runtime = "auto";     // auto, eager, xla, compiled
   int slices = 1;                   // --slices N: multislice over DCN
+  std::string dcn = "data";         // --dcn data|fsdp: how the slices share the step
   std::string format = "text";
 };
 

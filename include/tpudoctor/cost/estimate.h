@@ -66,6 +66,14 @@ enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
 std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
 std::string_view NameOf(Remat r);
 
+// How the slices of a multislice job share the step over DCN: data parallel (each slice holds the
+// whole training state and the slices all-reduce gradients: MaxText's dcn_data_parallelism) or
+// FSDP (the state is sharded over every slice's chips and gathered over DCN too:
+// dcn_fsdp_parallelism).
+enum class DcnParallelism : std::uint8_t { kData, kFsdp };
+std::optional<DcnParallelism> ParseDcnParallelism(std::string_view name);  // data, fsdp
+std::string_view NameOf(DcnParallelism d);
+
 // An execution model: how a program runs, which decides how ops become kernels and which
 // calibration applies (data/calibration/NAME-FAMILY.json). One row of
 // data/calibration/runtimes.tsv each: eager, xla, compiled.
@@ -108,10 +116,11 @@ struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
   Precision precision = Precision::kBf16;
-  std::int64_t batch = 1;  // the batch the graph's shapes were made static with
-  int chips = 1;           // chips of the slice (tpu-v5e-8: 8)
-  Parallelism parallel;    // how they share the step (default: data parallel)
-  int slices = 1;          // identical slices over DCN, data parallel between them (multislice)
+  std::int64_t batch = 1;                      // the batch the graph's shapes were made static with
+  int chips = 1;                               // chips of the slice (tpu-v5e-8: 8)
+  Parallelism parallel;                        // how they share the step (default: data parallel)
+  int slices = 1;                              // identical slices over DCN (multislice)
+  DcnParallelism dcn = DcnParallelism::kData;  // how the slices share the step
   Remat remat = Remat::kNone;
   Runtime runtime;                           // auto
   std::optional<double> dataset_size;        // samples per epoch

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create the TPU VM(s) for: v3-8 (2x2), data=8, remat none, global batch 1024 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
+# Create the TPU VM(s) for: v3-8 (2x2), data=8, remat none, global batch 2048 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
 set -euo pipefail
 PROJECT=PROJECT_ID
 ZONE=us-central1-a
@@ -16,4 +16,4 @@ gcloud compute tpus tpu-vm create "$NAME" --project="$PROJECT" --zone="$ZONE" \
 # Run the training script on every host of the slice (1 host):
 gcloud compute tpus tpu-vm scp train.py "$NAME": --project="$PROJECT" --zone="$ZONE" --worker=all
 gcloud compute tpus tpu-vm ssh "$NAME" --project="$PROJECT" --zone="$ZONE" --worker=all \
-  --command="python3 train.py --per_device_batch=128 --global_batch=1024"
+  --command="python3 train.py --per_device_batch=256 --global_batch=2048"

@@ -1,10 +1,10 @@
-# TensorFlow training skeleton: v3-8 (2x2), data=8, remat none, global batch 1024 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
+# TensorFlow training skeleton: v3-8 (2x2), data=8, remat none, global batch 2048 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
 import argparse
 
 import tensorflow as tf
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--per_device_batch", type=int, default=128)
+parser.add_argument("--per_device_batch", type=int, default=256)
 args, _ = parser.parse_known_args()
 
 resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")

@@ -1,4 +1,4 @@
-# Vertex AI CustomJob through the Python SDK: v3-8 (2x2), data=8, remat none, global batch 1024 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
+# Vertex AI CustomJob through the Python SDK: v3-8 (2x2), data=8, remat none, global batch 2048 (planned by tpu-doctor for examples/configs/bert-base-uncased.json)
 from google.cloud import aiplatform
 
 aiplatform.init(project="PROJECT_ID", location="us-central1", staging_bucket="gs://BUCKET")
@@ -13,7 +13,7 @@ job = aiplatform.CustomJob(
             "container_spec": {
                 "image_uri": "IMAGE_URI",
                 "command": ["python3", "train.py"],
-                "args": ["--per_device_batch=128", "--global_batch=1024"],
+                "args": ["--per_device_batch=256", "--global_batch=2048"],
             },
         }
     ],

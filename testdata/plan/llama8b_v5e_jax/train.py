@@ -1,5 +1,5 @@
-# JAX training skeleton: v5litepod-128 (8x16), fsdp=32,tp=4, remat none, global batch 32 (planned by tpu-doctor for examples/configs/llama-3.1-8b.json)
-# Mesh axes (data, fsdp, tensor) = (1, 32, 4); remat: none.
+# JAX training skeleton: v5litepod-32 (4x8), fsdp=8,tp=4, remat none, global batch 8 (planned by tpu-doctor for examples/configs/llama-3.1-8b.json)
+# Mesh axes (data, fsdp, tensor) = (1, 8, 4); remat: none.
 import argparse
 
 import jax
@@ -10,14 +10,14 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--per_device_batch", type=float, default=0.25)
-parser.add_argument("--global_batch", type=int, default=32)
-parser.add_argument("--ici_fsdp_parallelism", type=int, default=32)
+parser.add_argument("--global_batch", type=int, default=8)
+parser.add_argument("--ici_fsdp_parallelism", type=int, default=8)
 parser.add_argument("--ici_tensor_parallelism", type=int, default=4)
 parser.add_argument("--remat", default="none", choices=["none", "dots", "layer", "offload"])
 args = parser.parse_args()
 
 jax.distributed.initialize()  # one process per host; a no-op on a single host
-assert jax.device_count() == 128, f"expected 128 chips, found {jax.device_count()}"
+assert jax.device_count() == 32, f"expected 32 chips, found {jax.device_count()}"
 fsdp, tensor = args.ici_fsdp_parallelism, args.ici_tensor_parallelism
 data = jax.device_count() // (fsdp * tensor)
 mesh = Mesh(np.array(jax.devices()).reshape(data, fsdp, tensor), ("data", "fsdp", "tensor"))
