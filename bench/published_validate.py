@@ -45,8 +45,30 @@ ROWS = [
          per="tokens/chip"),
     dict(match=("Llama3.1-405B", "TPU v5p"), model="llama-3.1-405b.json", target="tpu-v5p-1024",
          seq=8192, batch=2, chips=512, parallel="fsdp=512", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-8B", "v6e-16)"), model="llama-3.1-8b.json", target="tpu-v6e-16",
+         seq=8192, batch=3, chips=16, parallel="fsdp=16", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-8B", "v6e-32)"), model="llama-3.1-8b.json", target="tpu-v6e-32",
+         seq=8192, batch=3, chips=32, parallel="fsdp=32", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-8B", "v6e-64)"), model="llama-3.1-8b.json", target="tpu-v6e-64",
+         seq=8192, batch=5, chips=64, parallel="fsdp=64", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-8B", "v6e-128)"), model="llama-3.1-8b.json", target="tpu-v6e-128",
+         seq=8192, batch=4, chips=128, parallel="fsdp=128", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-70B", "v6e-64)"), model="llama-3.1-70b.json", target="tpu-v6e-64",
+         seq=8192, batch=2, chips=64, parallel="fsdp=64", remat="offload", per="tokens/chip"),
+    dict(match=("Llama3.1-70B", "v6e-128)"), model="llama-3.1-70b.json", target="tpu-v6e-128",
+         seq=8192, batch=4, chips=128, parallel="fsdp=128", remat="offload", per="tokens/chip"),
+    dict(match=("Mistral-7B", "v6e-8)"), model="mistral-7b.json", target="tpu-v6e-8",
+         seq=8192, batch=6, chips=8, parallel="fsdp=8", remat="offload", per="tokens/chip"),
+    # GPT-3 175B on Trillium: full remat, 3 sequences of 2048 per chip, FSDP over the slice.
+    dict(match=("GPT-3 175B", "v6e-256", "bf16"), model="gpt-3-175b.json", target="tpu-v6e-256",
+         seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip"),
+    # Ironwood (training/ironwood/README.md and each recipe's run_recipe.sh): a chip is two
+    # devices; the 70B recipes keep the layer inputs on the device (remat per layer).
+    dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "bf16"), model="llama-3.1-70b.json",
+         target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
+         per="tokens/chip"),
     dict(match=("Llama3.1-70B", "Ironwood", "bf16"), model="llama-3.1-70b.json",
-         target="tpu7x-64", seq=8192, batch=2, chips=64, parallel="fsdp=64", remat="offload",
+         target="tpu7x-64", seq=8192, batch=2, chips=64, parallel="fsdp=128", remat="layer",
          per="tokens/chip"),
     dict(match=("Llama3.1-405B", "Ironwood"), model="llama-3.1-405b.json", target="tpu7x-256",
          seq=8192, batch=3, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
@@ -88,7 +110,7 @@ def row_matches(row, spec):
     return all(m in text for m in spec["match"]) and row["model"].startswith(spec["match"][0])
 
 
-def predict(binary, spec):
+def predict(binary, spec, calibration=None):
     model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
     cmd = [binary, "estimate", model, "--train", "--targets", spec["target"], "--batch",
            str(spec["batch"]), "--format", "json",
@@ -99,6 +121,8 @@ def predict(binary, spec):
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:
         cmd += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
+    if calibration:
+        cmd += ["--calibration", calibration]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     e = json.loads(out)["estimates"][0]
     step_s = e["step_time_ms"] / 1e3

@@ -2,7 +2,9 @@
 // (data/calibration/*.json, each with its source), read once; a file a user passes with
 // --calibration goes through the same reader.
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/support/embedded.h"
@@ -10,9 +12,11 @@
 namespace tpudoctor {
 namespace {
 
-Calibration FromJson(const nlohmann::json& j, const std::string& name) {
-  Calibration c;
+// Reads the fields `j` sets over `c` (a family's calibration for a generation file, the defaults
+// otherwise).
+Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibration c = {}) {
   c.name = j.value("name", name);
+  c.fitted_for = j.value("fitted_for", c.fitted_for);
   c.matrix_efficiency = j.value("matrix_efficiency", c.matrix_efficiency);
   c.conv_efficiency = j.value("conv_efficiency", c.conv_efficiency);
   c.depthwise_efficiency = j.value("depthwise_efficiency", c.depthwise_efficiency);
@@ -39,16 +43,74 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name) {
   return c;
 }
 
-Calibration LoadCalibration(const std::string& name) {
-  auto data = FindEmbedded("data/calibration/" + name + ".json");
-  if (!data) return Calibration{};
-  auto j = nlohmann::json::parse(*data, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Calibration{};
-  try {
-    return FromJson(j, name);
-  } catch (const nlohmann::json::exception&) {
-    return Calibration{};
+struct CalibrationFiles {
+  std::map<std::string, Calibration> families;        // RUNTIME-tpu, RUNTIME-gpu
+  std::map<std::string, nlohmann::json> generations;  // RUNTIME-TARGET: factors fitted to it
+};
+
+// Every embedded calibration file: the families read, the generation files kept as JSON to be
+// laid over their family (`"family": "xla-tpu"`). A file that does not parse is left out.
+CalibrationFiles LoadCalibrationFiles() {
+  CalibrationFiles out;
+  for (const EmbeddedFile& f : EmbeddedFiles()) {
+    constexpr std::string_view kDir = "data/calibration/";
+    if (f.path.rfind(kDir, 0) != 0 || !f.path.ends_with(".json")) continue;
+    auto j = nlohmann::json::parse(f.contents, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    std::string name(f.path.substr(kDir.size()));
+    name.resize(name.size() - 5);
+    try {
+      if (j.contains("family")) {
+        out.generations.emplace(name, std::move(j));
+      } else {
+        out.families.emplace(name, FromJson(j, name));
+      }
+    } catch (const nlohmann::json::exception&) {
+    }
   }
+  return out;
+}
+
+// A family's calibration on one target: each factor from the nearest generation that fitted it
+// (the target itself, then its siblings in order), else the family's; the source says which.
+Calibration ForTarget(const CalibrationFiles& files, const Calibration& family,
+                      const std::string& runtime, const TargetSpec& target) {
+  std::vector<std::string> chain = {target.name};
+  chain.insert(chain.end(), target.calibration_siblings.begin(), target.calibration_siblings.end());
+  Calibration c = family;
+  std::map<std::string, std::string> fitted_to;  // factor -> generation
+  std::map<std::string, std::string> sources;    // generation -> its source
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    auto file = files.generations.find(runtime + "-" + *it);
+    if (file == files.generations.end() || file->second.value("family", "") != family.name)
+      continue;
+    try {
+      c = FromJson(file->second, family.name, c);
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
+    for (const auto& [key, value] : file->second.items()) {
+      if (key != "family" && key != "fitted_for" && key != "source" && key != "name")
+        fitted_to[key] = *it;
+    }
+    sources[*it] = file->second.value("source", "");
+  }
+  c.name = family.name;
+  c.source = family.source;
+  c.fitted_for.clear();
+  std::map<std::string, std::vector<std::string>> by_generation;
+  for (const auto& [key, generation] : fitted_to) by_generation[generation].push_back(key);
+  for (const auto& [generation, keys] : by_generation) {
+    std::string fields;
+    for (const std::string& k : keys) fields += (fields.empty() ? "" : ", ") + k;
+    c.source +=
+        "; " + fields + " fitted to " + generation + "'s published runs" +
+        (generation == target.name ? ""
+                                   : " (" + target.name + " has none: its nearest sibling's)") +
+        ": " + sources[generation];
+    if (generation == target.name || c.fitted_for.empty()) c.fitted_for = generation;
+  }
+  return c;
 }
 
 }  // namespace
@@ -64,23 +126,20 @@ Result<Calibration> ParseCalibration(std::string_view text, const std::string& n
 }
 
 const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime) {
-  // Every embedded calibration, loaded once.
-  static const auto* all = [] {
-    auto* m = new std::map<std::string, Calibration>();
-    for (const EmbeddedFile& f : EmbeddedFiles()) {
-      constexpr std::string_view kDir = "data/calibration/";
-      if (f.path.rfind(kDir, 0) != 0) continue;
-      std::string name(f.path.substr(kDir.size()));
-      name = name.substr(0, name.rfind(".json"));
-      m->emplace(name, LoadCalibration(name));
-    }
-    return m;
-  }();
+  static const auto* files = new CalibrationFiles(LoadCalibrationFiles());
+  static std::mutex mutex;
+  static auto* by_target = new std::map<std::string, Calibration>();
   static const Calibration kDefault;
   // `runtime` is resolved (ResolveRuntime): on a TPU it is the TPU's default.
-  const std::string name = std::string(NameOf(runtime)) + (target.is_tpu() ? "-tpu" : "-gpu");
-  auto it = all->find(name);
-  return it == all->end() ? kDefault : it->second;
+  const std::string runtime_name(NameOf(runtime));
+  auto family = files->families.find(runtime_name + (target.is_tpu() ? "-tpu" : "-gpu"));
+  if (family == files->families.end()) return kDefault;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = runtime_name + "|" + target.name;
+  auto it = by_target->find(key);
+  if (it == by_target->end())
+    it = by_target->emplace(key, ForTarget(*files, family->second, runtime_name, target)).first;
+  return it->second;
 }
 
 }  // namespace tpudoctor

@@ -510,6 +510,26 @@ TEST(EstimateTest, PriceOverride) {
 namespace tpudoctor {
 namespace {
 
+// A TPU generation with fitted runs uses its own factors; one without borrows each factor from
+// its nearest sibling that has one, and says so; GPUs and unfitted factors keep the family's.
+TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
+  const Runtime xla = *ParseRuntime("xla");
+  const Calibration family =
+      *ParseCalibration(*FindEmbedded("data/calibration/xla-tpu.json"), "xla-tpu");
+  const Calibration& v6e = CalibrationFor(T("tpu-v6e"), xla);
+  EXPECT_EQ(v6e.fitted_for, "tpu-v6e");
+  EXPECT_NE(v6e.matrix_efficiency, family.matrix_efficiency);
+  EXPECT_EQ(v6e.conv_efficiency, family.conv_efficiency);  // no convolutional run fitted
+  // v4 has no fitted runs; its siblings, nearest first: v5e (none), then v5p.
+  ASSERT_EQ(T("tpu-v4").calibration_siblings.at(1), "tpu-v5p");
+  const Calibration& v4 = CalibrationFor(T("tpu-v4"), xla);
+  EXPECT_EQ(v4.fitted_for, "tpu-v5p");
+  EXPECT_EQ(v4.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
+  EXPECT_NE(v4.source.find("tpu-v4 has none: its nearest sibling's"), std::string::npos);
+  EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).fitted_for, "");
+  EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).name, "xla-gpu");
+}
+
 TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
   ASSERT_GE(ExecutionModels().size(), 3u);
   std::map<std::string, int> defaults;

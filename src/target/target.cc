@@ -47,6 +47,7 @@ TargetSpec ParseTarget(const json& j) {
   t.hbm_gbps = Opt<double>(j, "hbm_gbps");
   t.ici_gbps = Opt<double>(j, "ici_gbps");
   t.dcn_gbps = Opt<double>(j, "dcn_gbps");
+  t.calibration_siblings = j.value("calibration_siblings", std::vector<std::string>{});
   t.price_usd_per_chip_hour = Opt<double>(j, "price_usd_per_chip_hour");
   if (auto it = j.find("dtypes"); it != j.end()) {
     for (const auto& [key, rule] : it->items()) {

@@ -150,9 +150,12 @@ class EstimateCache {
   std::vector<std::unique_ptr<Entry>> entries_;
 };
 
-// Efficiency factors of one target family, fitted to measurements.
+// Efficiency factors of one runtime on a target family (data/calibration/RUNTIME-FAMILY.json),
+// or on one generation of it (RUNTIME-TARGET.json: the factors fitted to that generation's
+// published runs over its family's).
 struct Calibration {
-  std::string name;                // "eager-gpu", "xla-gpu", "compiled-gpu", "xla-tpu"
+  std::string name;        // "eager-gpu", "xla-gpu", "compiled-gpu", "xla-tpu", "xla-tpu-v6e"
+  std::string fitted_for;  // the target a generation's factors were fitted to; empty: the family
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   double conv_efficiency = 0.5;    // achieved share for convolutions
   // Achieved share for depthwise (group = channels) convolutions.
@@ -195,6 +198,8 @@ struct Calibration {
 // compares it with the useful work.
 double PaddedFlops(const MatmulDims& d, const TargetSpec& t);
 
+// The calibration of a runtime on a target: the target's own generation file, else its nearest
+// sibling's that has one (TargetSpec::calibration_siblings), else the family's.
 const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime);
 // `requested` with auto resolved for a graph on a target (see Runtime).
 Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph);

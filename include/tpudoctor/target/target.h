@@ -44,6 +44,9 @@ struct TargetSpec {
   std::optional<double> hbm_gbps;
   std::optional<double> ici_gbps;
   std::optional<double> dcn_gbps;  // data-center network per chip (GB/s), between slices
+  // Targets whose fitted efficiency factors this one borrows, nearest first, when no published
+  // run of its own was fitted (data/calibration/RUNTIME-TARGET.json).
+  std::vector<std::string> calibration_siblings;
   std::optional<double> price_usd_per_chip_hour;
   std::map<DType, DTypeRule> dtypes;  // dtypes not listed are native
   // TPU memory tiling (absent on GPUs): pad the minor dim to `minor`, the second-minor dim to
