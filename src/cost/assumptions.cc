@@ -86,8 +86,8 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                                         std::to_string(c.devices_per_chip) + ")"
                                   : std::to_string(options.chips) + " chips";
   if (c.Devices() > 1 && c.parallel.data == c.Devices() && c.target.ici_gbps) {
-    out.push_back("data parallel over " + devices +
-                  ": ring all-reduce of the gradients over ICI at " +
+    out.push_back("data parallel over " + devices + ": ring all-reduce of the gradients over " +
+                  c.target.Interconnect(options.chips) + " at " +
                   (c.cal.ici_share == 0.5 ? std::string("half the")
                                           : FormatFixed(c.cal.ici_share * 100, 0) + "% of the") +
                   " bidirectional bandwidth, not overlapped");
@@ -102,7 +102,8 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "parallelism " + ToString(p) + ": parameters, gradients and optimizer state divided over " +
         std::to_string(p.fsdp * p.tensor) + " chips" +
         (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
-                      "reduce-scatters the gradients over ICI, overlapped with compute"
+                      "reduce-scatters the gradients over " +
+                          c.target.Interconnect(options.chips) + ", overlapped with compute"
                     : "") +
         (p.tensor > 1 ? "; tensor parallelism divides each op and the activations " +
                             std::to_string(p.tensor) +
@@ -139,7 +140,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                          ? " in host memory (" + FormatBytes(c.layers.boundary_bytes) +
                                " offloaded per step, the transfers assumed hidden behind compute)"
                          : std::string()) +
-                    ", and runs its forward pass again in the backward pass");
+                    ", and runs its forward pass again in the backward pass" +
+                    (c.remat == Remat::kLayer
+                         ? "; the gradients take the place of the kept layer inputs as the "
+                           "backward pass frees them, so only what they exceed them by counts"
+                         : std::string()));
     } else {
       out.push_back(
           std::string(options.remat != Remat::kDots
@@ -155,6 +160,12 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                 " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0 && !e.coverage_warning)
     out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
+  if (!options.usd_per_chip_hour && c.target.price_usd_per_chip_hour &&
+      !c.target.price_includes_host)
+    out.push_back("price: " + c.target.name +
+                  "'s list price is the accelerator's alone; the host VM it is attached to is "
+                  "billed on top and not included (pass --price with both to compare with a "
+                  "TPU's chip-hour, which includes its host)");
   return out;
 }
 

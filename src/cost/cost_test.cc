@@ -572,3 +572,41 @@ TEST(OpCostTest, PoolsCountTheirWindowWhateverTheSpelling) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// MFU is the useful FLOPs over the peak of the precision the matmuls run at: a V100 (no bf16)
+// runs mixed precision on its fp16 tensor cores (125 TFLOP/s), not at its fp32 15.7.
+TEST(EstimateTest, MfuIsAgainstThePeakOfThePrecisionUsed) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,4096]
+  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  EstimateOptions o;
+  o.runtime = *ParseRuntime("eager");
+  auto e = EstimateStep(g, T("nvidia-v100"), o);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->mfu, 2.0 * 4096 * 4096 * 4096 / (e->step_ms / 1e3) / 125e12, 1e-9);
+  EXPECT_LT(e->mfu, 1);
+}
+
+// The memory sizes a GPU is sold in are targets of their own; a GPU price that leaves out the
+// host VM says so; collectives are named by the links they cross.
+TEST(EstimateTest, GpuVariantsHostPricesAndFabrics) {
+  EXPECT_EQ(*T("nvidia-v100").hbm_gib, 16);
+  EXPECT_EQ(*T("nvidia-v100-32gb").hbm_gib, 32);
+  EXPECT_EQ(*T("nvidia-a100-80gb").hbm_gib, 80);
+  EXPECT_EQ(T("nvidia-a100-80gb").bf16_tflops, T("nvidia-a100").bf16_tflops);
+  EXPECT_TRUE(FindSliceTarget("a100-80gb-8").ok());
+  EXPECT_FALSE(T("nvidia-v100").price_includes_host);
+  EXPECT_TRUE(T("tpu-v6e").price_includes_host);
+  EXPECT_EQ(T("tpu-v6e").Interconnect(256), "ICI");
+  EXPECT_EQ(T("nvidia-h100").Interconnect(8), "NVLink");
+  EXPECT_NE(T("nvidia-h100").Interconnect(16).find("InfiniBand"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tpudoctor

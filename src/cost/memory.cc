@@ -175,6 +175,11 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
   m.padding_waste = act.layout_total - act.natural_total;
   ShardMemory(c, e);
+  // With every layer's input kept, the backward pass frees them one layer at a time as it
+  // produces that layer's gradients: kept inputs and gradients together peak at the larger of
+  // the two, so only the gradients beyond the kept inputs add to the peak.
+  if (options.train && c.remat == Remat::kLayer)
+    m.gradients = std::max(0.0, m.gradients - c.layers.boundary_bytes / c.parallel.tensor);
 }
 
 // Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).

@@ -108,8 +108,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
   const double step_s = e.step_ms / 1e3;
-  const double peak = c.target.bf16_tflops.value_or(c.target.fp32_tflops.value_or(0)) * 1e12;
-  if (step_s > 0 && peak > 0) e.mfu = e.model_flops / (step_s * peak * options.chips * slices);
+  // MFU against the peak of the precision the matmuls run at (fp16 tensor cores on a V100, TF32
+  // for fp32 on an A100), not a fixed bf16 or fp32 figure.
+  const double chip_peak = c.rates.matrix_flops * c.devices_per_chip;
+  if (step_s > 0 && chip_peak > 0)
+    e.mfu = e.model_flops / (step_s * chip_peak * options.chips * slices);
   if (step_s > 0) e.samples_per_s = static_cast<double>(e.global_batch) / step_s;
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/report/render.h"
@@ -33,20 +34,25 @@ std::string RenderTargetsJson() {
          {"hbm_gib", Opt(t.hbm_gib)},
          {"hbm_gbps", Opt(t.hbm_gbps)},
          {"mxu_dim", t.mxu_dim ? nlohmann::ordered_json(*t.mxu_dim) : nlohmann::ordered_json()},
-         {"price_usd_per_chip_hour", Opt(t.price_usd_per_chip_hour)}});
+         {"price_usd_per_chip_hour", Opt(t.price_usd_per_chip_hour)},
+         {"price_includes_host", t.price_includes_host}});
   }
   return nlohmann::ordered_json{{"schema_version", 1}, {"targets", arr}}.dump(2) + "\n";
 }
 
 std::string RenderTargetsText() {
-  std::string out = Cell("target", 13, false) + Cell("kind", 5, false) + Cell("bf16 TFLOP/s", 13) +
-                    Cell("HBM GiB", 9) + Cell("HBM GB/s", 10) + Cell("MXU", 9) +
-                    Cell("$/chip-h", 10) + "  name\n";
+  std::size_t width = 13;  // the longest name and a space
+  for (const TargetSpec& t : AllTargets()) width = std::max(width, t.name.size() + 1);
+  const int name_width = static_cast<int>(width);
+  std::string out = Cell("target", name_width, false) + Cell("kind", 5, false) +
+                    Cell("bf16 TFLOP/s", 13) + Cell("HBM GiB", 9) + Cell("HBM GB/s", 10) +
+                    Cell("MXU", 9) + Cell("$/chip-h", 10) + "  name\n";
   for (const TargetSpec& t : AllTargets()) {
     std::string mxu =
         t.mxu_dim ? std::to_string(*t.mxu_dim) + "x" + std::to_string(*t.mxu_dim) : "-";
-    out += Cell(t.name, 13, false) + Cell(t.kind, 5, false) + Cell(Num(t.bf16_tflops, 0), 13) +
-           Cell(Num(t.hbm_gib, 0), 9) + Cell(Num(t.hbm_gbps, 0), 10) + Cell(mxu, 9) +
+    out += Cell(t.name, name_width, false) + Cell(t.kind, 5, false) +
+           Cell(Num(t.bf16_tflops, 0), 13) + Cell(Num(t.hbm_gib, 0), 9) +
+           Cell(Num(t.hbm_gbps, 0), 10) + Cell(mxu, 9) +
            Cell(Num(t.price_usd_per_chip_hour, 2), 10) + "  " + t.display_name + "\n";
   }
   out += "\nfigures and their sources: data/targets/NAME.json; default target: " +

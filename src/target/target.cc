@@ -49,6 +49,7 @@ TargetSpec ParseTarget(const json& j) {
   t.dcn_gbps = Opt<double>(j, "dcn_gbps");
   t.calibration_siblings = j.value("calibration_siblings", std::vector<std::string>{});
   t.price_usd_per_chip_hour = Opt<double>(j, "price_usd_per_chip_hour");
+  t.price_includes_host = j.value("price_includes_host", true);
   if (auto it = j.find("dtypes"); it != j.end()) {
     for (const auto& [key, rule] : it->items()) {
       auto dtype = ParseDType(key);
@@ -77,6 +78,13 @@ TargetSpec ParseTarget(const json& j) {
 
 }  // namespace
 
+std::string TargetSpec::Interconnect(int chips) const {
+  if (is_tpu()) return "ICI";
+  if (chips <= chips_per_host) return "NVLink";
+  return "NVLink within a host and InfiniBand between hosts (modelled at NVLink's bandwidth: a "
+         "lower bound)";
+}
+
 DTypeRule TargetSpec::RuleFor(DType dtype) const {
   auto it = dtypes.find(dtype);
   if (it == dtypes.end()) return {};
@@ -92,6 +100,13 @@ const std::vector<TargetSpec>& AllTargets() {
       json j = json::parse(f.contents, nullptr, /*allow_exceptions=*/false);
       if (j.is_discarded() || !j.is_object()) continue;
       try {
+        // A variant (another memory size of one accelerator) is the base with its own fields.
+        for (const json& variant : j.value("variants", json::array())) {
+          json merged = j;
+          merged.erase("variants");
+          merged.update(variant);
+          out->push_back(ParseTarget(merged));
+        }
         out->push_back(ParseTarget(j));
       } catch (const std::exception&) {  // json errors, a non-numeric tiling key
         continue;

@@ -48,6 +48,9 @@ struct TargetSpec {
   // run of its own was fitted (data/calibration/RUNTIME-TARGET.json).
   std::vector<std::string> calibration_siblings;
   std::optional<double> price_usd_per_chip_hour;
+  // Whether the price includes the host VM the accelerator is attached to (a TPU's chip-hour, a
+  // GPU instance's share); false: the accelerator alone, the host billed on top.
+  bool price_includes_host = true;
   std::map<DType, DTypeRule> dtypes;  // dtypes not listed are native
   // TPU memory tiling (absent on GPUs): pad the minor dim to `minor`, the second-minor dim to
   // second_minor_by_bits[bits] (2 or 4 when it is that small), rank-1 arrays to rank1_elements.
@@ -73,6 +76,9 @@ struct TargetSpec {
   std::string notes;
 
   bool is_tpu() const { return kind == "tpu"; }
+  // The links collectives between `chips` of a slice run over, in words: ICI on TPUs, NVLink
+  // within a GPU host (and InfiniBand between hosts).
+  std::string Interconnect(int chips) const;
   DTypeRule RuleFor(DType dtype) const;
 };
 
