@@ -80,6 +80,12 @@ ROWS = [
          seq=4096, batch=4, chips=512, parallel="fsdp=512", remat="layer", per="tokens/chip"),
     dict(match=("Llama2-7B", "8x H100"), model="llama-2-7b.json", target="nvidia-h100-8",
          seq=4096, batch=4, chips=8, parallel="fsdp=8", remat="layer", per="tflops/chip"),
+    # Serving (vLLM on TPU, tpu-recipes): Llama 3.3 70B has Llama 3.1 70B's architecture; one
+    # replica tensor parallel over the 8 chips, continuous batching.
+    dict(match=("Llama-3.3-70B-Instruct", "concurrency 64"), model="llama-3.1-70b.json",
+         target="tpu-v6e-8", serve=(1000, 1000, 64), chips=8, per="serve"),
+    dict(match=("Llama-3.3-70B-Instruct", "concurrency 128"), model="llama-3.1-70b.json",
+         target="tpu-v6e-8", serve=(1000, 1000, 128), chips=8, per="serve"),
     # ResNet-50 (the bundled ONNX export of torchvision's ResNet-50).
     dict(match=("ResNet-50 (Flax example)", "TPU v3"), model=RESNET, target="tpu-v3-8", batch=128,
          chips=4, per="samples"),
@@ -112,6 +118,15 @@ def row_matches(row, spec):
 
 def predict(binary, spec, calibration=None):
     model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
+    if spec["per"] == "serve":
+        prompt, output, concurrency = spec["serve"]
+        cmd = [binary, "estimate", model, "--serve", "--prompt-tokens", str(prompt),
+               "--output-tokens", str(output), "--concurrency", str(concurrency), "--targets",
+               spec["target"], "--format", "json"]
+        e = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)[
+            "estimates"][0]
+        e["fits"] = e["serving"]["fits"]
+        return e["serving"]["output_tokens_per_s"], e
     cmd = [binary, "estimate", model, "--train", "--targets", spec["target"], "--batch",
            str(spec["batch"]), "--format", "json",
            "--precision", spec.get("precision", "bf16")]

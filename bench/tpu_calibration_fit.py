@@ -52,7 +52,8 @@ def tpu_rows(csv_path):
     rows = []
     for row in csv.DictReader(open(csv_path)):
         spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
-        if spec and spec["target"].startswith("tpu"):
+        # Training runs only: the serving rows check the serving model, fitted to nothing.
+        if spec and spec["target"].startswith("tpu") and spec["per"] in FACTOR:
             rows.append(dict(row=row, spec=spec, gen=target_name(spec), factor=FACTOR[spec["per"]],
                              published=float(row["throughput"].replace(",", ""))))
     return rows

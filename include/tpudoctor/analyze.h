@@ -49,6 +49,9 @@ struct AnalyzeOptions {
   Runtime runtime;  // --runtime: how the program runs on a GPU (auto by default)
   int slices = 1;   // --slices: identical slices over DCN
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
+  // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
+  // --parallel each slice is one replica tensor parallel over its chips.
+  std::optional<ServingOptions> serve;
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

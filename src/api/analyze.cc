@@ -82,6 +82,9 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.runtime = options.runtime;
     o.slices = options.slices;
     o.dcn = options.dcn;
+    o.serve = options.serve;
+    if (options.serve && options.parallel == Parallelism{})
+      o.parallel = Parallelism{0, 1, slice.chips * std::max(1, slice.target->devices_per_chip)};
     o.dataset_size = options.dataset_size;
     if (price != options.prices.end()) o.usd_per_chip_hour = price->second;
     if (options.calibration) o.calibration = &*options.calibration;

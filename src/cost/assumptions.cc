@@ -99,16 +99,18 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   const Parallelism& p = c.parallel;
   if (p.fsdp > 1 || p.tensor > 1) {
     out.push_back(
-        "parallelism " + ToString(p) + ": parameters, gradients and optimizer state divided over " +
-        std::to_string(p.fsdp * p.tensor) + " chips" +
+        "parallelism " + ToString(p) + ": parameters" +
+        (options.train ? std::string(", gradients and optimizer state") : std::string()) +
+        " divided over " + std::to_string(p.fsdp * p.tensor) + " chips" +
         (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
                       "reduce-scatters the gradients over " +
                           c.target.Interconnect(options.chips) + ", overlapped with compute"
                     : "") +
         (p.tensor > 1 ? "; tensor parallelism divides each op and the activations " +
                             std::to_string(p.tensor) +
-                            " ways and all-reduces each layer's activations twice forward and "
-                            "twice backward, not overlapped"
+                            " ways and all-reduces each layer's activations twice forward" +
+                            (options.train ? std::string(" and twice backward") : std::string()) +
+                            ", not overlapped"
                       : ""));
   }
   if (options.slices > 1 && options.dcn == DcnParallelism::kFsdp) {
@@ -160,6 +162,17 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                 " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0 && !e.coverage_warning)
     out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
+  if (options.serve) {
+    out.push_back(
+        "serving: " + std::to_string(options.serve->concurrency) + " requests in flight of " +
+        std::to_string(options.serve->prompt_tokens) + " tokens in and " +
+        std::to_string(options.serve->output_tokens) +
+        " out, continuously batched: a decode step runs one token of each, reading the weights "
+        "once and each sequence's KV cache (bf16) at the mean context, its matmuls and attention "
+        "overlapped with the reads; every request's prefill is one inference step over its "
+        "prompt (TTFT without queueing), run between the decode steps; the KV cache is held at "
+        "each sequence's full length");
+  }
   if (!options.usd_per_chip_hour && c.target.price_usd_per_chip_hour &&
       !c.target.price_includes_host)
     out.push_back("price: " + c.target.name +

@@ -81,13 +81,17 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
          a.batch == b.batch && a.chips == b.chips && a.parallel == b.parallel &&
          a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
-         a.dataset_size == b.dataset_size && a.usd_per_chip_hour == b.usd_per_chip_hour &&
-         a.calibration == b.calibration;
+         a.dataset_size == b.dataset_size && a.serve == b.serve &&
+         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
 }
 
 Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
+  if (options.serve && options.train) return MakeError("serving estimates are of inference");
+  if (options.serve && (options.serve->prompt_tokens < 1 || options.serve->output_tokens < 1 ||
+                        options.serve->concurrency < 1))
+    return MakeError("serving needs at least one prompt token, output token and request");
   if (options.slices < 1 || options.slices > 1024)
     return MakeError("the number of slices must be between 1 and 1024");
   if (!target.hbm_gbps || !target.hbm_gib ||
@@ -148,6 +152,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   MemoryPerChip(c, params, e);
   FitAndMaxBatch(c, e);
   Prices(c, e);
+  if (options.serve) {
+    if (auto served = EstimateServing(c, params, e); !served) return served.error();
+  }
   std::sort(fb.times.begin(), fb.times.end(),
             [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
   if (fb.times.size() > 10) fb.times.resize(10);

@@ -126,7 +126,9 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // weight_dtype=bfloat16; optax keeps Adam's moments in the parameters' dtype).
   const bool bf16_params = options.precision == Precision::kBf16Params;
   const double state_scale = bf16_params ? 0.5 : 1.0;
-  m.weights = params.count * (mixed || bf16_params ? 2 : 4) + params.constant_bytes;
+  // A server holds the weights in the compute precision (no fp32 copy to update).
+  const bool narrow_weights = mixed || bf16_params || (options.serve && c.element_bytes == 2);
+  m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
   if (options.train) {
     m.gradients = params.count * (mixed || bf16_params ? 2 : 4);
     m.master_weights = mixed ? params.count * 4 : 0;

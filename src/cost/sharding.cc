@@ -114,8 +114,16 @@ Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
 
 CollectiveTimes Collectives(const CollectiveInputs& in) {
   CollectiveTimes t;
-  if (!in.train || in.link_bytes_s <= 0) return t;
+  if (in.link_bytes_s <= 0) return t;
   const Parallelism& p = in.parallel;
+  // Inference: tensor parallelism all-reduces the activations forward; FSDP gathers the
+  // weights once.
+  if (!in.train) {
+    t.fsdp_s =
+        Ring(p.fsdp) * in.param_count / p.tensor * in.weight_bytes_per_param / in.link_bytes_s;
+    t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
+    return t;
+  }
   // Each chip holds 1/(fsdp x tp) of the parameters.
   const double shard = in.param_count / (static_cast<double>(p.fsdp) * p.tensor);
   t.data_s = 2 * Ring(p.data) * shard * in.grad_bytes_per_param / in.link_bytes_s;

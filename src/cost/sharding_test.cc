@@ -48,8 +48,14 @@ TEST(ShardingTest, RingCollectives) {
   // FSDP: gather bf16 weights twice and reduce-scatter fp32 gradients: 3/4 x 1e9 x (2+2+4) B.
   EXPECT_NEAR(t.fsdp_s, 0.75 * 1e9 * 8 / 1e11, 1e-12);
   EXPECT_EQ(t.tensor_s, 0);
+  // Inference: FSDP gathers the bf16 weights once; nothing is reduced.
   in.train = false;
-  EXPECT_EQ(Collectives(in).fsdp_s, 0);
+  EXPECT_NEAR(Collectives(in).fsdp_s, 0.75 * 1e9 * 2 / 1e11, 1e-12);
+  EXPECT_EQ(Collectives(in).data_s, 0);
+  // Tensor parallelism all-reduces the activations forward in inference too (4 ways: 2 x 3/4).
+  in.parallel = {1, 1, 4};
+  in.tensor_allreduce_bytes = 1e9;
+  EXPECT_NEAR(Collectives(in).tensor_s, 2 * 0.75 * 1e9 / 1e11, 1e-12);
 }
 
 class ShardedEstimateTest : public ::testing::Test {
@@ -240,6 +246,56 @@ TEST(RematMemoryTest, FsdpOverSlicesShardsTheStateOverEverySlice) {
   EXPECT_TRUE(fsdp->fits);
   EXPECT_EQ(*ParseDcnParallelism("fsdp"), DcnParallelism::kFsdp);
   EXPECT_FALSE(ParseDcnParallelism("pipeline"));
+}
+
+}  // namespace
+}  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// Serving Llama 3.1 70B on a v6e-8, tensor parallel over its 8 chips: the KV cache of a token is
+// K and V of 8 KV heads x 128 dims in bf16 in each of 80 layers; a decode step reads the bf16
+// weights once (1/8 per chip) and each sequence's KV cache at the mean context.
+TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.dims["seq"] = 1000;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-70b.json").string());
+  auto m = LoadModel(*src, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 8;
+  o.parallel = {0, 1, 8};
+  o.serve = ServingOptions{1000, 1000, 64};
+  const TargetSpec& v6e = **FindTarget("tpu-v6e");
+  auto e = EstimateStep(m->graph, v6e, o);
+  ASSERT_TRUE(e) << e.error().message;
+  ASSERT_TRUE(e->serving);
+  const ServingEstimate& s = *e->serving;
+  EXPECT_DOUBLE_EQ(s.kv_bytes_per_token, 80.0 * 2 * 8 * 128 * 2);
+  EXPECT_DOUBLE_EQ(s.mean_context, 1500);
+  const double bandwidth = 1638e9 * CalibrationFor(v6e, *ParseRuntime("xla")).memory_efficiency;
+  EXPECT_NEAR(s.decode_kv_ms, 64 * 1500 * s.kv_bytes_per_token / 8 / bandwidth * 1e3, 1e-9);
+  EXPECT_NEAR(s.decode_weights_ms, s.weight_bytes / bandwidth * 1e3, 1e-9);
+  EXPECT_NEAR(s.weight_bytes * 8 / 2 / 1e9, 70.55, 0.1);  // 70.6B bf16 parameters
+  EXPECT_DOUBLE_EQ(s.kv_cache_bytes, 64 * 2000 * s.kv_bytes_per_token / 8);
+  EXPECT_TRUE(s.fits);
+  // Throughput and latency agree: every sequence in flight makes a token per TPOT.
+  EXPECT_NEAR(s.output_tokens_per_s, 64 / (s.tpot_ms / 1e3), 1e-6);
+  EXPECT_GT(e->tensor_ms, 0);  // the prefill's all-reduces are charged
+  // A model without attention ops has no KV cache to read.
+  Graph mlp = testing::ParseOrDie(R"(graph g {
+  input %x: f32[1,16]
+  init %w: f32[16,16]
+  %y: f32[1,16] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  o.chips = 1;
+  o.parallel = {};
+  EXPECT_FALSE(EstimateStep(mlp, v6e, o));
+  o.train = true;
+  EXPECT_FALSE(EstimateStep(m->graph, v6e, o));
 }
 
 }  // namespace

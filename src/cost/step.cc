@@ -56,9 +56,10 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param =
       options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
-  // Two all-reduces of a layer's activations forward (after attention and after the MLP) and two
-  // backward, each of the tensor that crosses the layer boundary.
-  ci.tensor_allreduce_bytes = c.layers.count > 0 ? 4 * c.layers.boundary_bytes : 0;
+  // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
+  // training, two backward, each of the tensor that crosses the layer boundary.
+  ci.tensor_allreduce_bytes =
+      c.layers.count > 0 ? (options.train ? 4 : 2) * c.layers.boundary_bytes : 0;
   // The two devices of a v2/v3/7x chip reduce between themselves first (on the chip, about free);
   // the ring between chips runs at the chip's links.
   ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;

@@ -117,6 +117,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
 // Price (pricing.cc): what the step, an epoch and an hour cost.
 void Prices(const StepContext& c, Estimate& e);
 
+// Serving (serving.cc), after the inference step of one prompt is priced: time to first token,
+// the decode step of every sequence in flight, tokens per second and dollar, the KV cache.
+// Errors: a graph without attention ops (a decoder's KV cache is read off them).
+Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e);
+
 // The assumptions the report prints (assumptions.cc), each stage's in its words.
 std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e);
 

@@ -84,8 +84,61 @@ ordered_json EstimateJson(const Estimate& e) {
                    {"mxu_utilization", t.mxu_utilization}});
   }
   j["top_ops"] = top;
+  if (e.serving) {
+    const ServingEstimate& s = *e.serving;
+    j["serving"] = {{"ttft_ms", s.ttft_ms},
+                    {"tpot_ms", s.tpot_ms},
+                    {"decode_weights_ms", s.decode_weights_ms},
+                    {"decode_kv_ms", s.decode_kv_ms},
+                    {"decode_compute_ms", s.decode_compute_ms},
+                    {"decode_tensor_parallel_ms", s.decode_tensor_ms},
+                    {"prefill_share", s.prefill_share},
+                    {"mean_context", s.mean_context},
+                    {"output_tokens_per_s", s.output_tokens_per_s},
+                    {"output_tokens_per_s_per_chip", s.output_tokens_per_s_per_chip},
+                    {"usd_per_million_output_tokens", Opt(s.usd_per_million_output_tokens)},
+                    {"kv_bytes_per_token", s.kv_bytes_per_token},
+                    {"weight_bytes_per_chip", s.weight_bytes},
+                    {"kv_cache_bytes_per_chip", s.kv_cache_bytes},
+                    {"fits", s.fits},
+                    {"max_concurrency", s.max_concurrency}};
+  }
   j["assumptions"] = e.assumptions;
   return j;
+}
+
+// The serving table: one row per target, then where a decode step's time goes.
+std::string ServingText(const std::vector<Estimate>& es) {
+  std::string out =
+      "serving (continuous batching)\ntarget               chips  fits  max conc.   TTFT ms   "
+      "TPOT ms   tok/s/chip   KV cache/chip   $/1M out tok\n";
+  for (const Estimate& e : es) {
+    if (!e.serving) continue;
+    const ServingEstimate& s = *e.serving;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %8s  %11s  %14s  %13s\n",
+                  e.target.c_str(), e.chips, s.fits ? "yes" : "NO",
+                  static_cast<long long>(s.max_concurrency), FormatMs(s.ttft_ms).c_str(),
+                  FormatMs(s.tpot_ms).c_str(),
+                  FormatFixed(s.output_tokens_per_s_per_chip, 0).c_str(),
+                  FormatBytes(s.kv_cache_bytes).c_str(),
+                  s.usd_per_million_output_tokens
+                      ? ("$" + FormatFixed(*s.usd_per_million_output_tokens, 2)).c_str()
+                      : "-");
+    out += line;
+  }
+  for (const Estimate& e : es) {
+    if (!e.serving) continue;
+    const ServingEstimate& s = *e.serving;
+    out += "  " + e.target + ": a decode step reads the weights in " +
+           FormatMs(s.decode_weights_ms) + " ms and the KV cache (" +
+           FormatBytes(s.kv_bytes_per_token) + " per token, mean context " +
+           FormatFixed(s.mean_context, 0) + ") in " + FormatMs(s.decode_kv_ms) +
+           " ms; its matmuls and attention take " + FormatMs(s.decode_compute_ms) +
+           " ms (overlapped), tensor-parallel all-reduces " + FormatMs(s.decode_tensor_ms) +
+           " ms; prefills take " + FormatFixed(s.prefill_share * 100, 0) + "% of the time\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -93,24 +146,31 @@ ordered_json EstimateJson(const Estimate& e) {
 std::string RenderEstimateText(const Report& r) {
   const std::vector<Estimate>& es = r.estimates;
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": estimate " + r.model + ", " +
-                    (r.train ? "training" : "inference") + ", batch " +
-                    std::to_string(r.estimate_batch) + " per device, " +
+                    (r.train ? "training, batch " + std::to_string(r.estimate_batch)
+                     : !r.estimates.empty() && r.estimates.front().serving
+                         ? std::string("serving (each prompt's prefill at batch 1)")
+                         : "inference, batch " + std::to_string(r.estimate_batch)) +
+                    (r.estimates.empty() || !r.estimates.front().serving ? " per device, " : ", ") +
                     std::string(NameOf(r.precision)) +
                     (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n\n";
-  out +=
-      "target               chips  fits  max batch   step ms   samples/s    MFU   memory/dev    "
-      "$/1M samples\n";
-  for (const Estimate& e : es) {
-    std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
-    char line[256];
-    std::snprintf(line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n",
-                  name.c_str(), e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch),
-                  FormatMs(e.step_ms).c_str(), FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100,
-                  FormatBytes(e.memory.total()).c_str(),
-                  e.usd_per_million_samples
-                      ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
-                      : "-");
-    out += line;
+  if (!es.empty() && es.front().serving) {
+    out += ServingText(es);
+  } else {
+    out +=
+        "target               chips  fits  max batch   step ms   samples/s    MFU   memory/dev    "
+        "$/1M samples\n";
+    for (const Estimate& e : es) {
+      std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
+      char line[256];
+      std::snprintf(
+          line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n",
+          name.c_str(), e.chips, e.fits ? "yes" : "NO", static_cast<long long>(e.max_batch),
+          FormatMs(e.step_ms).c_str(), FormatFixed(e.samples_per_s, 1).c_str(), e.mfu * 100,
+          FormatBytes(e.memory.total()).c_str(),
+          e.usd_per_million_samples ? ("$" + FormatFixed(*e.usd_per_million_samples, 2)).c_str()
+                                    : "-");
+      out += line;
+    }
   }
   for (const Estimate& e : es) {
     if (e.coverage_warning) {  // the same graph for every target: say it once

@@ -250,6 +250,19 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "gradients all-reduced over DCN) or fsdp (the state sharded over every "
                    "slice's chips too; MaxText's dcn_fsdp_parallelism)")
       ->check(CLI::IsMember(kDcnParallelism));
+  est_cmd->add_flag("--serve", est.serve,
+                    "serving a decoder LLM: time to first token, time per output token, tokens/s "
+                    "per chip and $ per 1M output tokens with continuous batching; the model is "
+                    "built over the prompt at batch 1, tensor parallel over the slice unless "
+                    "--parallel says otherwise");
+  est_cmd->add_option("--prompt-tokens", est.prompt_tokens, "--serve: tokens in per request")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+  est_cmd->add_option("--output-tokens", est.output_tokens, "--serve: tokens out per request")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+  est_cmd
+      ->add_option("--concurrency", est.concurrency,
+                   "--serve: requests in flight at once over the slice's replicas")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

@@ -61,6 +61,10 @@ struct EstimateArgs {
   std::string runtime = "auto";     // auto, eager, xla, compiled
   int slices = 1;                   // --slices N: multislice over DCN
   std::string dcn = "data";         // --dcn data|fsdp: how the slices share the step
+  bool serve = false;               // --serve: serving figures (prefill, decode, tokens/s)
+  std::int64_t prompt_tokens = 1024;
+  std::int64_t output_tokens = 1024;
+  std::int64_t concurrency = 1;
   std::string format = "text";
 };
 

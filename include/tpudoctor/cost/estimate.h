@@ -112,6 +112,16 @@ struct Calibration;
 
 class EstimateCache;
 
+// Serving a decoder LLM (`estimate --serve`): requests of `prompt_tokens` in and `output_tokens`
+// out, `concurrency` of them in flight at once (continuous batching: the decode step runs one
+// token of every sequence in flight). The graph is the model at batch 1 over the prompt.
+struct ServingOptions {
+  std::int64_t prompt_tokens = 1024;
+  std::int64_t output_tokens = 1024;
+  std::int64_t concurrency = 1;
+  bool operator==(const ServingOptions&) const = default;
+};
+
 struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
@@ -123,6 +133,7 @@ struct EstimateOptions {
   DcnParallelism dcn = DcnParallelism::kData;  // how the slices share the step
   Remat remat = Remat::kNone;
   Runtime runtime;                           // auto
+  std::optional<ServingOptions> serve;       // serving figures besides the prefill step
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
   const Calibration* calibration = nullptr;  // overrides the target's calibration
@@ -251,6 +262,27 @@ struct EstimateComponents {
   double live_peak_bytes = 0;  // inference: peak of live activations
 };
 
+// What serving costs on a slice (one model replica per tensor-parallel group): the prefill of a
+// prompt, the decode step of every sequence in flight, and what they make per chip and dollar.
+struct ServingEstimate {
+  double ttft_ms = 0;  // time to first token: one prompt's prefill, its TP all-reduces included
+  double tpot_ms = 0;  // time per output token: one decode step at the mean context
+  double decode_weights_ms = 0;    // of which reading the weights
+  double decode_kv_ms = 0;         // reading the KV cache of every sequence in flight
+  double decode_compute_ms = 0;    // the matmuls and attention (overlapped with the reads)
+  double decode_tensor_ms = 0;     // tensor-parallel all-reduces of the decode step
+  double prefill_share = 0;        // of the slice's time, the share spent on prefills
+  double mean_context = 0;         // tokens a decode step attends to, on average
+  double output_tokens_per_s = 0;  // the slice's, at steady state
+  double output_tokens_per_s_per_chip = 0;
+  std::optional<double> usd_per_million_output_tokens;
+  double kv_bytes_per_token = 0;  // K and V of every layer, for one token (all chips)
+  double weight_bytes = 0;        // per chip
+  double kv_cache_bytes = 0;      // per chip, every sequence in flight at its full length
+  bool fits = false;
+  std::int64_t max_concurrency = 0;  // sequences in flight whose KV cache still fits
+};
+
 struct Estimate {
   std::string target;    // as the user named it (a slice: `v5litepod-16`)
   std::string hardware;  // the target's own name (`tpu-v5e`)
@@ -264,7 +296,8 @@ struct Estimate {
   double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
-  double host_ms = 0;       // host time of an eager step; the step is bound by it when longer
+  std::optional<ServingEstimate> serving;  // with EstimateOptions::serve
+  double host_ms = 0;  // host time of an eager step; the step is bound by it when longer
   int slices = 1;
   Parallelism parallel;  // resolved: data x fsdp x tensor = chips
   Remat remat = Remat::kNone;

@@ -60,6 +60,9 @@ bool IsSafeRelativePath(std::string_view relative);
 struct ShapeOptions {
   std::map<std::string, std::int64_t> dims;  // --dim name=value
   std::optional<std::int64_t> batch;         // --batch N
+  // The sequence a model config is built over when `dims` has no `seq` (estimate --serve: the
+  // prompt); formats whose inputs carry their own dims ignore it.
+  std::optional<std::int64_t> config_seq;
 };
 
 }  // namespace tpudoctor

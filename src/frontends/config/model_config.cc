@@ -294,6 +294,8 @@ Result<LoadedModel> LoadModelConfig(const Source& source, const ShapeOptions& op
   std::int64_t seq = 0;
   if (auto it = options.dims.find("seq"); it != options.dims.end()) {
     seq = it->second;
+  } else if (options.config_seq) {
+    seq = *options.config_seq;
   } else {
     seq = spec->max_positions > 0 ? std::min(spec->max_positions, kDefaultConfigSeq)
                                   : kDefaultConfigSeq;

@@ -1,0 +1,123 @@
+// Serving: the prefill of one prompt (the inference step of the graph, which is the model at
+// batch 1 over the prompt) and the decode step of every sequence in flight, from what the graph
+// says per token — weight bytes, matmul FLOPs, the K and V each attention keeps, the attention's
+// FLOPs per context token — at the device's rates and calibration.
+#include <algorithm>
+#include <cmath>
+
+#include "src/cost/sharding.h"
+#include "src/cost/step.h"
+#include "tpudoctor/support/strings.h"
+
+namespace tpudoctor {
+namespace {
+
+// What a decoder does per token, summed over its attention ops and its other matmuls.
+struct PerToken {
+  double tokens = 0;           // in the graph (batch x prompt)
+  double matmul_flops = 0;     // outside attention, per token
+  double attention_flops = 0;  // per token and per context token it attends to
+  double kv_elements = 0;      // K and V kept per token, every layer
+};
+
+// Rows (batch x sequence) and row width of an attention operand: [batch, seq, width] or
+// [batch, heads, seq, head_dim].
+std::optional<std::pair<double, double>> RowsAndWidth(const TensorType& t) {
+  const auto& d = t.shape.dims();
+  if (!t.shape.is_static() || (d.size() != 3 && d.size() != 4)) return std::nullopt;
+  const auto v = [&](std::size_t i) { return static_cast<double>(d[i].value()); };
+  if (d.size() == 3) return std::make_pair(v(0) * v(1), v(2));
+  return std::make_pair(v(0) * v(2), v(1) * v(3));
+}
+
+Result<PerToken> CountPerToken(const StepContext& c) {
+  PerToken p;
+  double matmul_flops = 0;
+  for (const Node& n : c.graph.nodes()) {
+    const OpCost& cost = c.costs[static_cast<std::size_t>(n.id)];
+    if (n.op != Op::kAttention) {
+      if (cost.known && cost.cls == CostClass::kMatrix) matmul_flops += cost.flops;
+      continue;
+    }
+    if (n.inputs.size() < 3 || n.input(0) == kNoValue || n.input(1) == kNoValue ||
+        n.input(2) == kNoValue)
+      return MakeError("an attention op of the model lacks its Q, K or V input");
+    auto q = RowsAndWidth(c.graph.value(n.input(0)).type);
+    auto k = RowsAndWidth(c.graph.value(n.input(1)).type);
+    auto v = RowsAndWidth(c.graph.value(n.input(2)).type);
+    if (!q || !k || !v) return MakeError("serving needs static Q, K and V shapes");
+    p.tokens = q->first;
+    p.attention_flops += 4 * q->second;  // Q K^T and the weighted sum of V, per context token
+    p.kv_elements += k->second + v->second;
+  }
+  if (p.tokens <= 0)
+    return MakeError(
+        "serving estimates need a decoder whose attention is one op (the model configs build "
+        "one per layer; an export that spells attention out as matmuls and a softmax is not "
+        "read for its KV cache yet)");
+  p.matmul_flops = matmul_flops / p.tokens;
+  return p;
+}
+
+}  // namespace
+
+Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e) {
+  const ServingOptions& s = *c.options.serve;
+  auto per_token = CountPerToken(c);
+  if (!per_token) return per_token.error();
+  const PerToken& p = *per_token;
+  const double tp = c.parallel.tensor;
+  const double shards = tp * c.parallel.fsdp;
+  const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
+  const double in_flight = std::ceil(static_cast<double>(s.concurrency) / replicas);
+  const double value_bytes = c.element_bytes > 0 ? c.element_bytes : 2;
+  const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
+  ServingEstimate out;
+  out.kv_bytes_per_token = p.kv_elements * value_bytes;
+  out.weight_bytes = params.count * value_bytes / shards;
+  out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
+  // One decode step: every sequence in flight adds a token. The weights are read once, each
+  // sequence's KV cache once; the matmuls and attention overlap with the reads.
+  out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
+  out.decode_kv_ms = in_flight * out.mean_context * out.kv_bytes_per_token / tp / bandwidth * 1e3;
+  out.decode_compute_ms = in_flight * (p.matmul_flops + p.attention_flops * out.mean_context) / tp /
+                          (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
+  // Two all-reduces per layer of each sequence's hidden state (after attention and after the
+  // MLP), as in the prefill; the layer boundary is that state.
+  const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
+  if (tp > 1 && link > 0 && c.layers.count > 0) {
+    const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
+    out.decode_tensor_ms =
+        c.layers.count * 2 * 2 * (tp - 1) / tp * in_flight * hidden_bytes / link * 1e3;
+  }
+  const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
+  const double decode_ms =
+      std::max(out.decode_weights_ms + out.decode_kv_ms, out.decode_compute_ms) +
+      out.decode_tensor_ms + launch_ms;
+  // The prefill of one prompt is the graph's inference step. At steady state a replica runs,
+  // for every `in_flight` requests, their prefills and `output_tokens` decode steps; the time
+  // between a sequence's tokens includes the prefills of the others interleaved with them.
+  out.ttft_ms = e.step_ms;
+  const double prefill_ms = in_flight * out.ttft_ms;
+  const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * decode_ms;
+  out.prefill_share = prefill_ms / round_ms;
+  out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);
+  out.output_tokens_per_s = replicas * in_flight / (out.tpot_ms / 1e3);
+  out.output_tokens_per_s_per_chip =
+      out.output_tokens_per_s / (static_cast<double>(c.options.chips) * c.options.slices);
+  if (e.usd_per_hour && out.output_tokens_per_s > 0)
+    out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
+  // Memory: the weights, every sequence's KV cache at its full length, one prefill's activations.
+  const double sequence_kv =
+      static_cast<double>(s.prompt_tokens + s.output_tokens) * out.kv_bytes_per_token / tp;
+  out.kv_cache_bytes = in_flight * sequence_kv;
+  const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
+  const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;
+  out.fits = fixed + out.kv_cache_bytes <= usable;
+  out.max_concurrency =
+      usable > fixed ? static_cast<std::int64_t>((usable - fixed) / sequence_kv * replicas) : 0;
+  e.serving = out;
+  return Ok{};
+}
+
+}  // namespace tpudoctor
