@@ -118,6 +118,11 @@ TEST(AnalyzeTest, XlaProgramsReadTheirBatchOffTheDataParameter) {
       EXPECT_EQ(r.facts.batch_source, BatchSource::kModel);
     }
   }
+  // A tied embedding table multiplied as a dot's left operand is a weight: the batch is the token
+  // ids' (it was read as 50,257, the vocabulary).
+  const Report tied = AnalyzeOrDie("xla_forms/tied_embedding_lm.hlo.txt", {});
+  ASSERT_TRUE(tied.facts.batch.has_value());
+  EXPECT_EQ(*tied.facts.batch, 8);
   // No matmul, convolution or gather: nothing says what a sample is.
   EXPECT_FALSE(AnalyzeOrDie("jax/int64_ops.hlo.txt", {}).facts.batch.has_value());
   EXPECT_FALSE(AnalyzeOrDie("jax/flax_cnn_train_adam.opt_hlo.txt", {}).facts.batch.has_value());

@@ -102,17 +102,32 @@ std::vector<bool> FeedActivations(const Graph& graph) {
   return feeds;
 }
 
-// Whether a parameter is the indices operand of a gather (token ids into an embedding table).
-bool GatherIndices(const Graph& graph, ValueId param) {
-  return std::ranges::any_of(graph.value(param).users, [&](NodeId u) {
-    const Node& n = graph.node(u);
-    return n.kind == OpKind::kGather && n.input(0) != param;
-  });
+// Whether a parameter reaches a gather, directly or through ops that pass data on (a cast, a
+// reshape): as the table it looks rows up in (an embedding: a weight, even where a tied output
+// layer multiplies it as a dot's left operand), or as the indices (token ids).
+enum class GatherRole { kTable, kIndices };
+bool ReachesGather(const Graph& graph, ValueId param, GatherRole role) {
+  std::vector<ValueId> stack = {param};
+  std::vector<bool> seen(graph.values().size(), false);
+  while (!stack.empty()) {
+    const ValueId v = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<std::size_t>(v)]) continue;
+    seen[static_cast<std::size_t>(v)] = true;
+    for (NodeId u : graph.value(v).users) {
+      const Node& n = graph.node(u);
+      if (n.kind == OpKind::kGather && (n.input(0) == v) == (role == GatherRole::kTable))
+        return true;
+      if (PassesData(n) && n.op != Op::kCall && !n.outputs.empty()) stack.push_back(n.outputs[0]);
+    }
+  }
+  return false;
 }
 
 // The batch of a compiled XLA program, whose parameters mix weights, optimizer state and data: the
 // leading dim of the data, i.e. the highest-rank float parameter that feeds the activation side of
-// a matmul or convolution, or else the highest-rank integer parameter used as gather indices.
+// a matmul or convolution (an embedding table never), or else the highest-rank
+// integer parameter used as gather indices.
 // An optimized program (one with fusions) has swapped operands and relayouts; its batch is not
 // read.
 std::optional<std::int64_t> ProgramBatch(const Graph& graph) {
@@ -126,8 +141,9 @@ std::optional<std::int64_t> ProgramBatch(const Graph& graph) {
     const Shape& shape = v.type.shape;
     if (!shape.rank_known() || shape.rank() < 1 || !shape.dim(0).is_static()) continue;
     const bool is_float = TraitsOf(v.type.dtype).cls == DTypeClass::kFloat;
-    const bool activation = is_float && feeds[static_cast<std::size_t>(id)] && shape.rank() >= 2;
-    const bool indices = !is_float && GatherIndices(graph, id);
+    const bool activation = is_float && feeds[static_cast<std::size_t>(id)] && shape.rank() >= 2 &&
+                            !ReachesGather(graph, id, GatherRole::kTable);
+    const bool indices = !is_float && ReachesGather(graph, id, GatherRole::kIndices);
     if (!activation && !indices) continue;
     if (best == nullptr || (activation && !best_is_activation) ||
         (activation == best_is_activation && shape.rank() > best->type.shape.rank())) {
