@@ -610,3 +610,31 @@ TEST(EstimateTest, GpuVariantsHostPricesAndFabrics) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// A local attention (window w) over s causal queries attends to w*s - w^2/2 (query, key) pairs
+// instead of half of s^2: QK^T and PV, 2 FLOPs per multiply-add, head_dim 16, 4 heads.
+TEST(OpCostTest, SlidingWindowAttentionCountsThePairsInTheWindow) {
+  auto flops = [](int window) {
+    Graph g = testing::ParseOrDie((std::string(R"(graph g {
+  input %q: f32[1,64,64]
+  input %k: f32[1,64,32]
+  input %v: f32[1,64,32]
+  %a: f32[1,64,64] = Attention[matmul](%q, %k, %v) {is_causal=1, q_num_heads=4, kv_num_heads=2)") +
+                                   (window > 0 ? ", window=" + std::to_string(window) : "") +
+                                   R"(}
+  output %a
+})")
+                                      .c_str());
+    return ComputeOpCosts(g)[0].flops;
+  };
+  const double pairs = 16.0 * 64 - 16.0 * 16 / 2;
+  EXPECT_DOUBLE_EQ(flops(16), 2 * 4 * 2 * pairs * 16);
+  EXPECT_DOUBLE_EQ(flops(0), 2 * 4 * 2 * (64.0 * 64 / 2) * 16);
+  EXPECT_DOUBLE_EQ(flops(64), flops(0));  // a window as long as the sequence is no window
+}
+
+}  // namespace
+}  // namespace tpudoctor

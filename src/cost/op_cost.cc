@@ -258,7 +258,16 @@ class Coster {
       skv = v(k.dim(1));
       dh = v(q.dim(2)) / heads;
     }
-    const double causal_share = n.IntAttr("is_causal").value_or(0) != 0 ? 0.5 : 1.0;
+    // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
+    // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,
+    // then w each.
+    const bool causal = n.IntAttr("is_causal").value_or(0) != 0;
+    const double window = static_cast<double>(n.IntAttr("window").value_or(0));
+    double causal_share = causal ? 0.5 : 1.0;
+    if (window > 0 && window < skv && sq > 0 && skv > 0) {
+      causal_share = causal ? (window * sq - window * window / 2) / (sq * skv)
+                            : std::min(1.0, (2 * window + 1) / skv);
+    }
     MatmulDims d;
     d.m = sq;
     d.n = skv;

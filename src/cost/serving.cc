@@ -4,6 +4,7 @@
 // FLOPs per context token — at the device's rates and calibration.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "src/cost/sharding.h"
 #include "src/cost/step.h"
@@ -12,12 +13,32 @@
 namespace tpudoctor {
 namespace {
 
-// What a decoder does per token, summed over its attention ops and its other matmuls.
+// One attention op, per token: the K and V it keeps, its FLOPs per context token it attends to,
+// and how far back it attends (0: the whole context; a sliding window otherwise).
+struct AttentionLayer {
+  double kv_elements = 0;
+  double flops_per_context = 0;
+  double window = 0;
+  // The context tokens it reads at a context of `context`.
+  double Reach(double context) const { return window > 0 ? std::min(context, window) : context; }
+};
+
+// What a decoder does per token: its attention ops and its other matmuls.
 struct PerToken {
-  double tokens = 0;           // in the graph (batch x prompt)
-  double matmul_flops = 0;     // outside attention, per token
-  double attention_flops = 0;  // per token and per context token it attends to
-  double kv_elements = 0;      // K and V kept per token, every layer
+  double tokens = 0;        // in the graph (batch x prompt)
+  double matmul_flops = 0;  // outside attention, per token
+  std::vector<AttentionLayer> attention;
+  // Summed over the attention ops at a context of `context` tokens.
+  double KvElements(double context) const {
+    double sum = 0;
+    for (const AttentionLayer& a : attention) sum += a.kv_elements * a.Reach(context);
+    return sum;
+  }
+  double AttentionFlops(double context) const {
+    double sum = 0;
+    for (const AttentionLayer& a : attention) sum += a.flops_per_context * a.Reach(context);
+    return sum;
+  }
 };
 
 // Rows (batch x sequence) and row width of an attention operand: [batch, seq, width] or
@@ -47,8 +68,9 @@ Result<PerToken> CountPerToken(const StepContext& c) {
     auto v = RowsAndWidth(c.graph.value(n.input(2)).type);
     if (!q || !k || !v) return MakeError("serving needs static Q, K and V shapes");
     p.tokens = q->first;
-    p.attention_flops += 4 * q->second;  // Q K^T and the weighted sum of V, per context token
-    p.kv_elements += k->second + v->second;
+    // Q K^T and the weighted sum of V: 4 FLOPs per query element and context token.
+    p.attention.push_back({k->second + v->second, 4 * q->second,
+                           static_cast<double>(n.IntAttr("window").value_or(0))});
   }
   if (p.tokens <= 0)
     return MakeError(
@@ -73,14 +95,16 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double value_bytes = c.element_bytes > 0 ? c.element_bytes : 2;
   const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
   ServingEstimate out;
-  out.kv_bytes_per_token = p.kv_elements * value_bytes;
+  // Per token of context, every layer (a windowed layer's cache stops growing at its window).
+  out.kv_bytes_per_token = p.KvElements(1) * value_bytes;
   out.weight_bytes = params.count * value_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   // One decode step: every sequence in flight adds a token. The weights are read once, each
   // sequence's KV cache once; the matmuls and attention overlap with the reads.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
-  out.decode_kv_ms = in_flight * out.mean_context * out.kv_bytes_per_token / tp / bandwidth * 1e3;
-  out.decode_compute_ms = in_flight * (p.matmul_flops + p.attention_flops * out.mean_context) / tp /
+  out.decode_kv_ms =
+      in_flight * p.KvElements(out.mean_context) * value_bytes / tp / bandwidth * 1e3;
+  out.decode_compute_ms = in_flight * (p.matmul_flops + p.AttentionFlops(out.mean_context)) / tp /
                           (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
@@ -109,7 +133,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
     out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
   // Memory: the weights, every sequence's KV cache at its full length, one prefill's activations.
   const double sequence_kv =
-      static_cast<double>(s.prompt_tokens + s.output_tokens) * out.kv_bytes_per_token / tp;
+      p.KvElements(static_cast<double>(s.prompt_tokens + s.output_tokens)) * value_bytes / tp;
   out.kv_cache_bytes = in_flight * sequence_kv;
   const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;

@@ -300,3 +300,34 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// A sliding-window layer keeps and reads at most its window of K and V: with every layer local
+// (window 512) a 2,000-token sequence's cache is 512 tokens' worth, and a decode step at the mean
+// context (1,500) reads 512 tokens of it.
+TEST(ServingTest, SlidingWindowCachesStopAtTheWindow) {
+  const std::string config = R"({"architectures": ["MistralForCausalLM"], "model_type": "mistral",
+      "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "vocab_size": 1000,
+      "sliding_window": 512})";
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = 1000;
+  auto m = LoadModel(Source{"config.json", config}, so);
+  ASSERT_TRUE(m) << m.error().message;
+  EstimateOptions o;
+  o.serve = ServingOptions{1000, 1000, 8};
+  auto e = EstimateStep(m->graph, **FindTarget("tpu-v6e"), o);
+  ASSERT_TRUE(e) << e.error().message;
+  const double per_token = 4.0 * 2 * 2 * 128 * 2;  // layers x (K, V) x KV heads x head_dim x bf16
+  EXPECT_DOUBLE_EQ(e->serving->kv_bytes_per_token, per_token);
+  EXPECT_DOUBLE_EQ(e->serving->kv_cache_bytes, 8 * 512 * per_token);
+  const double bandwidth =
+      1638e9 * CalibrationFor(**FindTarget("tpu-v6e"), *ParseRuntime("xla")).memory_efficiency;
+  EXPECT_NEAR(e->serving->decode_kv_ms, 8 * 512 * per_token / bandwidth * 1e3, 1e-12);
+}
+
+}  // namespace
+}  // namespace tpudoctor

@@ -70,6 +70,61 @@ Head HeadOf(const json& cfg, Head fallback) {
   return fallback;
 }
 
+// Which layers of an MoE model run a dense MLP instead of the experts, as the configs say it:
+// DeepSeek's `first_k_dense_replace` (the first k), Llama 4's `interleave_moe_layer_step` (every
+// step-th layer routes), Qwen-MoE's `decoder_sparse_step` and `mlp_only_layers`. Empty: all route.
+std::vector<bool> DenseLayers(const json& cfg, std::int64_t layers) {
+  if (layers <= 0 || layers > 100000) return {};
+  std::vector<bool> dense(static_cast<std::size_t>(layers), false);
+  const std::int64_t first_dense = Int(cfg, {"first_k_dense_replace"});
+  const std::int64_t step = Int(cfg, {"interleave_moe_layer_step", "decoder_sparse_step"}, 1);
+  for (std::int64_t i = 0; i < layers; ++i) {
+    dense[static_cast<std::size_t>(i)] = i < first_dense || (step > 1 && (i + 1) % step != 0);
+  }
+  if (const json* only = Member(cfg, "mlp_only_layers"); only != nullptr && only->is_array()) {
+    for (const json& i : *only) {
+      if (i.is_number_integer() && i.get<std::int64_t>() >= 0 && i.get<std::int64_t>() < layers)
+        dense[static_cast<std::size_t>(i.get<std::int64_t>())] = true;
+    }
+  }
+  if (std::ranges::none_of(dense, [](bool d) { return d; })) return {};
+  return dense;
+}
+
+// Sliding-window attention, as the configs say which layers use it: `layer_types` per layer
+// ("sliding_attention" / "full_attention": Gemma 3, GPT-OSS, recent transformers), else Gemma 2's
+// alternation (even layers local), Gemma 3's `sliding_window_pattern` (every N-th layer global),
+// Qwen's `use_sliding_window`, or a `sliding_window` alone on every layer (Mistral, Mixtral).
+void SlidingWindows(const json& cfg, const std::string& type, TransformerSpec& s) {
+  s.sliding_window = Int(cfg, {"sliding_window"});
+  if (s.sliding_window <= 0 || s.layers <= 0 || s.layers > 100000) {
+    s.sliding_window = std::max<std::int64_t>(0, s.sliding_window);
+    return;
+  }
+  if (type.starts_with("qwen") && !Bool(cfg, "use_sliding_window", false)) {
+    s.sliding_window = 0;
+    return;
+  }
+  const auto n = static_cast<std::size_t>(s.layers);
+  s.windowed.assign(n, true);
+  if (const json* types = Member(cfg, "layer_types");
+      types != nullptr && types->is_array() && types->size() == n) {
+    for (std::size_t i = 0; i < n; ++i)
+      s.windowed[i] =
+          (*types)[i].is_string() && (*types)[i].get<std::string>() == "sliding_attention";
+  } else if (type == "gemma2") {
+    for (std::size_t i = 0; i < n; ++i) s.windowed[i] = i % 2 == 0;
+  } else if (type.starts_with("gemma3")) {
+    const std::int64_t pattern = Int(cfg, {"sliding_window_pattern"}, 6);
+    for (std::size_t i = 0; i < n; ++i)
+      s.windowed[i] = pattern <= 0 || (static_cast<std::int64_t>(i) + 1) % pattern != 0;
+  }
+  if (std::ranges::none_of(s.windowed, [](bool w) { return w; })) {
+    s.windowed.clear();
+    s.sliding_window = 0;
+  }
+}
+
 // Llama-style decoders: Llama, Mistral, Mixtral, Qwen2/3 (+MoE), Gemma, Phi-3, OLMo, ... and any
 // config with the same keys.
 TransformerSpec Decoder(const json& cfg, const std::string& type) {
@@ -94,9 +149,12 @@ TransformerSpec Decoder(const json& cfg, const std::string& type) {
   s.experts = Int(cfg, {"num_local_experts", "num_experts", "n_routed_experts"});
   if (s.experts > 0) {
     s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
+    s.dense_ffn = Int(cfg, {"intermediate_size_mlp"}, s.ffn);
     s.ffn = Int(cfg, {"moe_intermediate_size"}, s.ffn);
     s.shared_expert_ffn = Int(cfg, {"shared_expert_intermediate_size"});
+    s.dense_layers = DenseLayers(cfg, s.layers);
   }
+  SlidingWindows(cfg, type, s);
   return s;
 }
 

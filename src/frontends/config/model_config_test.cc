@@ -151,3 +151,77 @@ TEST(ModelConfigTest, KerasConfigsAreNotTakenForModelConfigs) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// Which attention ops are local, and with which window, per the config's own words.
+std::vector<std::int64_t> Windows(const std::string& json) {
+  ShapeOptions o;
+  o.dims["seq"] = 64;
+  auto m = LoadModel(Source{"config.json", json}, o);
+  EXPECT_TRUE(m) << (m ? "" : m.error().message);
+  std::vector<std::int64_t> windows;
+  if (!m) return windows;
+  for (const Node& n : m->graph.nodes()) {
+    if (n.op == Op::kAttention) windows.push_back(n.IntAttr("window").value_or(0));
+  }
+  return windows;
+}
+
+constexpr const char* kSmallDecoder =
+    R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
+       "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100)";
+
+TEST(ModelConfigTest, SlidingWindowLayersAsTheConfigSaysThem) {
+  const std::string base = std::string("{\"architectures\": [\"X\"], ") + kSmallDecoder;
+  // Mistral: a window on every layer; v0.3's null: none.
+  EXPECT_EQ(Windows(base + R"(, "model_type": "mistral", "sliding_window": 16})"),
+            (std::vector<std::int64_t>{16, 16, 16, 16}));
+  EXPECT_EQ(Windows(base + R"(, "model_type": "mistral", "sliding_window": null})"),
+            (std::vector<std::int64_t>{0, 0, 0, 0}));
+  // Gemma 2 alternates, local first; Gemma 3 makes every 2nd layer global here.
+  EXPECT_EQ(Windows(base + R"(, "model_type": "gemma2", "sliding_window": 16})"),
+            (std::vector<std::int64_t>{16, 0, 16, 0}));
+  EXPECT_EQ(Windows(base + R"(, "model_type": "gemma3_text", "sliding_window": 16,
+                               "sliding_window_pattern": 2})"),
+            (std::vector<std::int64_t>{16, 0, 16, 0}));
+  // layer_types wins over any pattern (GPT-OSS, recent transformers).
+  EXPECT_EQ(Windows(base + R"(, "model_type": "gemma3_text", "sliding_window": 16,
+      "layer_types": ["full_attention", "sliding_attention", "sliding_attention",
+                      "full_attention"]})"),
+            (std::vector<std::int64_t>{0, 16, 16, 0}));
+  // Qwen keeps its window off unless use_sliding_window says otherwise.
+  EXPECT_EQ(Windows(base + R"(, "model_type": "qwen2", "sliding_window": 16})"),
+            (std::vector<std::int64_t>{0, 0, 0, 0}));
+}
+
+// MoE models whose first layers are dense (DeepSeek) or whose layers alternate (Llama 4): the
+// dense layers have an MLP of their own width, the others the experts.
+TEST(ModelConfigTest, DenseAndMoeLayersAsTheConfigSaysThem) {
+  auto experts_per_layer = [](const std::string& json) {
+    auto m = LoadModel(Source{"config.json", json}, {});
+    EXPECT_TRUE(m) << (m ? "" : m.error().message);
+    std::vector<int> routed(4, 0);
+    if (!m) return routed;
+    for (const Value& v : m->graph.values()) {
+      for (int i = 0; i < 4; ++i) {
+        if (v.name.find("layers." + std::to_string(i) + "/mlp/experts.") != std::string::npos)
+          ++routed[static_cast<std::size_t>(i)];
+      }
+    }
+    return routed;
+  };
+  const std::string moe = std::string("{\"architectures\": [\"X\"], ") + kSmallDecoder +
+                          R"(, "num_local_experts": 4, "num_experts_per_tok": 1)";
+  EXPECT_EQ(experts_per_layer(moe + "}"), (std::vector<int>{3, 3, 3, 3}));
+  EXPECT_EQ(experts_per_layer(moe + R"(, "first_k_dense_replace": 1})"),
+            (std::vector<int>{0, 3, 3, 3}));
+  EXPECT_EQ(experts_per_layer(moe + R"(, "interleave_moe_layer_step": 2})"),
+            (std::vector<int>{0, 3, 0, 3}));
+  EXPECT_EQ(experts_per_layer(moe + R"(, "mlp_only_layers": [3]})"),
+            (std::vector<int>{3, 3, 3, 0}));
+}
+
+}  // namespace
+}  // namespace tpudoctor

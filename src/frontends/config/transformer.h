@@ -31,8 +31,17 @@ struct TransformerSpec {
   std::int64_t experts = 0;            // MoE: routed experts per layer
   std::int64_t experts_per_token = 0;
   std::int64_t shared_expert_ffn = 0;  // Qwen-MoE's always-on expert
-  bool gated_mlp = true;               // SwiGLU/GeGLU: gate and up projections
-  std::string activation = "silu";     // silu, gelu, relu
+  // MoE models whose layers are not all MoE (Llama 4's interleave step, DeepSeek's first dense
+  // layers, Qwen-MoE's mlp_only_layers): per layer, a dense MLP of `dense_ffn` (0: `ffn`) instead
+  // of the experts. Empty: every layer routes.
+  std::vector<bool> dense_layers;
+  std::int64_t dense_ffn = 0;
+  // Local attention (Mistral's, Gemma 2/3's, GPT-OSS's sliding window): per layer, whether it
+  // attends only to the `sliding_window` tokens before each query. Empty: every layer is global.
+  std::vector<bool> windowed;
+  std::int64_t sliding_window = 0;
+  bool gated_mlp = true;            // SwiGLU/GeGLU: gate and up projections
+  std::string activation = "silu";  // silu, gelu, relu
   Norm norm = Norm::kRms;
   bool post_norm = false;  // BERT: norm after the residual add
   bool causal = true;

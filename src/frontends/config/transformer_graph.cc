@@ -92,10 +92,11 @@ class Builder {
     return Op("Mul", {x, Op("Sigmoid", {x}, Float(DimsOf(x)))}, Float(DimsOf(x)));
   }
 
-  ValueId Attention(ValueId x, ValueId memory, bool causal, const std::string& name);
+  ValueId Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
+                    std::int64_t window = 0);
   ValueId Mlp(ValueId x, const std::string& name, std::int64_t ffn);
   ValueId Moe(ValueId x);
-  ValueId Block(ValueId x, ValueId memory, bool causal, bool cross);
+  ValueId Block(ValueId x, ValueId memory, bool causal, bool cross, std::int64_t layer = -1);
   ValueId Embed(ValueId ids, ValueId positions, ValueId& table);
   ValueId Loss(ValueId x, ValueId table, ValueId labels);
 
@@ -110,7 +111,8 @@ class Builder {
 // Q/K/V projections, one attention op over [batch, seq, heads x head_dim] (ONNX `Attention`'s
 // 3-D form: heads in attributes), the output projection. `memory`: the encoder output a
 // cross-attention reads its keys and values from.
-ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::string& name) {
+ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
+                           std::int64_t window) {
   const std::string outer = scope_;
   scope_ += "/" + name;
   const std::int64_t qd = spec_.heads * spec_.head_dim;
@@ -120,10 +122,12 @@ ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::st
   const ValueId q = Linear(x, "q_proj", qd, qkv_bias);
   const ValueId k = Linear(kv_in, "k_proj", kvd, qkv_bias);
   const ValueId v = Linear(kv_in, "v_proj", kvd, qkv_bias);
-  const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)),
-                       {{"is_causal", std::int64_t{causal ? 1 : 0}},
-                        {"q_num_heads", spec_.heads},
-                        {"kv_num_heads", spec_.kv_heads}});
+  // `window`: a local attention's reach (an attribute of tpu-doctor's, not ONNX's).
+  std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
+                                  {"q_num_heads", spec_.heads},
+                                  {"kv_num_heads", spec_.kv_heads}};
+  if (window > 0) attrs.push_back({"window", window});
+  const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)), attrs);
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
   return o;
@@ -192,7 +196,11 @@ ValueId Builder::Moe(ValueId x) {
 
 // One layer: pre-norm (x + attn(norm(x)), then x + mlp(norm(x))) or post-norm (BERT). A decoder
 // layer of an encoder-decoder model (`cross`) attends to the encoder output in between.
-ValueId Builder::Block(ValueId x, ValueId memory, bool causal, bool cross) {
+ValueId Builder::Block(ValueId x, ValueId memory, bool causal, bool cross, std::int64_t layer) {
+  const auto per_layer = [&](const std::vector<bool>& flags) {
+    return layer >= 0 && static_cast<std::size_t>(layer) < flags.size() &&
+           flags[static_cast<std::size_t>(layer)];
+  };
   auto residual = [&](ValueId in, ValueId delta, const std::string& norm_name) {
     ValueId y = Op("Add", {in, delta}, Float(DimsOf(in)));
     return spec_.post_norm ? Norm(y, norm_name) : y;
@@ -200,14 +208,19 @@ ValueId Builder::Block(ValueId x, ValueId memory, bool causal, bool cross) {
   auto pre = [&](ValueId in, const std::string& norm_name) {
     return spec_.post_norm ? in : Norm(in, norm_name);
   };
-  x = residual(x, Attention(pre(x, "input_layernorm"), kNoValue, causal, "self_attn"),
+  x = residual(x,
+               Attention(pre(x, "input_layernorm"), kNoValue, causal, "self_attn",
+                         per_layer(spec_.windowed) ? spec_.sliding_window : 0),
                "attention_layernorm");
   if (cross) {
     x = residual(x, Attention(pre(x, "cross_layernorm"), memory, false, "cross_attn"),
                  "cross_output_layernorm");
   }
   const ValueId ffn_in = pre(x, "post_attention_layernorm");
-  const ValueId delta = spec_.experts > 0 ? Moe(ffn_in) : Mlp(ffn_in, "mlp", spec_.ffn);
+  const bool dense = spec_.experts == 0 || per_layer(spec_.dense_layers);
+  const std::int64_t dense_ffn =
+      spec_.experts > 0 && spec_.dense_ffn > 0 ? spec_.dense_ffn : spec_.ffn;
+  const ValueId delta = dense ? Mlp(ffn_in, "mlp", dense_ffn) : Moe(ffn_in);
   return residual(x, delta, "output_layernorm");
 }
 
@@ -286,7 +299,7 @@ Result<Graph> Builder::Build() {
   } else {
     for (std::int64_t i = 0; i < spec_.layers; ++i) {
       scope_ = "/model/layers." + std::to_string(i);
-      x = Block(x, kNoValue, spec_.causal, false);
+      x = Block(x, kNoValue, spec_.causal, false, i);
     }
   }
   graph_.AddOutput(Loss(x, table, labels));
