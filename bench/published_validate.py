@@ -70,6 +70,13 @@ ROWS = [
     dict(match=("Llama3.1-70B", "Ironwood", "bf16"), model="llama-3.1-70b.json",
          target="tpu7x-64", seq=8192, batch=2, chips=64, parallel="fsdp=128", remat="layer",
          per="tokens/chip"),
+    # fp8 (MaxText quantization=fp8): the same recipes with fp8 matmuls.
+    dict(match=("Llama3.1-70B", "Ironwood", "fp8"), model="llama-3.1-70b.json",
+         target="tpu7x-64", seq=8192, batch=2, chips=64, parallel="fsdp=128", remat="layer",
+         per="tokens/chip", precision="fp8"),
+    dict(match=("GPT-3 175B", "v6e-256", "fp8"), model="gpt-3-175b.json", target="tpu-v6e-256",
+         seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
+         precision="fp8"),
     dict(match=("Llama3.1-405B", "Ironwood"), model="llama-3.1-405b.json", target="tpu7x-256",
          seq=8192, batch=3, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",

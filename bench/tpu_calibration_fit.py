@@ -53,7 +53,9 @@ def tpu_rows(csv_path):
     for row in csv.DictReader(open(csv_path)):
         spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
         # Training runs only: the serving rows check the serving model, fitted to nothing.
-        if spec and spec["target"].startswith("tpu") and spec["per"] in FACTOR:
+        # (fp8 runs check the fp8 rate with the bf16 factor: not fitted either.)
+        if (spec and spec["target"].startswith("tpu") and spec["per"] in FACTOR and
+                spec.get("precision") != "fp8"):
             rows.append(dict(row=row, spec=spec, gen=target_name(spec), factor=FACTOR[spec["per"]],
                              published=float(row["throughput"].replace(",", ""))))
     return rows

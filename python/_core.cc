@@ -71,9 +71,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
                     "` is not sgd, momentum, adam, adamw or adafactor");
   }
   auto precision = ParsePrecision(a.precision);
-  if (!precision)
-    throw ToolError("precision `" + a.precision +
-                    "` is not fp32, bf16, fp16, mixed or bf16-params");
+  if (!precision) throw ToolError("precision `" + a.precision + "` is not " + PrecisionChoices());
   o.check.optimizer = *optimizer;
   o.check.precision = *precision;
   o.check.select = a.select;

@@ -28,6 +28,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
       std::string(options.train ? "training step" : "inference step") + ", " +
           std::string(NameOf(options.precision)) +
           (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
+          (options.precision == Precision::kFp8
+               ? " (bf16 compute with fp8 matmul operands, fp32 master weights)"
+               : "") +
           (options.precision == Precision::kBf16Params
                ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
                : "") +

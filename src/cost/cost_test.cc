@@ -638,3 +638,32 @@ TEST(OpCostTest, SlidingWindowAttentionCountsThePairsInTheWindow) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// fp8 matmuls run at the chip's fp8 peak where it has one (TPU7x: twice bf16), at the 16-bit
+// rate where it has none; everything else is costed as bf16.
+TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[8192,8192]
+  init %w: f32[8192,8192]
+  %y: f32[8192,8192] = MatMul[matmul](%x, %w)
+  output %y
+})");
+  auto compute_ms = [&](const char* target, Precision p) {
+    EstimateOptions o;
+    o.precision = p;
+    auto e = EstimateStep(g, T(target), o);
+    EXPECT_TRUE(e);
+    return e ? e->components.matrix_peak_flops : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(compute_ms("tpu-7x", Precision::kFp8),
+                   2 * compute_ms("tpu-7x", Precision::kBf16));
+  EXPECT_DOUBLE_EQ(compute_ms("tpu-v5e", Precision::kFp8), compute_ms("tpu-v5e", Precision::kBf16));
+  EXPECT_EQ(*ParsePrecision("fp8"), Precision::kFp8);
+  EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, mixed or bf16-params");
+}
+
+}  // namespace
+}  // namespace tpudoctor

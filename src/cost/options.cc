@@ -22,7 +22,22 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   if (name == "fp16") return Precision::kFp16;
   if (name == "mixed") return Precision::kMixed;
   if (name == "bf16-params") return Precision::kBf16Params;
+  if (name == "fp8") return Precision::kFp8;
   return std::nullopt;
+}
+
+const std::vector<std::string>& PrecisionNames() {
+  static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",
+                                                 "fp8",  "mixed", "bf16-params"};
+  return names;
+}
+
+std::string PrecisionChoices() {
+  const std::vector<std::string>& names = PrecisionNames();
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 std::string_view NameOf(Optimizer o) {
@@ -111,6 +126,8 @@ std::string_view NameOf(Precision p) {
       return "mixed";
     case Precision::kBf16Params:
       return "bf16-params";
+    case Precision::kFp8:
+      return "fp8";
   }
   return "bf16";
 }

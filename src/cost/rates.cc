@@ -31,6 +31,17 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
                           "scaling) on tensor cores, what users run here";
     if (r.matrix_flops > 0) return r;
   }
+  if (p == Precision::kFp8) {
+    const double fp8 = t.fp8_tflops.value_or(0) * 1e12;
+    if (fp8 > 0) {
+      r.matrix_flops = fp8;
+      r.matrix_note = "fp8 matmuls at the fp8 peak (operands quantized per tensor; the rest bf16)";
+      return r;
+    }
+    r.matrix_flops = bf16 > 0 ? bf16 : fp16;
+    r.matrix_note = "no fp8 matmul unit on this chip: fp8 runs at the 16-bit rate";
+    if (r.matrix_flops > 0) return r;
+  }
   if (p != Precision::kFp32) {
     if (bf16 > 0) {
       r.matrix_flops = bf16;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "completion.h"
 #include "config.h"
+#include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
 
@@ -221,8 +222,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   est_cmd->add_option("--optimizer", est.optimizer, "sgd, momentum, adam/adamw, adafactor");
   est_cmd->add_option(
       "--precision", est.precision,
-      "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), mixed, "
-      "bf16-params (bf16 weights and optimizer state, no fp32 copy)");
+      "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), fp8 (bf16 "
+      "with fp8 matmuls at the chip's fp8 rate), mixed, bf16-params (bf16 weights and optimizer "
+      "state, no fp32 copy)");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,
@@ -289,7 +291,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::IsMember(kObjectives));
   plan_cmd->add_flag("--inference", plan.inference, "plan inference instead of training");
   plan_cmd->add_option("--optimizer", plan.optimizer, "sgd, momentum, adam/adamw, adafactor");
-  plan_cmd->add_option("--precision", plan.precision, "fp32, bf16, fp16, mixed, bf16-params");
+  plan_cmd->add_option("--precision", plan.precision, PrecisionChoices());
   plan_cmd->add_option("--emit", plan.emit_dir,
                        "write the Vertex AI, gcloud, GKE and training-script files for the choice "
                        "into this folder (all of them or, on any error, none)");

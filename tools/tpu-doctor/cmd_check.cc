@@ -72,7 +72,7 @@ std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err
   auto precision = ParsePrecision(args.precision);
   if (!optimizer || !precision) {
     err << "tpu-doctor: --optimizer must be sgd, momentum, adam, adamw or adafactor; --precision "
-           "fp32, bf16, fp16, mixed or bf16-params\n";
+        << PrecisionChoices() << "\n";
     return std::nullopt;
   }
   AnalyzeOptions options = ModelOptions(args.model);

@@ -30,8 +30,8 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     return std::nullopt;
   }
   if (!precision) {
-    err << "tpu-doctor: --precision: `" << args.precision
-        << "` is not fp32, bf16, fp16, mixed or bf16-params\n";
+    err << "tpu-doctor: --precision: `" << args.precision << "` is not " << PrecisionChoices()
+        << "\n";
     return std::nullopt;
   }
   AnalyzeOptions options = ModelOptions(args.model);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
 #include "tpudoctor/target/target.h"
@@ -23,7 +24,7 @@ CompletionValues ValueWords(CompletionValues values) {
   values[{"", "--targets"}] = targets;
   values[{"", "--input-format"}] = InputFormats();
   values[{"", "--optimizer"}] = {"sgd", "momentum", "adam", "adamw", "adafactor"};
-  values[{"", "--precision"}] = {"fp32", "bf16", "fp16", "mixed", "bf16-params"};
+  values[{"", "--precision"}] = PrecisionNames();
   values[{"", "--remat"}] = {"none", "dots", "layer", "offload"};
   values[{"", "--runtime"}] = {"eager", "xla", "compiled"};
   return values;

@@ -29,13 +29,18 @@ namespace tpudoctor {
 enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
 // kBf16 and kFp16: autocast with fp32 master weights (fp16 with loss scaling); kMixed: bf16 weights
 // and gradients with an fp32 master copy in the optimizer; kBf16Params: everything in bf16 with no
-// fp32 copy (MaxText's weight_dtype=bfloat16: 8 bytes per parameter with Adam instead of 16).
-enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params };
+// fp32 copy (MaxText's weight_dtype=bfloat16: 8 bytes per parameter with Adam instead of 16);
+// kFp8: as kBf16, with the matmuls' operands quantized to fp8 and run at the chip's fp8 rate
+// (MaxText's quantization=fp8, Transformer Engine).
+enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params, kFp8 };
 
 std::optional<Optimizer> ParseOptimizer(
     std::string_view name);  // sgd, momentum, adam, adamw, adafactor
-// fp32, bf16, fp16, mixed, bf16-params
+// fp32, bf16, fp16, fp8, mixed, bf16-params
 std::optional<Precision> ParsePrecision(std::string_view name);
+const std::vector<std::string>& PrecisionNames();  // every name ParsePrecision takes
+std::string PrecisionChoices();                    // the names for messages, "a, b or c"
+
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
 
