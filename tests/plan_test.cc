@@ -191,3 +191,41 @@ TEST(PlanTest, EmittedFilesAreValidMatchGoldensAndPassCheckJob) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// A 7B fine-tune of 2B tokens due in a day: the plan ranks slices by what the job costs, drops
+// those that would not finish, keeps the smallest slice within 5% of the cheapest, and says why.
+TEST(PlanTest, AJobWithADeadlineGetsASmallSliceAndTheReason) {
+  PlanOptions o;
+  o.shapes.dims["seq"] = 4096;
+  o.job_tokens = 2e9;
+  o.deadline_hours = 24;
+  o.fine_tune = true;
+  auto source = ReadSource((testing::SourceDir() / "examples/configs/mistral-7b.json").string());
+  ASSERT_TRUE(source);
+  auto plan = MakePlan(*source, o);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const PlanCandidate* choice = plan->choice();
+  ASSERT_NE(choice, nullptr);
+  EXPECT_LE(choice->estimate.chips, 16);
+  EXPECT_LE(plan->max_global_batch, 512 * 1024 / 4096);  // a fine-tune's batch
+  ASSERT_TRUE(choice->job_hours && choice->job_usd);
+  EXPECT_LE(*choice->job_hours, 24);
+  EXPECT_NEAR(*choice->job_hours, 2e9 / 4096 / choice->estimate.samples_per_s / 3600, 1e-9);
+  EXPECT_NE(plan->why.find("within the 24 h deadline"), std::string::npos) << plan->why;
+  for (const PlanCandidate& c : plan->ranked) {
+    EXPECT_LE(*c.job_hours, 24) << c.accelerator_type;  // too slow: not offered
+    if (c.job_usd) EXPECT_GE(*c.job_usd, *choice->job_usd * (1 - 0.05) - 1e-9);
+  }
+  // A deadline only the largest slices meet moves the choice to them.
+  o.deadline_hours = 1;
+  auto rushed = MakePlan(*source, o);
+  ASSERT_TRUE(rushed && rushed->choice());
+  EXPECT_LE(*rushed->choice()->job_hours, 1);
+  EXPECT_GT(rushed->choice()->estimate.chips, 16);
+}
+
+}  // namespace
+}  // namespace tpudoctor

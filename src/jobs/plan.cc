@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "tpudoctor/check/check.h"
+#include "tpudoctor/support/strings.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor {
@@ -12,6 +13,10 @@ namespace {
 
 constexpr std::int64_t kMaxTokensPerStep = std::int64_t{4} << 20;
 constexpr std::int64_t kMaxSamplesPerStep = 4096;
+// A fine-tune's global batch (a judgement: fine-tuning recipes run tens to a few hundred
+// sequences per step; Hugging Face's and MaxText's SFT examples stay below half a million tokens).
+constexpr std::int64_t kFineTuneTokensPerStep = std::int64_t{512} << 10;
+constexpr std::int64_t kFineTuneSamplesPerStep = 256;
 constexpr std::int64_t kMaxGraphBatch = 1024;
 
 // The parallelism layouts the search tries on `devices` devices.
@@ -38,8 +43,10 @@ double Score(const Estimate& e, PlanObjective objective) {
   return e.samples_per_s > 0 ? 1e6 / e.samples_per_s : 1e300;
 }
 
-// How much a configuration asks of the user: sharding, remat, chips.
-std::tuple<int, int, int> Complexity(const Estimate& e) {
+// How much a configuration asks of the user: sharding, remat, chips; for a job, the chips first
+// (the smallest slice that does the job about as cheaply: fewer hosts to get and to fail).
+std::tuple<int, int, int> Complexity(const Estimate& e, bool job) {
+  if (job) return {e.chips, ShardingRank(e.parallel), RematRank(e.remat)};
   return {ShardingRank(e.parallel), RematRank(e.remat), e.chips};
 }
 
@@ -47,7 +54,7 @@ std::tuple<int, int, int> Complexity(const Estimate& e) {
 // parallelism before FSDP before tensor parallelism, less remat, fewer chips): the estimate is not
 // precise enough to prefer a more complex set-up for less.
 const PlanCandidate* Choose(const std::vector<const PlanCandidate*>& candidates,
-                            PlanObjective objective) {
+                            PlanObjective objective, bool job) {
   double best = 1e300;
   for (const PlanCandidate* c : candidates) best = std::min(best, Score(c->estimate, objective));
   const PlanCandidate* choice = nullptr;
@@ -55,11 +62,46 @@ const PlanCandidate* Choose(const std::vector<const PlanCandidate*>& candidates,
     const Estimate& e = c->estimate;
     if (Score(e, objective) > best * 1.05) continue;
     if (choice == nullptr ||
-        std::make_tuple(Complexity(e), Score(e, objective)) <
-            std::make_tuple(Complexity(choice->estimate), Score(choice->estimate, objective)))
+        std::make_tuple(Complexity(e, job), Score(e, objective)) <
+            std::make_tuple(Complexity(choice->estimate, job), Score(choice->estimate, objective)))
       choice = c;
   }
   return choice;
+}
+
+std::string JobCost(const PlanCandidate& c) {
+  return FormatFixed(*c.job_hours, *c.job_hours < 10 ? 1 : 0) + " h" +
+         (c.job_usd ? " for $" + FormatFixed(*c.job_usd, 0) : std::string());
+}
+
+// One line on why a job's choice: what it takes and costs, the cheapest configuration if it is
+// another (and by how much), and the next smaller slice if the deadline ruled it out.
+std::string WhyThisSlice(const Plan& plan, const PlanCandidate& choice,
+                         const std::vector<const PlanCandidate*>& order,
+                         const std::optional<PlanCandidate>& too_slow) {
+  const double tokens = *plan.job_samples * static_cast<double>(plan.tokens_per_sample);
+  std::string why = "the job (" +
+                    (plan.tokens_per_sample > 1 ? FormatFixed(tokens / 1e9, 2) + "B tokens"
+                                                : FormatFixed(*plan.job_samples, 0) + " samples") +
+                    ") takes " + JobCost(choice) + " on " + choice.accelerator_type;
+  if (plan.deadline_hours)
+    why += ", within the " + FormatFixed(*plan.deadline_hours, 0) + " h deadline";
+  const PlanCandidate* cheapest = nullptr;
+  for (const PlanCandidate* c : order) {
+    if (c->job_usd && (cheapest == nullptr || *c->job_usd < *cheapest->job_usd)) cheapest = c;
+  }
+  if (cheapest != nullptr && cheapest->accelerator_type != choice.accelerator_type &&
+      cheapest->job_usd && choice.job_usd) {
+    const double saving = 1 - *cheapest->job_usd / *choice.job_usd;
+    why += "; " + cheapest->accelerator_type + " would take " + JobCost(*cheapest) +
+           (saving > 0 ? " (" + FormatFixed(saving * 100, 0) + "% less: within 5%, the smaller " +
+                             "slice is kept)"
+                       : "");
+  }
+  if (too_slow && too_slow->estimate.chips < choice.estimate.chips)
+    why += "; " + too_slow->accelerator_type + " would take " + JobCost(*too_slow) +
+           ", past the deadline";
+  return why;
 }
 
 struct LoadedBatch {
@@ -146,10 +188,20 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   // An XLA program is the whole step already (a jitted training step holds its backward pass and
   // optimizer update): it is costed as it is, not as the forward pass of a training step.
   const bool train = options.train && !batches->front().model.graph.facts().xla_program;
+  const std::int64_t tokens_cap = options.fine_tune ? kFineTuneTokensPerStep : kMaxTokensPerStep;
+  const std::int64_t samples_cap = options.fine_tune ? kFineTuneSamplesPerStep : kMaxSamplesPerStep;
   plan.max_global_batch = options.max_global_batch.value_or(
-      plan.tokens_per_sample > 1
-          ? std::max<std::int64_t>(1, kMaxTokensPerStep / plan.tokens_per_sample)
-          : kMaxSamplesPerStep);
+      plan.tokens_per_sample > 1 ? std::max<std::int64_t>(1, tokens_cap / plan.tokens_per_sample)
+                                 : samples_cap);
+  if (options.job_samples) {
+    plan.job_samples = options.job_samples;
+  } else if (options.job_tokens) {
+    plan.job_samples = *options.job_tokens / static_cast<double>(plan.tokens_per_sample);
+  }
+  plan.deadline_hours = options.deadline_hours;
+  const bool job = plan.job_samples.has_value();
+  // The fastest configuration that missed the deadline, for the explanation.
+  std::optional<PlanCandidate> too_slow;
   const std::vector<Remat> remats =
       train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
             : std::vector<Remat>{Remat::kNone};
@@ -186,10 +238,20 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             eo.remat = remat;
             eo.cache = &cache;
             auto e = EstimateStep(lb.model.graph, target, eo);
-            if (!e || !e->fits) continue;
+            if (!e || !e->fits || e->samples_per_s <= 0) continue;
             PlanCandidate c{g,        &slice,        g->AcceleratorType(slice.chips),
                             lb.batch, std::move(*e), devices};
             c.estimate.target = c.accelerator_type;
+            if (job) {
+              c.job_hours = *plan.job_samples / c.estimate.samples_per_s / 3600;
+              if (c.estimate.usd_per_hour) c.job_usd = *c.estimate.usd_per_hour * *c.job_hours;
+              if (options.deadline_hours && *c.job_hours > *options.deadline_hours) {
+                if (!too_slow || *c.job_hours < *too_slow->job_hours) too_slow = c;
+                why_not = "nothing finishes within " + FormatFixed(*options.deadline_hours, 0) +
+                          " hours in " + std::to_string(options.max_chips) + " chips";
+                continue;
+              }
+            }
             fits = true;
             all.push_back(std::move(c));
           }
@@ -209,13 +271,13 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
     return out;
   };
   for (const TpuGeneration* g : gens) {
-    if (const PlanCandidate* b = Choose(of(g), options.objective)) plan.best.push_back(*b);
+    if (const PlanCandidate* b = Choose(of(g), options.objective, job)) plan.best.push_back(*b);
   }
-  const PlanCandidate* choice = Choose(of(nullptr), options.objective);
+  const PlanCandidate* choice = Choose(of(nullptr), options.objective, job);
   std::vector<const PlanCandidate*> order = of(nullptr);
   std::stable_sort(order.begin(), order.end(), [&](const PlanCandidate* a, const PlanCandidate* b) {
-    return std::make_tuple(Score(a->estimate, options.objective), Complexity(a->estimate)) <
-           std::make_tuple(Score(b->estimate, options.objective), Complexity(b->estimate));
+    return std::make_tuple(Score(a->estimate, options.objective), Complexity(a->estimate, job)) <
+           std::make_tuple(Score(b->estimate, options.objective), Complexity(b->estimate, job));
   });
   if (choice != nullptr) order.insert(order.begin(), choice);
   for (const PlanCandidate* c : order) {
@@ -226,6 +288,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
     if (!seen) plan.ranked.push_back(*c);
     if (plan.ranked.size() == 8) break;
   }
+  if (job && choice != nullptr) plan.why = WhyThisSlice(plan, *choice, order, too_slow);
   return plan;
 }
 

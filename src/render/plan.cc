@@ -30,6 +30,15 @@ std::string Throughput(const Plan& plan, const Estimate& e) {
   return FormatFixed(e.samples_per_s, 1) + " samples/s";
 }
 
+// With a job: how long it runs and what it costs on a configuration.
+std::string JobColumns(const Plan& plan, const PlanCandidate& c) {
+  if (!plan.job_samples || !c.job_hours) return "";
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "  %8s h  %9s", FormatFixed(*c.job_hours, 1).c_str(),
+                Money(c.job_usd).c_str());
+  return cell;
+}
+
 std::string Row(const Plan& plan, const PlanCandidate& c) {
   const Estimate& e = c.estimate;
   char line[512];
@@ -41,7 +50,9 @@ std::string Row(const Plan& plan, const PlanCandidate& c) {
                 static_cast<long long>(e.global_batch), FormatMs(e.step_ms).c_str(),
                 Throughput(plan, e).c_str(), e.mfu * 100, FormatBytes(e.memory.total()).c_str(),
                 Money(e.usd_per_hour).c_str(), Money(PerMillion(plan, e)).c_str());
-  return line;
+  std::string row = line;
+  if (plan.job_samples) row.insert(row.size() - 1, JobColumns(plan, c));
+  return row;
 }
 
 std::string Header(const Plan& plan) {
@@ -49,6 +60,7 @@ std::string Header(const Plan& plan) {
              "slice           chips  parallelism            remat    batch/  global    step ms  "
              "throughput            MFU  memory/chip    $/hour  ") +
          (plan.tokens_per_sample > 1 ? "$/1M tok" : "$/1M samp") +
+         (plan.job_samples ? "     job time   job cost" : "") +
          "\n                                                        chip\n";
 }
 
@@ -80,6 +92,10 @@ ordered_json CandidateJson(const Plan& plan, const PlanCandidate& c) {
   j["usd_per_million_tokens"] = plan.tokens_per_sample > 1 && e.usd_per_million_samples
                                     ? ordered_json(*PerMillion(plan, e))
                                     : ordered_json();
+  if (plan.job_samples) {
+    j["job_hours"] = c.job_hours ? ordered_json(*c.job_hours) : ordered_json();
+    j["job_usd"] = c.job_usd ? ordered_json(*c.job_usd) : ordered_json();
+  }
   return j;
 }
 
@@ -114,6 +130,7 @@ std::string RenderPlanText(const Plan& plan) {
          " per chip, global batch " + std::to_string(e.global_batch) + ": " + FormatMs(e.step_ms) +
          " ms per step, " + Throughput(plan, e) + ", " + Money(PerMillion(plan, e)) +
          (plan.tokens_per_sample > 1 ? " per 1M tokens\n" : " per 1M samples\n");
+  if (!plan.why.empty()) out += "why: " + plan.why + "\n";
   out += "\nbest per generation\n" + Header(plan);
   for (const PlanCandidate& c : plan.best) out += Row(plan, c);
   for (const std::string& u : plan.unfit) out += "  " + u + "\n";
@@ -132,6 +149,12 @@ std::string RenderPlanJson(const Plan& plan) {
   j["format"] = plan.format;
   j["tokens_per_sample"] = plan.tokens_per_sample;
   j["max_global_batch"] = plan.max_global_batch;
+  if (plan.job_samples) {
+    j["job"] = {{"samples", *plan.job_samples},
+                {"deadline_hours",
+                 plan.deadline_hours ? ordered_json(*plan.deadline_hours) : ordered_json()},
+                {"why", plan.why}};
+  }
   j["choice"] = plan.choice() ? CandidateJson(plan, *plan.choice()) : ordered_json();
   ordered_json best = ordered_json::array();
   for (const PlanCandidate& c : plan.best) best.push_back(CandidateJson(plan, c));

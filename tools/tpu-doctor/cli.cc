@@ -290,6 +290,19 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plan_cmd->add_option("--objective", plan.objective, "cost (per 1M samples) or throughput")
       ->check(CLI::IsMember(kObjectives));
   plan_cmd->add_flag("--inference", plan.inference, "plan inference instead of training");
+  plan_cmd
+      ->add_option("--tokens", plan.tokens,
+                   "the job: training tokens (e.g. 2e9); the plan ranks slices by what the job "
+                   "costs and says why")
+      ->check(CLI::PositiveNumber);
+  plan_cmd->add_option("--epochs", plan.epochs, "the job: epochs over --dataset-size samples")
+      ->check(CLI::PositiveNumber);
+  plan_cmd->add_option("--dataset-size", plan.dataset_size, "samples per epoch (with --epochs)")
+      ->check(CLI::PositiveNumber);
+  plan_cmd->add_option("--deadline", plan.deadline_hours, "hours the job must finish within")
+      ->check(CLI::PositiveNumber);
+  plan_cmd->add_flag("--fine-tune", plan.fine_tune,
+                     "a fine-tune: global batch at most 512Ki tokens (256 samples) per step");
   plan_cmd->add_option("--optimizer", plan.optimizer, "sgd, momentum, adam/adamw, adafactor");
   plan_cmd->add_option("--precision", plan.precision, PrecisionChoices());
   plan_cmd->add_option("--emit", plan.emit_dir,

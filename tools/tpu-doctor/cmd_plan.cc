@@ -37,6 +37,27 @@ int PlanCommand(const PlanArgs& args, std::ostream& out, std::ostream& err) {
   options.objective =
       args.objective == "throughput" ? PlanObjective::kThroughput : PlanObjective::kCost;
   options.train = !args.inference;
+  options.fine_tune = args.fine_tune;
+  if (args.tokens > 0) options.job_tokens = args.tokens;
+  if ((args.epochs > 0) != (args.dataset_size > 0)) {
+    err << "tpu-doctor: --epochs and --dataset-size go together (the job is epochs x samples)\n";
+    return kExitUsage;
+  }
+  if (args.epochs > 0) {
+    if (args.tokens > 0) {
+      err << "tpu-doctor: give the job as --tokens or as --epochs with --dataset-size, not both\n";
+      return kExitUsage;
+    }
+    options.job_samples = args.epochs * args.dataset_size;
+  }
+  if (args.deadline_hours > 0) {
+    if (!options.job_tokens && !options.job_samples) {
+      err << "tpu-doctor: --deadline needs the job's size (--tokens, or --epochs with "
+             "--dataset-size)\n";
+      return kExitUsage;
+    }
+    options.deadline_hours = args.deadline_hours;
+  }
   auto optimizer = ParseOptimizer(args.optimizer);
   auto precision = ParsePrecision(args.precision);
   if (!optimizer || !precision) {

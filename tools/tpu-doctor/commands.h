@@ -83,6 +83,11 @@ struct PlanArgs {
   bool force = false;     // --force: --emit may replace existing files
   std::string framework;  // for the emitted script; empty: the model's
   std::string zone;
+  double tokens = 0;  // --tokens: the job's training tokens (0: no job)
+  double epochs = 0;  // --epochs with --dataset-size: the job in samples
+  double dataset_size = 0;
+  double deadline_hours = 0;  // --deadline: the job must finish within this (0: none)
+  bool fine_tune = false;     // --fine-tune: a fine-tune's global batch
 };
 
 int PlanCommand(const PlanArgs& args, std::ostream& out, std::ostream& err);

@@ -37,15 +37,26 @@ struct PlanOptions {
   Precision precision = Precision::kBf16;
   std::string input_format;  // "" detects it
   ShapeOptions shapes;       // --seq / --dim (the batch is searched)
+  // The job (`--tokens`, or `--epochs` x `--dataset-size`): what the whole run processes. With
+  // it the plan ranks slices by what the job costs, keeps only those that finish by the
+  // deadline, prefers the smallest slice among near-equals and says why.
+  std::optional<double> job_tokens;
+  std::optional<double> job_samples;
+  std::optional<double> deadline_hours;
+  // A fine-tune keeps the global batch a fine-tune uses (at most 512Ki tokens or 256 samples per
+  // step) instead of a pre-training one.
+  bool fine_tune = false;
 };
 
 struct PlanCandidate {
   const TpuGeneration* generation = nullptr;
   const TpuSlice* slice = nullptr;
-  std::string accelerator_type;  // `v5p-128`
-  std::int64_t graph_batch = 0;  // samples each compute replica (chips / tp) processes
-  Estimate estimate;             // parallel, remat, global batch, memory, time, cost
-  int devices = 0;               // what a framework sees: chips x devices per chip
+  std::string accelerator_type;     // `v5p-128`
+  std::int64_t graph_batch = 0;     // samples each compute replica (chips / tp) processes
+  Estimate estimate;                // parallel, remat, global batch, memory, time, cost
+  int devices = 0;                  // what a framework sees: chips x devices per chip
+  std::optional<double> job_hours;  // with a job: how long it runs on this configuration
+  std::optional<double> job_usd;    // and what it costs (unknown without a price)
   double per_device_batch() const {
     return static_cast<double>(estimate.global_batch) / std::max(1, devices);
   }
@@ -64,6 +75,9 @@ struct Plan {
   // Errors `check` finds on the first generation besides memory (SHP001, TPU001, ...): the model
   // does not run on a TPU as it is, whatever the plan says about memory and time.
   std::vector<std::string> blockers;
+  std::optional<double> job_samples;  // the job the plan was made for, in samples
+  std::optional<double> deadline_hours;
+  std::string why;  // with a job: one line on why the choice, against the alternatives
   const PlanCandidate* choice() const { return ranked.empty() ? nullptr : &ranked.front(); }
 };
 
