@@ -239,8 +239,9 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             eo.cache = &cache;
             auto e = EstimateStep(lb.model.graph, target, eo);
             if (!e || !e->fits || e->samples_per_s <= 0) continue;
-            PlanCandidate c{g,        &slice,        g->AcceleratorType(slice.chips),
-                            lb.batch, std::move(*e), devices};
+            PlanCandidate c{
+                g,  &slice, g->AcceleratorType(slice.chips), lb.batch, std::move(*e), devices,
+                {}, {}};
             c.estimate.target = c.accelerator_type;
             if (job) {
               c.job_hours = *plan.job_samples / c.estimate.samples_per_s / 3600;
