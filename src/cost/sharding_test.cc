@@ -93,8 +93,10 @@ TEST_F(ShardedEstimateTest, FsdpDividesTheStateAndRematTheActivations) {
   EXPECT_LT(dots.memory.activations, fsdp.memory.activations);
   EXPECT_LT(layer.memory.activations, dots.memory.activations);
   EXPECT_LT(offload.memory.activations, layer.memory.activations);
-  // Per-layer remat runs the forward pass twice; `dots` only its pointwise ops.
-  EXPECT_NEAR(layer.recompute_ms, layer.forward_ms, 1e-9);
+  // Per-layer remat runs the layers' forward pass again (not the embedding or the output head);
+  // `dots` only its pointwise ops.
+  EXPECT_LT(layer.recompute_ms, layer.forward_ms);
+  EXPECT_GT(layer.recompute_ms, 0.8 * layer.forward_ms);
   EXPECT_GT(dots.recompute_ms, 0);
   EXPECT_LT(dots.recompute_ms, layer.recompute_ms);
   EXPECT_GT(layer.step_ms, fsdp.step_ms);

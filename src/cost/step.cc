@@ -46,8 +46,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // Tensor parallelism divides every op's work; rematerialisation runs forward work again in the
   // backward pass; the collectives of each parallelism axis (sharding.h).
   const double tp = c.parallel.tensor;
-  const double recompute = !options.train                                           ? 0
-                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? fb.forward_s
+  // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
+  // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
+  const double recompute = !options.train ? 0
+                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload
+                               ? fb.layer_forward_s
                            : c.remat == Remat::kDots ? fb.forward_vector_s
                                                      : 0;
   CollectiveInputs ci;

@@ -70,6 +70,10 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
 struct ForwardBackward {
   double forward_s = 0;
   double forward_vector_s = 0;  // of which ops other than matmuls and convolutions
+  // Of the forward time, what runs inside the model's layers (node scopes): what per-layer
+  // rematerialisation runs again (the embedding and the output head are not in a layer).
+  double layer_forward_s = 0;
+  double layer_forward_vector_s = 0;
   double backward_s = 0;
   double useful_flops = 0;  // forward, unpadded
   std::vector<NodeTime> times;

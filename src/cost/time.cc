@@ -78,6 +78,10 @@ void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTi
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   fb.forward_s += t + overhead_s;
   if (!matrix) fb.forward_vector_s += t + overhead_s;
+  if (!c.facts.layer[static_cast<std::size_t>(nt.node)].empty()) {
+    fb.layer_forward_s += t + overhead_s;
+    if (!matrix) fb.layer_forward_vector_s += t + overhead_s;
+  }
   e.components.forward_kernels += 1;
   double total = t + overhead_s;
   if (c.options.train) {
