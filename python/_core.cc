@@ -8,6 +8,7 @@
 
 #include <new>
 #include <stdexcept>
+#include <tuple>
 
 #include "tpudoctor/analyze.h"
 #include "tpudoctor/check/check.h"
@@ -52,6 +53,8 @@ struct PyAnalyzeArgs {
   std::string parallel;                  // "fsdp=8,tp=2"; empty: data parallel
   std::string remat = "none";
   std::string runtime = "auto";
+  // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
+  std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
 };
 
 AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
@@ -85,6 +88,15 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   auto runtime = ParseRuntime(a.runtime);
   if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());
   o.runtime = *runtime;
+  if (a.serve) {
+    const auto [prompt, output, concurrency] = *a.serve;
+    if (prompt < 1 || output < 1 || concurrency < 1)
+      throw ToolError("serve needs positive prompt tokens, output tokens and concurrency");
+    if (a.train) throw ToolError("serve estimates inference; drop train=True");
+    o.serve = ServingOptions{prompt, output, concurrency};
+    o.shapes.batch = 1;
+    o.shapes.config_seq = prompt;
+  }
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
   }
@@ -153,6 +165,10 @@ struct PyPlanArgs {
   std::string precision = "bf16";
   bool emit = false;
   std::string framework;
+  std::optional<double> tokens;  // the job (plan --tokens); or epochs x dataset_size samples
+  std::optional<double> samples;
+  std::optional<double> deadline_hours;
+  bool fine_tune = false;
 };
 
 // The plan as `tpu-doctor plan --format json` prints it, and the emitted files (name → text) when
@@ -175,6 +191,12 @@ std::pair<std::string, std::map<std::string, std::string>> PlanSource(const Sour
   if (!optimizer || !precision) throw ToolError("unknown optimizer or precision");
   o.optimizer = *optimizer;
   o.precision = *precision;
+  o.job_tokens = a.tokens;
+  o.job_samples = a.samples;
+  o.deadline_hours = a.deadline_hours;
+  o.fine_tune = a.fine_tune;
+  if (a.deadline_hours && !a.tokens && !a.samples)
+    throw ToolError("deadline_hours needs the job's size (tokens, or epochs with dataset_size)");
   Result<Plan> plan = MakeError("");
   {
     py::gil_scoped_release release;
@@ -246,6 +268,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("prices", &PyAnalyzeArgs::prices)
       .def_readwrite("parallel", &PyAnalyzeArgs::parallel)
       .def_readwrite("remat", &PyAnalyzeArgs::remat)
+      .def_readwrite("serve", &PyAnalyzeArgs::serve)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime);
 
   py::class_<Report>(m, "Report")
@@ -284,7 +307,11 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("optimizer", &PyPlanArgs::optimizer)
       .def_readwrite("precision", &PyPlanArgs::precision)
       .def_readwrite("emit", &PyPlanArgs::emit)
-      .def_readwrite("framework", &PyPlanArgs::framework);
+      .def_readwrite("framework", &PyPlanArgs::framework)
+      .def_readwrite("tokens", &PyPlanArgs::tokens)
+      .def_readwrite("samples", &PyPlanArgs::samples)
+      .def_readwrite("deadline_hours", &PyPlanArgs::deadline_hours)
+      .def_readwrite("fine_tune", &PyPlanArgs::fine_tune);
   m.def("plan_path", [](const std::string& path, const PyPlanArgs& a) {
     return PlanSource(OrRaise(ReadSource(path)), a);
   });

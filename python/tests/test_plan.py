@@ -53,3 +53,33 @@ def test_check_job(tmp_path):
     job.write_text("not: [yaml\n")
     with pytest.raises(tpudoctor.Error):
         tpudoctor.check_job(job)
+
+
+MISTRAL = os.path.join(ROOT, "examples", "configs", "mistral-7b.json")
+LLAMA70B = os.path.join(ROOT, "examples", "configs", "llama-3.1-70b.json")
+
+
+def test_plan_for_a_job_matches_the_cli():
+    plan = tpudoctor.plan(MISTRAL, seq=4096, tokens=2e9, deadline_hours=24, fine_tune=True)
+    cli = json.loads(subprocess.run(
+        [BINARY, "plan", MISTRAL, "--seq", "4096", "--tokens", "2e9", "--deadline", "24",
+         "--fine-tune", "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    assert plan["job"] == cli["job"]
+    assert plan["choice"]["chips"] <= 16 and plan["choice"]["job_hours"] <= 24
+    assert "deadline" in plan["job"]["why"]
+    with pytest.raises(tpudoctor.Error, match="go together"):
+        tpudoctor.plan(MISTRAL, epochs=2)
+    with pytest.raises(tpudoctor.Error, match="job's size"):
+        tpudoctor.plan(MISTRAL, deadline_hours=3)
+
+
+def test_serving_estimate_matches_the_cli():
+    served = tpudoctor.estimate(LLAMA70B, targets="v6e-8", serve=(1000, 1000, 64)).estimates[0]
+    cli = json.loads(subprocess.run(
+        [BINARY, "estimate", LLAMA70B, "--serve", "--prompt-tokens", "1000", "--output-tokens",
+         "1000", "--concurrency", "64", "--targets", "v6e-8", "--format", "json"],
+        capture_output=True, text=True, check=True).stdout)["estimates"][0]
+    assert served.serving == cli["serving"]
+    assert served.serving["kv_bytes_per_token"] == 80 * 2 * 8 * 128 * 2
+    with pytest.raises(tpudoctor.Error, match="inference"):
+        tpudoctor.estimate(LLAMA70B, targets="v6e-8", train=True, serve=(10, 10, 1))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._inputs import resolve
@@ -144,6 +144,7 @@ def estimate(
     parallel: Optional[str] = None,
     remat: str = "none",
     runtime: str = "auto",
+    serve: Optional[Tuple[int, int, int]] = None,
 ) -> Report:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -152,8 +153,11 @@ def estimate(
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
     config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
     each slice shares the step (docs/plan.md); `runtime` ("auto", "eager", "xla", "compiled") how
-    the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). Raises Error when the model cannot be estimated (a
-    symbolic dim without `batch`/`dims`).
+    the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). `serve=(prompt_tokens,
+    output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
+    `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
+    "Serving"). Raises Error when the model cannot be estimated (a symbolic dim without
+    `batch`/`dims`).
     """
     if seq is not None:
         dims = {**(dims or {}), "seq": int(seq)}
@@ -175,6 +179,9 @@ def estimate(
         args.parallel = str(parallel)
     args.remat = str(remat)
     args.runtime = str(runtime)
+    if serve is not None:
+        prompt, output, concurrency = serve
+        args.serve = (int(prompt), int(output), int(concurrency))
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)
@@ -197,12 +204,20 @@ def plan(
     emit: bool = False,
     framework: Optional[str] = None,
     input_format: Optional[str] = None,
+    tokens: Optional[float] = None,
+    epochs: Optional[float] = None,
+    dataset_size: Optional[float] = None,
+    deadline_hours: Optional[float] = None,
+    fine_tune: bool = False,
 ) -> dict:
     """The TPU slice, per-chip batch, parallelism and remat to train `obj` on (`tpu-doctor plan`).
 
     Returns the plan as a dict (`choice`, `best_per_generation`, `runner_ups`, ...; the JSON of
     `tpu-doctor plan --format json`). With `emit=True` it also has `files`: the Vertex AI, gcloud,
-    GKE and training-script files for the choice, name → text (nothing is written).
+    GKE and training-script files for the choice, name → text (nothing is written). A job —
+    `tokens`, or `epochs` with `dataset_size` (samples), and `deadline_hours` — ranks slices by what
+    the job costs, drops those that would not finish, and explains the choice (`job.why`);
+    `fine_tune` keeps a fine-tune's global batch.
     """
     import json
 
@@ -225,6 +240,15 @@ def plan(
     a.precision = precision
     a.emit = bool(emit)
     a.framework = framework or ""
+    if (epochs is None) != (dataset_size is None):
+        raise Error("epochs and dataset_size go together (the job is epochs x samples)")
+    if tokens is not None:
+        a.tokens = float(tokens)
+    if epochs is not None:
+        a.samples = float(epochs) * float(dataset_size)
+    if deadline_hours is not None:
+        a.deadline_hours = float(deadline_hours)
+    a.fine_tune = bool(fine_tune)
     model = resolve(obj, example_inputs, input_format)
     a.input_format = model.input_format
     if model.path is not None:

@@ -86,6 +86,9 @@ class Estimate:
     batch_per_device: int
     runtime: str = "eager"  # how ops became kernels: "eager", "xla" or "compiled"
     kernels: int = 0  # kernels one forward pass launches
+    # With estimate(serve=...): ttft_ms, tpot_ms, output_tokens_per_s_per_chip,
+    # usd_per_million_output_tokens, kv_cache_bytes_per_chip, fits, max_concurrency, ...
+    serving: Optional[Dict[str, Any]] = None
 
     @staticmethod
     def from_dict(d: Dict[str, Any], batch: int) -> "Estimate":
@@ -107,6 +110,7 @@ class Estimate:
             batch_per_device=batch,
             runtime=d.get("runtime", "eager"),
             kernels=d.get("kernels", 0),
+            serving=dict(d["serving"]) if d.get("serving") else None,
         )
 
 
