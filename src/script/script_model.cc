@@ -109,6 +109,26 @@ Node ParamIdentifier(Node p) {
   return {};
 }
 
+// jax.jit's `static_argnames=("a", ...)` / `static_argnums=(1, ...)` (pmap's
+// `static_broadcasted_argnums`): the parameters JAX does not trace.
+void AddStaticParams(std::string_view key, Node value, Function& f) {
+  std::vector<Node> items;
+  if (value.is("tuple") || value.is("list")) {
+    for (std::uint32_t j = 0; j < value.named_count(); ++j) items.push_back(value.named(j));
+  } else {
+    items.push_back(value);
+  }
+  for (Node item : items) {
+    if (key == "static_argnames") {
+      if (auto s = StringLiteral(item)) f.static_params.push_back(*s);
+    } else if (key == "static_argnums" || key == "static_broadcasted_argnums") {
+      if (auto n = IntLiteral(item); n && *n >= 0 && *n < std::ssize(f.params)) {
+        f.static_params.push_back(f.params[static_cast<std::size_t>(*n)]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Node Call::Keyword(std::string_view name) const {
@@ -219,6 +239,10 @@ void ScriptModel::Build() {
     if (f < 0) continue;
     functions_[f].jax_traced |= jax_transform;
     functions_[f].tf_function |= tf_function;
+    // `jax.jit(step, static_argnums=(1,))` leaves those parameters untraced, as the decorator does.
+    if (jax_transform) {
+      for (const auto& [key, value] : c.kwargs) AddStaticParams(key, value, functions_[f]);
+    }
   }
 }
 
@@ -300,24 +324,8 @@ void ScriptModel::AddFunction(Node def, Node decorated, int parent, Node class_n
       if (name.empty()) name = std::string(expr.text());
       for (std::uint32_t k = 0; k < call_args.named_count(); ++k) {
         Node kw = call_args.named(k);
-        if (!kw.is("keyword_argument")) continue;
-        const std::string_view key = kw.field("name").text();
-        Node value = kw.field("value");
-        std::vector<Node> items;
-        if (value.is("tuple") || value.is("list")) {
-          for (std::uint32_t j = 0; j < value.named_count(); ++j) items.push_back(value.named(j));
-        } else {
-          items.push_back(value);
-        }
-        for (Node item : items) {
-          if (key == "static_argnames") {
-            if (auto s = StringLiteral(item)) f.static_params.push_back(*s);
-          } else if (key == "static_argnums") {
-            if (auto n = IntLiteral(item); n && *n >= 0 && *n < std::ssize(f.params)) {
-              f.static_params.push_back(f.params[*n]);
-            }
-          }
-        }
+        if (kw.is("keyword_argument"))
+          AddStaticParams(kw.field("name").text(), kw.field("value"), f);
       }
       f.jax_traced |= name == "jax.jit" || name == "jax.pmap" || name == "flax.nnx.jit" ||
                       name == "equinox.filter_jit";
