@@ -93,9 +93,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (prompt < 1 || output < 1 || concurrency < 1)
       throw ToolError("serve needs positive prompt tokens, output tokens and concurrency");
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
-    o.serve = ServingOptions{prompt, output, concurrency};
-    o.shapes.batch = 1;
-    o.shapes.config_seq = prompt;
+    SetServing(o, ServingOptions{prompt, output, concurrency});
   }
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);

@@ -57,6 +57,9 @@ struct AnalyzeOptions {
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own
 // name). Errors: an unknown target, a price that is not a dollar figure (negative, above $1M).
 Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double usd_per_chip_hour);
+// Asks for serving figures: the model is built over one prompt at batch 1 (the prefill step,
+// and what a token costs).
+void SetServing(AnalyzeOptions& options, const ServingOptions& serve);
 
 // Loads, checks and estimates. Errors: unreadable or unrecognised model bytes, an unknown target,
 // a target that lacks the figures an estimate needs.

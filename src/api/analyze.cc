@@ -113,6 +113,12 @@ Result<Source> BundledExample() {
   return source;
 }
 
+void SetServing(AnalyzeOptions& options, const ServingOptions& serve) {
+  options.serve = serve;
+  options.shapes.batch = 1;
+  options.shapes.config_seq = serve.prompt_tokens;
+}
+
 Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double usd_per_chip_hour) {
   auto slice = FindSliceTarget(target);
   if (!slice) return slice.error();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -59,6 +60,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
   // not kept: the backward pass computes it again inside its own fusion from what the kernel read
   // and from the kernel's matmul/convolution results (kept: running a matmul again is not cheap,
   // XLA writes them as extra outputs of the fusion instead).
+  std::map<int, std::vector<ValueId>> kernel_inputs;  // by kernel index, computed once
   auto save = [&](ValueId v, int width) {
     const NodeId producer = v == kNoValue ? kNoNode : g.value(v).producer;
     const int kernel = fusion != nullptr && producer != kNoNode
@@ -68,7 +70,10 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
         costs[static_cast<std::size_t>(producer)].cls == CostClass::kMatrix)
       return keep(v, width);
     const FusionKernel& k = fusion->kernels[static_cast<std::size_t>(kernel)];
-    for (ValueId in : KernelInputs(g, k)) {
+    auto inputs = kernel_inputs.find(kernel);  // several of a kernel's values may be saved
+    if (inputs == kernel_inputs.end())
+      inputs = kernel_inputs.emplace(kernel, KernelInputs(g, k)).first;
+    for (ValueId in : inputs->second) {
       if (runtime(in)) keep(in, eb);
     }
     for (NodeId m : k.nodes) {

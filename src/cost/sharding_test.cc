@@ -58,23 +58,33 @@ TEST(ShardingTest, RingCollectives) {
   EXPECT_NEAR(Collectives(in).tensor_s, 2 * 0.75 * 1e9 / 1e11, 1e-12);
 }
 
+// A training step of an example model config (examples/configs/CONFIG) over `seq` tokens at
+// `o.batch` sequences per replica.
+std::optional<Estimate> TrainStep(const char* config, const char* target, std::int64_t seq,
+                                  EstimateOptions o) {
+  ShapeOptions so;
+  so.batch = o.batch;
+  so.dims["seq"] = seq;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs" / config).string());
+  auto m = LoadModel(*src, so);
+  EXPECT_TRUE(m);
+  if (!m) return std::nullopt;
+  o.train = true;
+  auto e = EstimateStep(m->graph, **FindTarget(target), o);
+  EXPECT_TRUE(e) << (e ? "" : e.error().message);
+  if (!e) return std::nullopt;
+  return *e;
+}
+
 class ShardedEstimateTest : public ::testing::Test {
  protected:
   static Estimate Run(const char* target, int chips, Parallelism p, Remat r, std::int64_t batch) {
-    ShapeOptions so;
-    so.batch = batch;
-    so.dims["seq"] = 8192;
-    auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-8b.json").string());
-    auto m = LoadModel(*src, so);
     EstimateOptions o;
-    o.train = true;
     o.batch = batch;
     o.chips = chips;
     o.parallel = p;
     o.remat = r;
-    auto e = EstimateStep(m->graph, **FindTarget(target), o);
-    EXPECT_TRUE(e) << (e ? "" : e.error().message);
-    return *e;
+    return TrainStep("llama-3.1-8b.json", target, 8192, o).value_or(Estimate{});
   }
 };
 
@@ -205,25 +215,14 @@ TEST(RematMemoryTest, PeakIsTheLargerPhaseOfTheBackwardPass) {
 std::optional<Estimate> PublishedRun(const char* config, const char* target, int chips,
                                      std::int64_t batch, std::int64_t seq, int slices = 1,
                                      DcnParallelism dcn = DcnParallelism::kData) {
-  ShapeOptions so;
-  so.batch = batch;
-  so.dims["seq"] = seq;
-  auto src = ReadSource((testing::SourceDir() / "examples/configs" / config).string());
-  auto m = LoadModel(*src, so);
-  EXPECT_TRUE(m);
-  if (!m) return std::nullopt;
   EstimateOptions o;
-  o.train = true;
   o.batch = batch;
   o.chips = chips;
   o.slices = slices;
   o.dcn = dcn;
   o.parallel = {0, chips, 1};
   o.remat = Remat::kOffload;
-  auto e = EstimateStep(m->graph, **FindTarget(target), o);
-  EXPECT_TRUE(e);
-  if (!e) return std::nullopt;
-  return *e;
+  return TrainStep(config, target, seq, o);
 }
 
 // MaxText's tpu-recipes ran these on Trillium (per-device batch, sequence, FSDP over the slice,

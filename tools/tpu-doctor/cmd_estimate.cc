@@ -53,10 +53,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
       err << "tpu-doctor: --serve estimates inference; drop --train\n";
       return std::nullopt;
     }
-    options.serve = ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency};
-    // The model over one prompt: the prefill step, and what a token costs.
-    options.shapes.batch = 1;
-    options.shapes.config_seq = args.prompt_tokens;
+    SetServing(options, ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency});
   }
   if (auto dcn = ParseDcnParallelism(args.dcn)) {
     options.dcn = *dcn;
