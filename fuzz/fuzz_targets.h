@@ -58,8 +58,8 @@ inline void Job(std::string_view bytes) {
   if (!spec) return;
   JobContext context{*spec};
   const std::vector<Diagnostic> findings = CheckJob(context);
-  (void)RenderJobText(*spec, findings);
-  (void)RenderJobJson(*spec, findings);
+  (void)RenderJobText(*spec, nullptr, findings);
+  (void)RenderJobJson(*spec, nullptr, findings);
 }
 
 inline void Config(std::string_view bytes) {

@@ -211,16 +211,24 @@ std::pair<std::string, std::map<std::string, std::string>> PlanSource(const Sour
   return {RenderPlanJson(p), files};
 }
 
-// `check --job`: the findings as JSON; the model (a path, or none) loaded at the job's batch.
-std::string CheckJobJson(const std::string& job_path, const std::optional<std::string>& model_path,
-                         bool train) {
+// `check --job`: the report as (JSON, text); the model (a path, or none) loaded at the batch the
+// job runs (or `batch`).
+std::pair<std::string, std::string> CheckJobFile(const std::string& job_path,
+                                                 const std::optional<std::string>& model_path,
+                                                 bool train, std::optional<std::int64_t> batch) {
   const JobSpec spec = OrRaise(ReadJobSpec(OrRaise(ReadSource(job_path))));
   std::optional<LoadedModel> model;
+  std::optional<JobModel> judged;
   if (model_path) {
-    model = OrRaise(LoadModel(OrRaise(ReadSource(*model_path)), JobShapes(spec, {})));
+    judged = JobModel{*model_path, ModelBatchOf(spec, batch)};
+    ShapeOptions shapes;
+    shapes.batch = judged->batch.per_device;
+    model = OrRaise(LoadModel(OrRaise(ReadSource(*model_path)), shapes));
   }
   JobContext context{spec, model ? &model->graph : nullptr, train};
-  return RenderJobJson(spec, CheckJob(context));
+  const std::vector<Diagnostic> findings = CheckJob(context);
+  const JobModel* shown = judged ? &*judged : nullptr;
+  return {RenderJobJson(spec, shown, findings), RenderJobText(spec, shown, findings)};
 }
 
 std::pair<std::string, std::string> Logs(const LogDiagnosis& d) {
@@ -319,7 +327,8 @@ PYBIND11_MODULE(_core, m) {
     source.bytes = std::string(data);
     return PlanSource(source, a);
   });
-  m.def("check_job_json", &CheckJobJson, py::arg("job"), py::arg("model"), py::arg("train"));
+  m.def("check_job", &CheckJobFile, py::arg("job"), py::arg("model"), py::arg("train"),
+        py::arg("batch"));
   m.def("analyze_path", &AnalyzePath, py::arg("path"), py::arg("args"));
   m.def("analyze_bytes", &AnalyzeBytes, py::arg("data"), py::arg("name"), py::arg("args"));
   m.def("fix_script_path", &FixScriptPath, py::arg("path"), py::arg("args"), py::arg("unsafe"));

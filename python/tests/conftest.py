@@ -1,3 +1,4 @@
+import json
 import os
 import pathlib
 
@@ -19,3 +20,12 @@ def binary() -> str:
     if not os.path.exists(path):
         pytest.skip(f"no tpu-doctor binary at {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def sarif_schema():
+    """A validator of the SARIF 2.1.0 schema (python3-jsonschema)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "python/tests/data/sarif-2.1.0.schema.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())

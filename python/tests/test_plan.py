@@ -83,3 +83,45 @@ def test_serving_estimate_matches_the_cli():
     assert served.serving["kv_bytes_per_token"] == 80 * 2 * 8 * 128 * 2
     with pytest.raises(tpudoctor.Error, match="inference"):
         tpudoctor.estimate(LLAMA70B, targets="v6e-8", train=True, serve=(10, 10, 1))
+
+
+def test_results_are_typed():
+    plan = tpudoctor.plan(MISTRAL, seq=4096, tokens=2e9, deadline_hours=24, fine_tune=True)
+    assert isinstance(plan, tpudoctor.Plan) and isinstance(plan.choice, tpudoctor.SliceChoice)
+    assert plan.choice.accelerator_type == plan["choice"]["accelerator_type"]
+    assert plan.choice.job_usd == plan["choice"]["job_usd"] and plan.why == plan["job"]["why"]
+    assert all(isinstance(c, tpudoctor.SliceChoice) for c in plan.best_per_generation)
+    assert repr(plan).startswith(f"<tpudoctor.Plan {MISTRAL!r}: {plan.choice.accelerator_type} (")
+    assert plan.to_dict() == json.loads(plan.to_json()) and "files" not in plan
+
+    est = tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="v6e-8,v5p-8",
+                             parallel="fsdp=4")
+    assert isinstance(est, tpudoctor.EstimateReport)
+    assert [e.target for e in est] == ["v6e-8", "v5p-8"] and len(est) == 2
+    assert est["v5p-8"] is est.estimates[1]
+    with pytest.raises(KeyError):
+        est["tpu-v4"]
+    assert repr(est).startswith("<tpudoctor.EstimateReport") and "ms/step" in repr(est)
+    assert str(est) == est.estimate_text()
+
+
+def test_check_job_says_what_batch_the_model_was_judged_at():
+    job = os.path.join(ROOT, "testdata", "jobs", "vertex_batch_size_flag.yaml")
+    resnet = os.path.join(ROOT, "examples", "resnet50.onnx")
+    report = tpudoctor.check_job(job, resnet)
+    assert isinstance(report, tpudoctor.JobReport)
+    assert report.model["batch_per_device"] == 128  # --batch_size=1024 over 8 chips
+    assert "as a global batch" in report.model["batch_from"]
+    assert report.verdict == "ready" and report.accelerator_type == "v5litepod-8"
+    assert report.to_text().splitlines()[1].startswith("model: ")
+    assert tpudoctor.check_job(job, resnet, batch=8).model == {
+        "path": resnet, "batch_per_device": 8, "batch_from": "--batch"}
+    cli = subprocess.run([BINARY, "check", "--job", job, resnet, "--train", "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    assert report.to_dict() == json.loads(cli)
+
+    mlp = os.path.join(ROOT, "testdata", "models", "mlp_4096x3.onnx")
+    unsized = tpudoctor.check_job(os.path.join(ROOT, "testdata", "jobs", "vertex_no_batch.yaml"), mlp)
+    assert [(f.code, f.severity) for f in unsized.findings] == [("JOB008", "note")]
+    assert "was not checked" in unsized.findings[0].message and unsized.notes == 1
+    assert repr(unsized).endswith(": ready (0 errors, 0 warnings, 1 note)>")

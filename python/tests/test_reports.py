@@ -19,14 +19,6 @@ def run_cli(binary, *args):
     return subprocess.run([binary, *args], capture_output=True, text=True, cwd=DATA.parents[2])
 
 
-@pytest.fixture(scope="module")
-def sarif_schema():
-    jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((DATA / "sarif-2.1.0.schema.json").read_text())
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
-
-
 @pytest.mark.parametrize(
     "model",
     ["testdata/models/nonzero_mask.onnx", "testdata/pt2/nonzero_mask.pt2", "testdata/rules/TPU001/fires_bitcast_f64_to_s64.mlir"],

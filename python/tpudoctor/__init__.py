@@ -26,25 +26,35 @@ from . import _core
 from ._inputs import resolve
 from ._report import (
     Estimate,
+    EstimateReport,
     Evidence,
     Finding,
     Fix,
+    JobFinding,
+    JobReport,
     Location,
     LogCause,
     LogReport,
+    Plan,
     Report,
+    SliceChoice,
 )
 
 __all__ = [
     "Error",
     "Estimate",
+    "EstimateReport",
     "Evidence",
     "Finding",
     "Fix",
+    "JobFinding",
+    "JobReport",
     "Location",
     "LogCause",
     "LogReport",
+    "Plan",
     "Report",
+    "SliceChoice",
     "check",
     "check_job",
     "estimate",
@@ -145,10 +155,10 @@ def estimate(
     remat: str = "none",
     runtime: str = "auto",
     serve: Optional[Tuple[int, int, int]] = None,
-) -> Report:
+) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
-    Returns a Report whose `estimates` has one Estimate per target ("tpu-v5e-8" and Google Cloud's
+    Returns an EstimateReport (a Report) whose `estimates` has one Estimate per target ("tpu-v5e-8" and Google Cloud's
     "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
     config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
@@ -185,7 +195,7 @@ def estimate(
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)
-    return Report(native)
+    return EstimateReport(native)
 
 
 def plan(
@@ -209,18 +219,16 @@ def plan(
     dataset_size: Optional[float] = None,
     deadline_hours: Optional[float] = None,
     fine_tune: bool = False,
-) -> dict:
+) -> Plan:
     """The TPU slice, per-chip batch, parallelism and remat to train `obj` on (`tpu-doctor plan`).
 
-    Returns the plan as a dict (`choice`, `best_per_generation`, `runner_ups`, ...; the JSON of
-    `tpu-doctor plan --format json`). With `emit=True` it also has `files`: the Vertex AI, gcloud,
-    GKE and training-script files for the choice, name → text (nothing is written). A job —
-    `tokens`, or `epochs` with `dataset_size` (samples), and `deadline_hours` — ranks slices by what
-    the job costs, drops those that would not finish, and explains the choice (`job.why`);
-    `fine_tune` keeps a fine-tune's global batch.
+    Returns a Plan: `choice` (a SliceChoice), `best_per_generation`, `runner_ups`, ...; it reads
+    also as the JSON of `tpu-doctor plan --format json` (`plan["choice"]`). With `emit=True`,
+    `files` has the Vertex AI, gcloud, GKE and training-script files for the choice, name → text
+    (nothing is written). A job — `tokens`, or `epochs` with `dataset_size` (samples), and
+    `deadline_hours` — ranks slices by what the job costs, drops those that would not finish, and
+    explains the choice (`why`); `fine_tune` keeps a fine-tune's global batch.
     """
-    import json
-
     a = _core.PlanArgs()
     dims = dict(dims or {})
     if seq is not None:
@@ -255,20 +263,16 @@ def plan(
         text, files = _core.plan_path(model.path, a)
     else:
         text, files = _core.plan_bytes(model.data, model.name, a)
-    result = json.loads(text)
-    if emit:
-        result["files"] = dict(files)
-    return result
+    return Plan(text, dict(files) if emit else None)
 
 
 def check_job(job: Union[str, os.PathLike], model: Optional[Union[str, os.PathLike]] = None,
-              train: bool = True) -> dict:
+              train: bool = True, batch: Optional[int] = None) -> JobReport:
     """JOB findings for a Vertex AI CustomJob spec, GKE manifest or launch script (`check --job`),
-    and, with a model path, the model's fit on the job's slice. Returns the JSON as a dict."""
-    import json
-
-    return json.loads(_core.check_job_json(os.fspath(job),
-                                           None if model is None else os.fspath(model), train))
+    and, with a model path, the model's fit on the job's slice at the batch the job runs (or
+    `batch` per device; `JobReport.model` says which and where it came from)."""
+    return JobReport(*_core.check_job(os.fspath(job), None if model is None else os.fspath(model),
+                                      train, None if batch is None else int(batch)))
 
 
 def logs(text_or_path: Union[str, bytes, os.PathLike], *more_paths: Union[str, os.PathLike]) -> LogReport:

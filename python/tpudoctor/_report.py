@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -222,12 +223,34 @@ class LogCause:
     confidence: float = 1.0  # the fallback's similarity to the category, 0..1
 
 
-class LogReport:
-    """Why a TPU run died: `causes` in rank order (root cause first), `framework`, `versions`."""
+class _Rendered:
+    """A result the core rendered twice: as JSON (`to_json`, `to_dict`) and as the CLI's text."""
 
     def __init__(self, json_text: str, text: str):
         self._json = json_text
         self._text = text
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(self._json)
+
+    def to_json(self) -> str:
+        return self._json
+
+    def to_text(self) -> str:
+        return self._text
+
+    def __str__(self) -> str:
+        return self._text
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self._text) + "</pre>"
+
+
+class LogReport(_Rendered):
+    """Why a TPU run died: `causes` in rank order (root cause first), `framework`, `versions`."""
+
+    def __init__(self, json_text: str, text: str):
+        super().__init__(json_text, text)
         d = json.loads(json_text)
         self.framework: str = d.get("framework", "")
         self.versions: Dict[str, str] = dict(d.get("versions", {}))
@@ -253,22 +276,177 @@ class LogReport:
     def root_cause(self) -> Optional[LogCause]:
         return self.causes[0] if self.causes else None
 
+    def __repr__(self) -> str:
+        cause = self.root_cause
+        what = f"{cause.category}: {cause.title}" if cause else "no failure found"
+        return f"<tpudoctor.LogReport {what}>"
+
+
+def _verdict(errors: int, warnings: int) -> str:
+    return "blocked" if errors else "runs with warnings" if warnings else "ready"
+
+
+class EstimateReport(Report):
+    """What `tpudoctor.estimate` returns: a Report whose `estimates` has one Estimate per target.
+
+    Iterating gives the estimates; `report["tpu-v6e-8"]` the one of a target; `str()` the table
+    `tpu-doctor estimate` prints.
+    """
+
+    def __iter__(self):
+        return iter(self.estimates)
+
+    def __len__(self) -> int:
+        return len(self.estimates)
+
+    def __getitem__(self, target: str) -> Estimate:
+        for e in self.estimates:
+            if e.target == target:
+                return e
+        raise KeyError(f"{target} (estimated: {', '.join(e.target for e in self.estimates)})")
+
+    def __str__(self) -> str:
+        return self.estimate_text()
+
+    def __repr__(self) -> str:
+        rows = "; ".join(
+            f"{e.target}: {e.step_time_ms:.3g} ms/step, {e.samples_per_s:,.0f} samples/s"
+            + ("" if e.fits else ", does not fit")
+            for e in self.estimates
+        )
+        return f"<tpudoctor.EstimateReport {self.model!r}: {rows}>"
+
+
+@dataclass(frozen=True)
+class SliceChoice:
+    """One configuration `plan` weighed: slice, sharding, remat, batch, speed and cost."""
+
+    generation: str  # "tpu-v6e"
+    accelerator_type: str  # "v6e-16"
+    topology: str  # "4x4"
+    chips: int
+    hosts: int
+    parallel: Dict[str, int]  # {"data": 1, "fsdp": 16, "tensor": 1}
+    remat: str  # "none", "dots", "layer", "offload"
+    per_device_batch: float
+    global_batch: int
+    step_time_ms: float
+    samples_per_s: float
+    mfu: float
+    memory_per_chip_bytes: float
+    hbm_bytes: float
+    tokens_per_s_per_chip: Optional[float] = None
+    usd_per_hour: Optional[float] = None
+    usd_per_million_samples: Optional[float] = None
+    usd_per_million_tokens: Optional[float] = None
+    job_hours: Optional[float] = None  # with a job (tokens or epochs): its wall time and cost
+    job_usd: Optional[float] = None
+
+    @staticmethod
+    def from_dict(d: Dict[str, Any]) -> "SliceChoice":
+        known = SliceChoice.__dataclass_fields__
+        return SliceChoice(**{k: v for k, v in d.items() if k in known})
+
+    def __str__(self) -> str:
+        sharding = ", ".join(f"{k} {v}" for k, v in self.parallel.items() if v > 1) or "one chip"
+        cost = f", ${self.usd_per_hour:.2f}/h" if self.usd_per_hour is not None else ""
+        job = f", job {self.job_hours:.1f} h ${self.job_usd:,.0f}" if self.job_usd is not None else ""
+        return (f"{self.accelerator_type} ({sharding}, remat {self.remat}): batch "
+                f"{self.per_device_batch:g}/chip ({self.global_batch} global), "
+                f"{self.step_time_ms:.4g} ms/step{cost}{job}")
+
+
+class Plan(Mapping):
+    """What `tpudoctor.plan` returns: the chosen slice and what it was weighed against.
+
+    `choice` (a SliceChoice, None when nothing fits), `best_per_generation`, `runner_ups`, `why`
+    (one line: why this slice, when planning a job), `job`, `unfit`, `notes`, `blockers`, `files`
+    (with emit=True: file name -> text). It is also a read-only mapping over the JSON of
+    `tpu-doctor plan --format json` (`plan["choice"]["global_batch"]`), plus "files".
+    """
+
+    def __init__(self, json_text: str, files: Optional[Dict[str, str]] = None):
+        self._json = json_text
+        d = json.loads(json_text)
+        if files is not None:
+            d["files"] = dict(files)
+        self._dict = d
+        self.model: str = d["model"]
+        self.format: str = d["format"]
+        self.tokens_per_sample: Optional[int] = d.get("tokens_per_sample")
+        self.max_global_batch: Optional[int] = d.get("max_global_batch")
+        self.choice: Optional[SliceChoice] = (
+            SliceChoice.from_dict(d["choice"]) if d.get("choice") else None)
+        self.best_per_generation: List[SliceChoice] = [
+            SliceChoice.from_dict(c) for c in d.get("best_per_generation", ())]
+        self.runner_ups: List[SliceChoice] = [SliceChoice.from_dict(c) for c in d.get("runner_ups", ())]
+        self.job: Optional[Dict[str, Any]] = d.get("job")
+        self.why: str = (self.job or {}).get("why", "")
+        self.unfit: List[Any] = list(d.get("unfit", ()))
+        self.notes: List[str] = list(d.get("notes", ()))
+        self.blockers: List[Any] = list(d.get("blockers", ()))
+        self.files: Dict[str, str] = dict(files or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._dict[key]
+
+    def __iter__(self):
+        return iter(self._dict)
+
+    def __len__(self) -> int:
+        return len(self._dict)
+
     def to_dict(self) -> Dict[str, Any]:
         return json.loads(self._json)
 
     def to_json(self) -> str:
         return self._json
 
-    def to_text(self) -> str:
-        return self._text
+    def __repr__(self) -> str:
+        what = str(self.choice) if self.choice else "nothing fits"
+        return f"<tpudoctor.Plan {self.model!r}: {what}>"
 
-    def __str__(self) -> str:
-        return self._text
 
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(self._text) + "</pre>"
+@dataclass(frozen=True)
+class JobFinding:
+    code: str  # "JOB002"
+    severity: str  # "error", "warning" or "note"
+    message: str
+    where: str  # a key path (`workerPoolSpecs[0].machineSpec.machineType`) or `line N`
+    fix: Optional[str] = None
+
+
+class JobReport(_Rendered):
+    """What `tpudoctor.check_job` returns: the slice a job file asks for and its findings.
+
+    `verdict`, `findings` (JobFinding, errors first), `errors`, `warnings`, `notes`, `job`,
+    `kind` ("vertex-custom-job", "gke-manifest", "launch-script"), `generation`,
+    `accelerator_type`, `chips`, and with a model `model` ({"path", "batch_per_device",
+    "batch_from"}: the batch the model was judged at and where it came from).
+    """
+
+    def __init__(self, json_text: str, text: str):
+        super().__init__(json_text, text)
+        d = json.loads(json_text)
+        self.job: str = d["job"]
+        self.kind: str = d["kind"]
+        self.generation: Optional[str] = d.get("generation")
+        self.accelerator_type: Optional[str] = d.get("accelerator_type")
+        self.chips: int = d.get("chips", 0)
+        self.model: Optional[Dict[str, Any]] = d.get("model")
+        self.findings: List[JobFinding] = [JobFinding(**f) for f in d["findings"]]
+        count = lambda s: sum(f.severity == s for f in self.findings)  # noqa: E731
+        self.errors, self.warnings, self.notes = count("error"), count("warning"), count("note")
+        self.verdict: str = _verdict(self.errors, self.warnings)
+
+    @property
+    def blocked(self) -> bool:
+        return self.verdict == "blocked"
+
+    def __getitem__(self, key: str) -> Any:  # the JSON's keys, as check_job returned before
+        return self.to_dict()[key]
 
     def __repr__(self) -> str:
-        cause = self.root_cause
-        what = f"{cause.category}: {cause.title}" if cause else "no failure found"
-        return f"<tpudoctor.LogReport {what}>"
+        where = f" ({self.accelerator_type})" if self.accelerator_type else ""
+        return (f"<tpudoctor.JobReport {self.job!r}{where}: {self.verdict} "
+                f"({_n(self.errors, 'error')}, {_n(self.warnings, 'warning')}, {_n(self.notes, 'note')})>")

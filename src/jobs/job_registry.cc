@@ -22,8 +22,41 @@ const std::vector<std::unique_ptr<JobRule>>& AllJobRules() {
   return *rules;
 }
 
+JobModelBatch ModelBatchOf(const JobSpec& spec, std::optional<std::int64_t> given) {
+  auto at = [&](const char* field) {
+    auto it = spec.where.find(field);
+    return it == spec.where.end() || it->second.empty() ? std::string() : ", " + it->second;
+  };
+  if (given) return {given, "--batch"};
+  if (spec.per_device_batch)
+    return {spec.per_device_batch, "the job's per-device batch" + at("per_device_batch")};
+  const int replicas = Replicas(spec);
+  auto split = [&](std::int64_t global, const std::string& what, const std::string& where) {
+    if (replicas == 0 || global % replicas != 0) {
+      return JobModelBatch{std::nullopt,
+                           what + ", which does not split evenly over the slice" + where};
+    }
+    return JobModelBatch{global / replicas,
+                         what + " over " + std::to_string(replicas) + " data replicas" + where};
+  };
+  if (spec.global_batch) {
+    return split(*spec.global_batch, "the job's global batch " + std::to_string(*spec.global_batch),
+                 at("global_batch"));
+  }
+  if (spec.batch_size && spec.xmp_spawn) {
+    return {spec.batch_size,
+            "the job's batch_size, per device as in xmp.spawn scripts" + at("batch_size")};
+  }
+  if (spec.batch_size) {
+    return split(*spec.batch_size,
+                 "the job's batch_size " + std::to_string(*spec.batch_size) + " as a global batch",
+                 at("batch_size") + "; a torch_xla script would read it per device");
+  }
+  return {std::nullopt, "the job names no batch"};
+}
+
 ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given) {
-  if (!given.batch) given.batch = spec.per_device_batch;
+  given.batch = ModelBatchOf(spec, given.batch).per_device;
   return given;
 }
 

@@ -47,8 +47,11 @@ bool IsTpuMachine(const std::string& machine, const std::string& accelerator) {
 // every call, and a script is matched line by line).
 struct Patterns {
   const RE2 global_batch_flag{R"(--global[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+))"};
+  // Hugging Face's Trainer spells it --per_device_train_batch_size.
   const RE2 per_device_batch_flag{
-      R"(--per[_-](?:device|core|replica)[_-]batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+(?:\.\d+)?))"};
+      R"(--per[_-](?:device|core|replica)[_-](?:train[_-])?batch(?:[_-]size)?(?:[= ]|["'],.*default=)(\d+(?:\.\d+)?))"};
+  // A batch flag that does not say whose batch it is.
+  const RE2 batch_size_flag{R"(--(?:train[_-])?batch[_-]size(?:[= ]|["'],.*default=)(\d+))"};
   const RE2 tensor_parallel_flag{
       R"((?:ici_tensor_parallelism|tensor[_-]parallel(?:ism)?)[= ](\d{1,5}))"};
   const RE2 fsdp_parallel_flag{R"(ici_fsdp_parallelism[= ](\d{1,5}))"};
@@ -67,7 +70,7 @@ struct Patterns {
   const RE2 tf_batch_call{R"(\.batch\(([^)]*)\))"};
   const RE2 global_batch{R"((?i)\bglobal[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))"};
   const RE2 per_device_batch{
-      R"((?i)\bper[_-](?:device|core|replica)[_-]batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))"};
+      R"((?i)\bper[_-](?:device|core|replica)[_-](?:train[_-])?batch(?:[_-]size)?["']?\s*[:=]\s*(\d+(?:\.\d+)?))"};
   const RE2 batch_size{R"((?i)\bbatch[_-]size["']?\s*[:=]\s*(\d+))"};
 };
 
@@ -84,7 +87,7 @@ void SetBatch(const std::string& value, const std::string& where, const char* fi
   spec.where[field] = where;
 }
 
-// Flags of a training command line (`--per_device_batch=4`, `--global_batch 32`,
+// Flags of a training command line (`--per_device_batch=4`, `--global_batch 32`, `--batch_size=8`,
 // `--ici_tensor_parallelism=4`), or their argparse defaults in a script.
 void ReadArgs(const std::string& text, const std::string& where, JobSpec& spec) {
   std::string value;
@@ -92,6 +95,8 @@ void ReadArgs(const std::string& text, const std::string& where, JobSpec& spec) 
     SetBatch(value, where, "global_batch", spec.global_batch, spec);
   if (RE2::PartialMatch(text, P().per_device_batch_flag, &value))
     SetBatch(value, where, "per_device_batch", spec.per_device_batch, spec);
+  if (RE2::PartialMatch(text, P().batch_size_flag, &value))
+    SetBatch(value, where, "batch_size", spec.batch_size, spec);
   if (RE2::PartialMatch(text, P().tensor_parallel_flag, &value)) {
     spec.tensor_parallel = std::max(1, std::stoi(value));
     spec.where["tensor_parallel"] = where;

@@ -32,14 +32,22 @@ int Count(const std::vector<Diagnostic>& f, Severity s) {
       std::count_if(f.begin(), f.end(), [&](const Diagnostic& d) { return d.severity == s; }));
 }
 
+// `PATH at batch 8 per device (the job's per-device batch at line 3)`.
+std::string ModelLine(const JobModel& m) {
+  if (!m.batch.per_device) return m.path + " at its own shapes (" + m.batch.from + ")";
+  return m.path + " at batch " + std::to_string(*m.batch.per_device) + " per device (" +
+         m.batch.from + ")";
+}
+
 }  // namespace
 
-std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& findings) {
+std::string RenderJobText(const JobSpec& spec, const JobModel* model,
+                          const std::vector<Diagnostic>& findings) {
   const int errors = Count(findings, Severity::kError);
   const int warnings = Count(findings, Severity::kWarning);
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": job " + spec.file + " (" +
-                    What(spec) +
-                    ")\n\nverdict: " + AsciiUpper(NameOf(VerdictOf(errors, warnings))) + " (" +
+                    What(spec) + ")\n" + (model ? "model: " + ModelLine(*model) + "\n" : "") +
+                    "\nverdict: " + AsciiUpper(NameOf(VerdictOf(errors, warnings))) + " (" +
                     std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " +
                     std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") + ")\n";
   for (const Diagnostic& d : findings) {
@@ -51,7 +59,8 @@ std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& fi
   return out;
 }
 
-std::string RenderJobJson(const JobSpec& spec, const std::vector<Diagnostic>& findings) {
+std::string RenderJobJson(const JobSpec& spec, const JobModel* model,
+                          const std::vector<Diagnostic>& findings) {
   ordered_json j;
   j["schema_version"] = 1;
   j["job"] = spec.file;
@@ -61,6 +70,13 @@ std::string RenderJobJson(const JobSpec& spec, const std::vector<Diagnostic>& fi
                               ? ordered_json(spec.generation->AcceleratorType(spec.chips))
                               : ordered_json();
   j["chips"] = spec.chips;
+  if (model) {
+    j["model"] = {
+        {"path", model->path},
+        {"batch_per_device",
+         model->batch.per_device ? ordered_json(*model->batch.per_device) : ordered_json()},
+        {"batch_from", model->batch.from}};
+  }
   ordered_json list = ordered_json::array();
   for (const Diagnostic& d : findings) {
     list.push_back({{"code", d.code},

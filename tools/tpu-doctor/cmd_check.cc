@@ -111,9 +111,11 @@ int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::o
     return kExitUsage;
   }
   std::optional<LoadedModel> model;
+  std::optional<JobModel> judged;
   if (!args.model.model.empty()) {
     ModelArgs m = args.model;
-    m.batch = JobShapes(*spec, ModelOptions(m).shapes).batch;
+    judged = JobModel{m.model, ModelBatchOf(*spec, ModelOptions(m).shapes.batch)};
+    m.batch = judged->batch.per_device;
     model = LoadModelArg(m, err);
     if (!model) return kExitUsage;
   }
@@ -122,7 +124,9 @@ int CheckJobCommand(const CheckArgs& args, const AnalyzeOptions& options, std::o
   std::vector<Diagnostic> findings = CheckJob(context);
   std::erase_if(findings,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
-  out << (args.format == "json" ? RenderJobJson(*spec, findings) : RenderJobText(*spec, findings));
+  const JobModel* shown = judged ? &*judged : nullptr;
+  out << (args.format == "json" ? RenderJobJson(*spec, shown, findings)
+                                : RenderJobText(*spec, shown, findings));
   return ExitCodeFor(findings, args.fail_on);
 }
 

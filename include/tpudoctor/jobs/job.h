@@ -47,6 +47,9 @@ struct JobSpec {
   bool tpu_strategy = false;
   std::optional<std::int64_t> global_batch;
   std::optional<std::int64_t> per_device_batch;
+  // A `--batch_size` / `--train_batch_size` flag of a file that does not say whose batch it is
+  // (container args): global under TPUStrategy, Keras or MaxText, per device in torch_xla scripts.
+  std::optional<std::int64_t> batch_size;
   int tensor_parallel = 1;  // chips that share each sample (--ici_tensor_parallelism)
   int fsdp_parallel = 1;    // chips that shard the parameters (--ici_fsdp_parallelism)
   std::string remat;        // --remat none|dots|layer|offload (tpu-doctor's training skeletons)
@@ -89,12 +92,29 @@ class JobRule {
 const std::vector<std::unique_ptr<JobRule>>& AllJobRules();
 std::vector<Diagnostic> CheckJob(const JobContext& context);
 
-// The shapes to load the job's model with: the caller's, with the job's per-device batch when the
-// caller gave none (the model is judged at the batch the job runs).
+// The per-device batch the job's model is judged at, and where it came from, in words: the
+// caller's (--batch), the job's per-device batch, its global batch over the slice's data replicas,
+// or its `batch_size` flag read by the framework's convention; none when the job names no batch
+// (the model's own shapes are used).
+struct JobModelBatch {
+  std::optional<std::int64_t> per_device;
+  std::string from;  // "the job's per-device batch (workerPoolSpecs[0].containerSpec.args[0])"
+};
+JobModelBatch ModelBatchOf(const JobSpec& spec, std::optional<std::int64_t> given);
+
+// The shapes to load the job's model with: the caller's, with the batch ModelBatchOf chooses.
 ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given);
 
-// `check --job` output: what the spec asks for, the verdict, the findings.
-std::string RenderJobText(const JobSpec& spec, const std::vector<Diagnostic>& findings);
-std::string RenderJobJson(const JobSpec& spec, const std::vector<Diagnostic>& findings);
+// The model `check --job` judges against the job's slice.
+struct JobModel {
+  std::string path;
+  JobModelBatch batch;
+};
+
+// `check --job` output: what the spec asks for, the model and its batch, the verdict, the findings.
+std::string RenderJobText(const JobSpec& spec, const JobModel* model,
+                          const std::vector<Diagnostic>& findings);
+std::string RenderJobJson(const JobSpec& spec, const JobModel* model,
+                          const std::vector<Diagnostic>& findings);
 
 }  // namespace tpudoctor

@@ -7,7 +7,8 @@ namespace {
 
 // With a model: the estimate's memory model on the job's slice at the model's per-device batch,
 // data parallel (what TPUStrategy and torch_xla do by default); when that does not fit but FSDP
-// over the slice with per-layer remat would, the finding is a warning that says so.
+// over the slice with per-layer remat would, the finding is a warning that says so. A model that
+// cannot be sized (a symbolic batch the job does not settle) is a note: nothing is left unsaid.
 class Job008 final : public JobRule {
  public:
   TPUD_JOB_RULE("JOB008", "model-does-not-fit", "the model does not fit the job's TPU slice")
@@ -16,6 +17,10 @@ class Job008 final : public JobRule {
     if (c.model == nullptr || s.generation == nullptr || s.chips == 0) return;
     auto target = FindTarget(s.generation->target);
     if (!target) return;
+    if (!c.model->facts().batch) {
+      NotChecked(c, "the model's batch dim is symbolic and the job names no batch", sink);
+      return;
+    }
     EstimateOptions o;
     o.train = c.train;
     o.optimizer = c.optimizer;
@@ -27,7 +32,11 @@ class Job008 final : public JobRule {
     if (!ResolveParallelism(o.parallel, s.chips)) o.parallel = {};
     if (auto r = ParseRemat(s.remat)) o.remat = *r;
     auto dp = EstimateStep(*c.model, **target, o);
-    if (!dp || dp->fits) return;
+    if (!dp) {
+      NotChecked(c, dp.error().message, sink);
+      return;
+    }
+    if (dp->fits) return;
     o.parallel = {0, s.chips, 1};
     o.remat = Remat::kLayer;
     auto fsdp = EstimateStep(*c.model, **target, o);
@@ -43,6 +52,13 @@ class Job008 final : public JobRule {
                           : "; even FSDP over the slice with per-layer remat needs " +
                                 (fsdp ? FormatBytes(fsdp->memory.total()) : std::string("more"))),
         "", "`tpu-doctor plan MODEL` finds a slice, batch and sharding that fit"));
+  }
+
+ private:
+  void NotChecked(const JobContext& c, const std::string& why, DiagnosticSink& sink) const {
+    sink.Add(JobFinding(c, code(), Severity::kNote,
+                        "the model's memory on " + SliceName(c.spec) + " was not checked: " + why,
+                        "", "give the per-device batch with --batch, or name it in the job"));
   }
 };
 
