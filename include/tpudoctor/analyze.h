@@ -52,6 +52,9 @@ struct AnalyzeOptions {
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.
   std::optional<ServingOptions> serve;
+  // Flags this run was given but cannot honour, said in the report's notes (shape_notes) rather
+  // than dropped: SetServing adds one for a --batch other than 1.
+  std::vector<std::string> flag_notes;
 };
 
 // Sets a price override for `target` (any name FindSliceTarget takes; stored under the target's own

@@ -133,7 +133,9 @@ class Report:
     errors first), `estimate` (the Estimate on the check's target at the model's batch, or None when
     the shapes are not static), `estimates` (one per target asked of `tpudoctor.estimate`), `model`,
     `format`, `producer`, `framework`, `framework_version`, `batch` and `batch_source` (where the
-    batch came from: "flag", "model" or "none"), `target`, `errors`, `warnings`, `notes`.
+    batch came from: "flag", "model" or "none"), `target`, `errors`, `warnings`, `notes`,
+    `shape_notes` (how the shapes were made static), `flag_notes` (arguments given that this
+    input cannot honour: `batch` for a script, `batch` when serving).
     """
 
     def __init__(self, native: Any):
@@ -149,6 +151,8 @@ class Report:
         self.warnings: int = d["summary"]["warnings"]
         self.notes: int = d["summary"]["notes"]
         self.findings: List[Finding] = [Finding.from_dict(f) for f in d["findings"]]
+        self.shape_notes: List[str] = list(d.get("shape_notes", ()))  # how the shapes were made static
+        self.flag_notes: List[str] = list(d.get("flag_notes", ()))  # arguments this input cannot honour
         own = _estimates(native.check_estimate_json())
         self.estimate: Optional[Estimate] = own[0] if own else None
         self.estimates: List[Estimate] = (

@@ -5,6 +5,7 @@
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/script/script.h"
 #include "tpudoctor/support/embedded.h"
+#include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
 namespace {
@@ -102,6 +103,17 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
   return Ok{};
 }
 
+// A script is read as source: the flags that shape or size a model change nothing in it.
+std::vector<std::string> ScriptIgnoredFlags(const AnalyzeOptions& options) {
+  std::vector<std::string> flags;
+  if (options.shapes.batch) flags.push_back("--batch");
+  if (!options.shapes.dims.empty()) flags.push_back("--dim");
+  if (options.check.train) flags.push_back("--train");
+  if (flags.empty()) return {};
+  return {Join(flags, ", ") + (flags.size() == 1 ? " applies" : " apply") +
+          " to models, not to a script read as source: not used here"};
+}
+
 }  // namespace
 
 Result<Source> BundledExample() {
@@ -114,6 +126,13 @@ Result<Source> BundledExample() {
 }
 
 void SetServing(AnalyzeOptions& options, const ServingOptions& serve) {
+  if (options.shapes.batch && *options.shapes.batch != 1) {
+    options.flag_notes.push_back(
+        "--batch " + std::to_string(*options.shapes.batch) +
+        " does not apply to serving: each prompt's prefill runs at batch 1 and a decode step holds "
+        "the --concurrency sequences in flight (" +
+        std::to_string(serve.concurrency) + ")");
+  }
   options.serve = serve;
   options.shapes.batch = 1;
   options.shapes.config_seq = serve.prompt_tokens;
@@ -131,7 +150,9 @@ Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double u
 Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   if (options.input_format == "python" ||
       (options.input_format.empty() && IsScriptPath(source.display_name))) {
-    return CheckScript(source, options.check);
+    auto report = CheckScript(source, options.check);
+    if (report) report->flag_notes = ScriptIgnoredFlags(options);
+    return report;
   }
   // A slice name (`v5e-8`) checks one of its chips: the rules judge a device.
   auto slice = FindSliceTarget(options.target);
@@ -147,6 +168,7 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   std::erase_if(model->diagnostics,
                 [&](const Diagnostic& d) { return !RuleSelected(d.code, options.check); });
   Report report = BuildReport(source.display_name, *model, target, std::move(findings));
+  report.flag_notes = options.flag_notes;
   report.facts = model->graph.facts();
   if (slice->chips > 1) report.slice = slice->name;
   report.train = options.check.train;

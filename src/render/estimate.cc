@@ -152,7 +152,9 @@ std::string RenderEstimateText(const Report& r) {
                          : "inference, batch " + std::to_string(r.estimate_batch)) +
                     (r.estimates.empty() || !r.estimates.front().serving ? " per device, " : ", ") +
                     std::string(NameOf(r.precision)) +
-                    (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n\n";
+                    (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n";
+  for (const std::string& note : r.flag_notes) out += "note: " + note + "\n";
+  out += "\n";
   if (!es.empty() && es.front().serving) {
     out += ServingText(es);
   } else {
@@ -160,7 +162,7 @@ std::string RenderEstimateText(const Report& r) {
         "target               chips  fits  max batch   step ms   samples/s    MFU   memory/dev    "
         "$/1M samples\n";
     for (const Estimate& e : es) {
-      std::string name = e.target + (e.chips > 1 ? " x" + std::to_string(e.chips) : "");
+      const std::string& name = e.target;  // a slice as named (`v3-8`); its chips are a column
       char line[256];
       std::snprintf(
           line, sizeof line, "%-20s %5d  %-4s  %9lld  %8s  %10s  %4.0f%%  %11s  %14s\n",
@@ -302,6 +304,7 @@ std::string RenderEstimateJson(const Report& r) {
   j["optimizer"] = r.train ? ordered_json(std::string(NameOf(r.optimizer))) : ordered_json();
   j["batch_per_device"] = r.estimate_batch;
   j["shape_notes"] = r.shape_notes;
+  j["flag_notes"] = r.flag_notes;
   ordered_json arr = ordered_json::array();
   for (const Estimate& e : r.estimates) arr.push_back(EstimateJson(e));
   j["estimates"] = arr;

@@ -151,25 +151,33 @@ void MemoryChart(std::string& out, const Estimate& e) {
                                     FormatBytes(m.padding_waste)
                               : "") +
          "</div>\n";
-  out +=
-      "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"72\" "
-      "xmlns=\"http://www.w3.org/2000/svg\">\n";
   double x = 10;
+  std::string bars;
   std::string legend;
   double lx = 10;
+  double ly = 56;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const double w = parts[i].second / scale_max * width;
     if (parts[i].second <= 0) continue;
-    out += "<rect x=\"" + FormatFixed(x, 1) + "\" y=\"8\" width=\"" + FormatFixed(w, 1) +
-           "\" height=\"26\" fill=\"" + kColors[i] + "\"><title>" + parts[i].first + ": " +
-           FormatBytes(parts[i].second) + "</title></rect>\n";
+    const std::string label = parts[i].first + " " + FormatBytes(parts[i].second);
+    bars += "<rect x=\"" + FormatFixed(x, 1) + "\" y=\"8\" width=\"" + FormatFixed(w, 1) +
+            "\" height=\"26\" fill=\"" + kColors[i] + "\"><title>" + parts[i].first + ": " +
+            FormatBytes(parts[i].second) + "</title></rect>\n";
     x += w;
-    legend += "<rect x=\"" + FormatFixed(lx, 0) + "\" y=\"56\" width=\"10\" height=\"10\" fill=\"" +
-              kColors[i] + "\"/><text x=\"" + FormatFixed(lx + 14, 0) +
-              "\" y=\"65\" font-size=\"11\">" + parts[i].first + " " +
-              FormatBytes(parts[i].second) + "</text>\n";
-    lx += 125;
+    // 11px sans-serif averages under 6.5px a character; an entry that would overflow wraps.
+    const double entry = 14 + 6.5 * static_cast<double>(label.size()) + 18;
+    if (lx > 10 && lx + entry > 770) {
+      lx = 10;
+      ly += 16;
+    }
+    legend += "<rect x=\"" + FormatFixed(lx, 0) + "\" y=\"" + FormatFixed(ly, 0) +
+              "\" width=\"10\" height=\"10\" fill=\"" + kColors[i] + "\"/><text x=\"" +
+              FormatFixed(lx + 14, 0) + "\" y=\"" + FormatFixed(ly + 9, 0) +
+              "\" font-size=\"11\">" + label + "</text>\n";
+    lx += entry;
   }
+  out += "<svg role=\"img\" aria-label=\"memory breakdown\" width=\"780\" height=\"" +
+         FormatFixed(ly + 16, 0) + "\" xmlns=\"http://www.w3.org/2000/svg\">\n" + bars;
   const double hbm_x = 10 + e.hbm_bytes / scale_max * width;
   out += "<line x1=\"" + FormatFixed(hbm_x, 1) + "\" y1=\"2\" x2=\"" + FormatFixed(hbm_x, 1) +
          "\" y2=\"40\" stroke=\"#cf222e\" stroke-width=\"2\"><title>HBM " +
@@ -259,6 +267,8 @@ void Shapes(std::string& out, const Report& r) {
   ValueRows(out, "output", r.outputs);
   out += "</table>\n";
   for (const std::string& note : r.shape_notes)
+    out += "<div class=\"note\">" + Prose(note) + "</div>\n";
+  for (const std::string& note : r.flag_notes)
     out += "<div class=\"note\">" + Prose(note) + "</div>\n";
 }
 

@@ -38,6 +38,7 @@ ordered_json ReportJson(const Report& r) {
   j["verdict"] = std::string(NameOf(r.verdict));
   j["summary"] = {{"errors", r.errors}, {"warnings", r.warnings}, {"notes", r.notes}};
   j["shape_notes"] = r.shape_notes;
+  j["flag_notes"] = r.flag_notes;
   j["inputs"] = ValuesJson(r.inputs);
   j["outputs"] = ValuesJson(r.outputs);
   ordered_json ops = ordered_json::array();

@@ -117,6 +117,7 @@ std::string RenderScriptText(const Report& r, const Paint& paint) {
                     (r.format == "python" ? " script" : "") + ")\n\n";
   out += "verdict: " + paint(SgrOf(r.verdict), AsciiUpper(NameOf(r.verdict))) + " (" + Counts(r) +
          ")\n";
+  for (const std::string& note : r.flag_notes) out += "note:    " + note + "\n";
   if (!r.findings.empty()) out += "\nfindings:\n";
   for (const Diagnostic& d : r.findings) {
     out += FileLine(d.location) + ": " +
@@ -150,6 +151,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
   Values(out, "inputs: ", r.inputs);
   Values(out, "outputs:", r.outputs);
   for (const std::string& note : r.shape_notes) out += "shapes:  " + note + "\n";
+  for (const std::string& note : r.flag_notes) out += "note:    " + note + "\n";
 
   if (!r.findings.empty()) out += "\nfindings:\n";
   for (const Diagnostic& d : r.findings) {

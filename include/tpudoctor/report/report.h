@@ -53,6 +53,8 @@ struct Report {
   int notes = 0;
   int node_count = 0;  // including nodes of subgraphs
   std::vector<std::string> shape_notes;
+  // Flags given that this input cannot honour (AnalyzeOptions::flag_notes; a script's --batch).
+  std::vector<std::string> flag_notes;
   std::vector<ValueSummary> inputs;
   std::vector<ValueSummary> outputs;
   std::vector<OpSummaryRow> op_summary;  // flagged ops first, then by count, then by name
