@@ -229,3 +229,29 @@ TEST(PlanTest, AJobWithADeadlineGetsASmallSliceAndTheReason) {
 
 }  // namespace
 }  // namespace tpudoctor
+
+namespace tpudoctor {
+namespace {
+
+// `targets` and `plan` agree: every TPU target `targets` lists has a slice catalog, and a plan on
+// it alone chooses one of its slices. TPU7x has no public price: alone it is still planned (by
+// chip-hours), beside priced generations it keeps its best but is not chosen on cost.
+TEST(PlanTest, EveryTpuTargetIsPlannable) {
+  for (const TargetSpec& t : AllTargets()) {
+    if (!t.is_tpu()) continue;
+    ASSERT_NE(FindGeneration(t.name), nullptr) << t.name;
+    const Plan plan = PlanOf("examples/configs/mistral-7b.json", 2048, {t.name});
+    ASSERT_NE(plan.choice(), nullptr) << t.name;
+    EXPECT_EQ(plan.choice()->generation->target, t.name);
+  }
+  const Plan both = PlanOf("examples/configs/mistral-7b.json", 2048, {"tpu-7x", "tpu-v6e"});
+  ASSERT_EQ(both.best.size(), 2u);
+  ASSERT_NE(both.choice(), nullptr);
+  EXPECT_EQ(both.choice()->generation->target, "tpu-v6e");
+  EXPECT_TRUE(std::any_of(both.notes.begin(), both.notes.end(), [](const std::string& n) {
+    return n.starts_with("tpu-7x has no public price");
+  }));
+}
+
+}  // namespace
+}  // namespace tpudoctor

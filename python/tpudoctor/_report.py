@@ -332,19 +332,23 @@ class SliceChoice:
     hosts: int
     parallel: Dict[str, int]  # {"data": 1, "fsdp": 16, "tensor": 1}
     remat: str  # "none", "dots", "layer", "offload"
-    per_device_batch: float
+    per_device_batch: float  # per device: per chip, or per TensorCore on v2, v3 and TPU7x
     global_batch: int
     step_time_ms: float
     samples_per_s: float
     mfu: float
     memory_per_chip_bytes: float
-    hbm_bytes: float
+    hbm_bytes: float  # per chip, as tpudoctor.targets() lists it
     tokens_per_s_per_chip: Optional[float] = None
     usd_per_hour: Optional[float] = None
     usd_per_million_samples: Optional[float] = None
     usd_per_million_tokens: Optional[float] = None
     job_hours: Optional[float] = None  # with a job (tokens or epochs): its wall time and cost
     job_usd: Optional[float] = None
+    # What the framework sees: a chip, or each TensorCore of a v2, v3 or TPU7x chip (2 per chip).
+    devices: int = 0
+    memory_per_device_bytes: float = 0.0
+    hbm_per_device_bytes: float = 0.0
 
     @staticmethod
     def from_dict(d: Dict[str, Any]) -> "SliceChoice":
@@ -355,8 +359,9 @@ class SliceChoice:
         sharding = ", ".join(f"{k} {v}" for k, v in self.parallel.items() if v > 1) or "one chip"
         cost = f", ${self.usd_per_hour:.2f}/h" if self.usd_per_hour is not None else ""
         job = f", job {self.job_hours:.1f} h ${self.job_usd:,.0f}" if self.job_usd is not None else ""
+        per = "chip" if self.devices in (0, self.chips) else "device"
         return (f"{self.accelerator_type} ({sharding}, remat {self.remat}): batch "
-                f"{self.per_device_batch:g}/chip ({self.global_batch} global), "
+                f"{self.per_device_batch:g}/{per} ({self.global_batch} global), "
                 f"{self.step_time_ms:.4g} ms/step{cost}{job}")
 
 

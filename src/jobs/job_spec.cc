@@ -58,7 +58,7 @@ struct Patterns {
   const RE2 remat_flag{R"(--remat[= ](none|dots|layer|full|offload)\b)"};
   const RE2 vertex_accelerator{R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(TPU_[A-Z0-9_]+))"};
   const RE2 gce_accelerator{
-      R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?(v[0-9][a-z0-9]*-[0-9]+))"};
+      R"((?i)accelerator[-_]type["']?\s*[:= ]\s*["']?((?:v|tpu)[0-9][a-z0-9]*-[0-9]+))"};
   const RE2 machine_type{R"((?i)machine[-_]type["']?\s*[:= ]\s*["']?((?:ct|cloud-tpu)[a-z0-9-]*))"};
   const RE2 accelerator_count{R"((?i)accelerator[-_]count["']?\s*[:= ]\s*(\d+))"};
   const RE2 tpu_topology{R"((?i)tpu[-_]topology["']?\s*[:= ]\s*["']?(\d+x\d+(?:x\d+)?))"};

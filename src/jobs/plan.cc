@@ -35,12 +35,33 @@ int RematRank(Remat r) { return static_cast<int>(r); }
 // Sharding a configuration needs beyond data parallelism: none, FSDP, FSDP and tensor.
 int ShardingRank(const Parallelism& p) { return (p.fsdp > 1 ? 1 : 0) + (p.tensor > 1 ? 2 : 0); }
 
-// How good a configuration is, smaller first: dollars per million samples, or for the throughput
-// objective (and where a price is unknown) seconds per million samples.
+// Under the cost objective, a target without a public price (TPU7x) is costed in chip-seconds,
+// which any per-chip-hour price multiplies; it cannot be weighed against dollars.
+bool Unpriced(const Estimate& e, PlanObjective objective) {
+  return objective == PlanObjective::kCost && !e.usd_per_million_samples;
+}
+
+// How good a configuration is, smaller first: dollars per million samples (without a price,
+// chip-seconds per million samples), or for the throughput objective seconds per million samples.
 double Score(const Estimate& e, PlanObjective objective) {
-  if (objective == PlanObjective::kCost && e.usd_per_million_samples)
-    return *e.usd_per_million_samples;
-  return e.samples_per_s > 0 ? 1e6 / e.samples_per_s : 1e300;
+  if (e.samples_per_s <= 0) return 1e300;
+  if (objective == PlanObjective::kCost) {
+    return e.usd_per_million_samples ? *e.usd_per_million_samples : e.chips * 1e6 / e.samples_per_s;
+  }
+  return 1e6 / e.samples_per_s;
+}
+
+// The candidates whose scores compare: under the cost objective, the priced ones when there are
+// any (an unpriced generation keeps its own best, but is not chosen over a priced one).
+std::vector<const PlanCandidate*> Comparable(std::vector<const PlanCandidate*> candidates,
+                                             PlanObjective objective) {
+  const bool any_priced = std::any_of(candidates.begin(), candidates.end(), [&](const auto* c) {
+    return !Unpriced(c->estimate, objective);
+  });
+  if (any_priced) {
+    std::erase_if(candidates, [&](const auto* c) { return Unpriced(c->estimate, objective); });
+  }
+  return candidates;
 }
 
 // How much a configuration asks of the user: sharding, remat, chips; for a job, the chips first
@@ -53,8 +74,9 @@ std::tuple<int, int, int> Complexity(const Estimate& e, bool job) {
 // The choice among candidates: the simplest of those within 5% of the best score (plain data
 // parallelism before FSDP before tensor parallelism, less remat, fewer chips): the estimate is not
 // precise enough to prefer a more complex set-up for less.
-const PlanCandidate* Choose(const std::vector<const PlanCandidate*>& candidates,
-                            PlanObjective objective, bool job) {
+const PlanCandidate* Choose(std::vector<const PlanCandidate*> candidates, PlanObjective objective,
+                            bool job) {
+  candidates = Comparable(std::move(candidates), objective);
   double best = 1e300;
   for (const PlanCandidate* c : candidates) best = std::min(best, Score(c->estimate, objective));
   const PlanCandidate* choice = nullptr;
@@ -272,13 +294,23 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
     return out;
   };
   for (const TpuGeneration* g : gens) {
-    if (const PlanCandidate* b = Choose(of(g), options.objective, job)) plan.best.push_back(*b);
+    const PlanCandidate* b = Choose(of(g), options.objective, job);
+    if (b == nullptr) continue;
+    plan.best.push_back(*b);
+    if (Unpriced(b->estimate, options.objective) && gens.size() > 1) {
+      plan.notes.push_back(g->target +
+                           " has no public price: its slices are ranked by chip-hours per sample "
+                           "and it is not weighed against the priced generations");
+    }
   }
   const PlanCandidate* choice = Choose(of(nullptr), options.objective, job);
   std::vector<const PlanCandidate*> order = of(nullptr);
   std::stable_sort(order.begin(), order.end(), [&](const PlanCandidate* a, const PlanCandidate* b) {
-    return std::make_tuple(Score(a->estimate, options.objective), Complexity(a->estimate, job)) <
-           std::make_tuple(Score(b->estimate, options.objective), Complexity(b->estimate, job));
+    const auto key = [&](const Estimate& e) {
+      return std::make_tuple(Unpriced(e, options.objective), Score(e, options.objective),
+                             Complexity(e, job));
+    };
+    return key(a->estimate) < key(b->estimate);
   });
   if (choice != nullptr) order.insert(order.begin(), choice);
   for (const PlanCandidate* c : order) {

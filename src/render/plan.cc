@@ -58,10 +58,10 @@ std::string Row(const Plan& plan, const PlanCandidate& c) {
 std::string Header(const Plan& plan) {
   return std::string(
              "slice           chips  parallelism            remat    batch/  global    step ms  "
-             "throughput            MFU  memory/chip    $/hour  ") +
+             "throughput            MFU  memory/dev     $/hour  ") +
          (plan.tokens_per_sample > 1 ? "$/1M tok" : "$/1M samp") +
          (plan.job_samples ? "     job time   job cost" : "") +
-         "\n                                                        chip\n";
+         "\n                                                        dev\n";
 }
 
 ordered_json CandidateJson(const Plan& plan, const PlanCandidate& c) {
@@ -84,8 +84,13 @@ ordered_json CandidateJson(const Plan& plan, const PlanCandidate& c) {
           ? ordered_json(e.samples_per_s * static_cast<double>(plan.tokens_per_sample) / e.chips)
           : ordered_json();
   j["mfu"] = e.mfu;
-  j["memory_per_chip_bytes"] = e.memory.total();
-  j["hbm_bytes"] = e.hbm_bytes;
+  // A device is what the framework sees: a chip, or a TensorCore of a v2, v3 or TPU7x chip.
+  const double devices_per_chip = static_cast<double>(c.devices) / std::max(1, e.chips);
+  j["devices"] = c.devices;
+  j["memory_per_device_bytes"] = e.memory.total();
+  j["hbm_per_device_bytes"] = e.hbm_bytes;
+  j["memory_per_chip_bytes"] = e.memory.total() * devices_per_chip;
+  j["hbm_bytes"] = e.hbm_bytes * devices_per_chip;  // per chip, as `tpu-doctor targets` lists
   j["usd_per_hour"] = e.usd_per_hour ? ordered_json(*e.usd_per_hour) : ordered_json();
   j["usd_per_million_samples"] =
       e.usd_per_million_samples ? ordered_json(*e.usd_per_million_samples) : ordered_json();
@@ -127,8 +132,9 @@ std::string RenderPlanText(const Plan& plan) {
          (choice->generation->Hosts(e.chips) == 1 ? "" : "s") + "), " + ToString(e.parallel) +
          ", remat " + std::string(NameOf(e.remat)) + ", " +
          FormatFixed(choice->per_device_batch(), choice->per_device_batch() < 1 ? 2 : 0) +
-         " per chip, global batch " + std::to_string(e.global_batch) + ": " + FormatMs(e.step_ms) +
-         " ms per step, " + Throughput(plan, e) + ", " + Money(PerMillion(plan, e)) +
+         (choice->devices == e.chips ? " per chip" : " per device") + ", global batch " +
+         std::to_string(e.global_batch) + ": " + FormatMs(e.step_ms) + " ms per step, " +
+         Throughput(plan, e) + ", " + Money(PerMillion(plan, e)) +
          (plan.tokens_per_sample > 1 ? " per 1M tokens\n" : " per 1M samples\n");
   if (!plan.why.empty()) out += "why: " + plan.why + "\n";
   out += "\nbest per generation\n" + Header(plan);

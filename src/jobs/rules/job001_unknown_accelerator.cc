@@ -47,14 +47,15 @@ class Job001 final : public JobRule {
  private:
   static bool KnownEnum(const std::string& e) {
     for (const TpuGeneration& g : TpuCatalog()) {
-      if (g.vertex_accelerator_type == e) return true;
+      if (!g.vertex_accelerator_type.empty() && g.vertex_accelerator_type == e) return true;
     }
     return false;
   }
   static std::string Enums() {
     std::vector<std::string> out;
-    for (const TpuGeneration& g : TpuCatalog())
-      out.push_back("`" + g.vertex_accelerator_type + "`");
+    for (const TpuGeneration& g : TpuCatalog()) {
+      if (!g.vertex_accelerator_type.empty()) out.push_back("`" + g.vertex_accelerator_type + "`");
+    }
     return Join(out, ", ");
   }
   static std::string GkeLabels() {
