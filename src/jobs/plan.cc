@@ -98,6 +98,20 @@ std::string JobCost(const PlanCandidate& c) {
 
 // One line on why a job's choice: what it takes and costs, the cheapest configuration if it is
 // another (and by how much), and the next smaller slice if the deadline ruled it out.
+// Of the slices where no configuration finishes by the deadline, the configuration that comes
+// closest (a slice with one configuration in time is not "too slow", whatever its others take).
+std::optional<PlanCandidate> FastestMissingTheDeadline(const std::vector<PlanCandidate>& late,
+                                                       const std::vector<PlanCandidate>& in_time) {
+  std::optional<PlanCandidate> out;
+  for (const PlanCandidate& c : late) {
+    const bool slice_in_time = std::any_of(in_time.begin(), in_time.end(), [&](const auto& t) {
+      return t.generation == c.generation && t.slice == c.slice;
+    });
+    if (!slice_in_time && (!out || *c.job_hours < *out->job_hours)) out = c;
+  }
+  return out;
+}
+
 std::string WhyThisSlice(const Plan& plan, const PlanCandidate& choice,
                          const std::vector<const PlanCandidate*>& order,
                          const std::optional<PlanCandidate>& too_slow) {
@@ -223,7 +237,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   plan.deadline_hours = options.deadline_hours;
   const bool job = plan.job_samples.has_value();
   // The fastest configuration that missed the deadline, for the explanation.
-  std::optional<PlanCandidate> too_slow;
+  std::vector<PlanCandidate> too_slow;  // configurations past the deadline
   const std::vector<Remat> remats =
       train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
             : std::vector<Remat>{Remat::kNone};
@@ -269,7 +283,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
               c.job_hours = *plan.job_samples / c.estimate.samples_per_s / 3600;
               if (c.estimate.usd_per_hour) c.job_usd = *c.estimate.usd_per_hour * *c.job_hours;
               if (options.deadline_hours && *c.job_hours > *options.deadline_hours) {
-                if (!too_slow || *c.job_hours < *too_slow->job_hours) too_slow = c;
+                too_slow.push_back(c);
                 why_not = "nothing finishes within " + FormatFixed(*options.deadline_hours, 0) +
                           " hours in " + std::to_string(options.max_chips) + " chips";
                 continue;
@@ -321,7 +335,9 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
     if (!seen) plan.ranked.push_back(*c);
     if (plan.ranked.size() == 8) break;
   }
-  if (job && choice != nullptr) plan.why = WhyThisSlice(plan, *choice, order, too_slow);
+  if (job && choice != nullptr) {
+    plan.why = WhyThisSlice(plan, *choice, order, FastestMissingTheDeadline(too_slow, all));
+  }
   return plan;
 }
 

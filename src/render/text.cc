@@ -164,7 +164,11 @@ std::string RenderText(const Report& r, const TextStyle& style) {
       out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description +
              "\n";
   }
-  out += "\n" + OpTable(r);
+  out += "\n" + (style.ops
+                     ? OpTable(r)
+                     : "ops: " + Plural(r.node_count, "node", "nodes") + " of " +
+                           Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") +
+                           " (--ops lists them)\n");
   out += "\nverdict: " + paint(SgrOf(r.verdict), std::string(NameOf(r.verdict))) + " on " +
          (r.slice.empty() ? r.target : r.slice) + "\n";
   return out;

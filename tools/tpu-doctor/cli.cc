@@ -187,6 +187,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::IsMember(kFormats));
   check_cmd->add_flag("--statistics", check.statistics,
                       "count the findings per rule instead of listing them");
+  check_cmd->add_flag("--ops", check.ops, "text report: list the model's ops by type and status");
   check_cmd
       ->add_option("--fail-on", check.fail_on, "exit 1 at or above: error, warning, note, never")
       ->check(CLI::IsMember(kFailOn));

@@ -29,7 +29,7 @@ std::string Render(std::span<const Report> reports, const CheckArgs& args) {
   if (args.format == "json") return RenderJsonAll(reports);
   if (args.format == "sarif") return RenderSarifAll(reports);
   if (args.format == "html") return RenderHtmlAll(reports);
-  return RenderTextAll(reports, TextStyle{args.color});
+  return RenderTextAll(reports, TextStyle{args.color, args.ops});
 }
 
 // A model path of this run, and whether a folder walk found it (a bad file found in a folder is

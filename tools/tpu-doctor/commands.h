@@ -32,6 +32,7 @@ struct CheckArgs {
   std::vector<std::string> ignore;
   bool color = false;       // ANSI colours in the text report
   bool statistics = false;  // --statistics: findings counted per rule instead of listed
+  bool ops = false;         // --ops: the text report lists the ops by type
   std::string job;  // --job FILE: check a job spec or launch script (and the model against it)
   // Python scripts: apply the safe fixes (--fix; the unsafe ones too with --unsafe-fixes), or
   // print them as a unified diff and write nothing (--diff).

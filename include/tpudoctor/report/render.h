@@ -14,6 +14,7 @@ namespace tpudoctor {
 // it only on a terminal and never with NO_COLOR).
 struct TextStyle {
   bool color = false;
+  bool ops = false;  // the table of ops by type (`check --ops`); otherwise one line counts them
 };
 
 // `tpu-doctor check`: verdict, findings, op summary.
