@@ -211,6 +211,28 @@ def test_live_torch_module_with_data_dependent_shape():
     assert any(f.code == "SHP001" for f in report.findings)
 
 
+def test_live_torch_module_findings_point_at_the_model_line(capfd):
+    # torch 1.13's exporter records each node's Python stack (verbose=True, into doc_string); the
+    # finding names the `.double()` line of forward(), and nothing is printed.
+    torch = pytest.importorskip("torch")
+
+    class Widen(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(16, 16)
+
+        def forward(self, x):
+            return self.a(x).double().sum()  # the line the finding must name
+
+    report = tpudoctor.check(Widen(), torch.randn(4, 16))
+    line = next(i for i, text in enumerate(open(__file__), 1) if "the line the finding must" in text)
+    f64 = [f for f in report.findings if "float64" in f.message]
+    assert f64, [str(f) for f in report.findings]
+    assert (f64[0].location.file, f64[0].location.line) == (__file__, line)
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", (out[:200], err[:200])
+
+
 def test_torch_module_needs_example_inputs():
     torch = pytest.importorskip("torch")
     with pytest.raises(tpudoctor.Error, match="example inputs"):

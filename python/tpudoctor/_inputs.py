@@ -139,7 +139,9 @@ def _from_torch(module: Any, example_inputs: tuple) -> ModelInput:
             if export is not None and hasattr(export, "export") and hasattr(export, "save"):
                 export.save(export.export(module, example_inputs), buf)
                 return ModelInput(data=buf.getvalue(), name=f"<{name}>.pt2", input_format="pt2")
-            torch.onnx.export(module, example_inputs, buf, opset_version=13)
+            # verbose=True records each node's Python stack in its doc_string, so findings
+            # point at the model's line (`.double()`), not only at the ONNX node.
+            torch.onnx.export(module, example_inputs, buf, opset_version=13, verbose=True)
         except Exception as e:
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise Error(f"exporting `{name}` failed: {message}") from None
@@ -203,8 +205,28 @@ def _module_if_loaded(name: str):
 
 @contextlib.contextmanager
 def _quiet():
-    """Exporters print progress and warnings; the library never prints."""
+    """Exporters print progress and warnings, from Python and from C++ (torch.onnx's verbose graph
+    goes to file descriptor 1); the library never prints."""
+    import os
+    import sys
+    import tempfile
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            yield
+            for stream in (sys.__stdout__, sys.__stderr__):
+                try:
+                    stream.flush()
+                except (AttributeError, ValueError, OSError):
+                    pass
+            saved = [os.dup(1), os.dup(2)]
+            try:
+                with tempfile.TemporaryFile() as sink:
+                    os.dup2(sink.fileno(), 1)
+                    os.dup2(sink.fileno(), 2)
+                    yield
+            finally:
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+                for fd in saved:
+                    os.close(fd)

@@ -544,6 +544,24 @@ void SetSourceFrame(std::string_view trace, SourceLoc& loc) {
   }
 }
 
+// torch.onnx.export(..., verbose=True) (the TorchScript exporter) writes each node's Python stack
+// into its doc_string, innermost frame first: `/path/model.py(8): forward`. The first frame outside
+// PyTorch's own package is the model's line.
+void SetDocStringFrame(std::string_view doc, SourceLoc& loc) {
+  for (std::string_view frame : SplitLines(doc)) {
+    const std::size_t close = frame.find("): ");
+    const std::size_t open = close == std::string_view::npos ? close : frame.rfind('(', close);
+    if (open == std::string_view::npos || open == 0) continue;
+    const std::string_view file = frame.substr(0, open);
+    if (file.front() == '<' || file.find("/torch/") != std::string_view::npos) continue;
+    const auto line = ParseInt64(frame.substr(open + 1, close - open - 1));
+    if (!line || *line <= 0 || *line > INT_MAX) continue;
+    loc.file = std::string(file);
+    loc.line = static_cast<int>(*line);
+    return;
+  }
+}
+
 // What torch.onnx's dynamo exporter records of each node in NodeProto.metadata_props (field 9
 // since ONNX 1.16; this libonnx keeps it as unknown bytes): the module path that called the op,
 // when the node's name does not carry one, and the model code's line.
@@ -662,6 +680,8 @@ class GraphBuilder {
       n.loc.scope = proto.name().substr(0, slash);
     }
     ReadExporterMetadata(proto, n.loc);
+    if (n.loc.file.empty() && !proto.doc_string().empty())
+      SetDocStringFrame(proto.doc_string(), n.loc);
     for (const auto& in : proto.input()) {
       if (in.empty()) {
         n.inputs.push_back(kNoValue);
