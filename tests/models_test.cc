@@ -207,6 +207,19 @@ TEST(CostRulesOnModels, TransformerTensorsInConvNetworksAreNotChannelsMinor) {
   EXPECT_LT(e->memory.total(), 16.0 * (1 << 30));
 }
 
+// PERF001 warns about what the user can change: EfficientNet-B0's 16- and 32-channel activations
+// at a per-core batch of 32 (its fix: a batch in 128s), and not at 128, where the performance
+// guide's batch-in-lanes layout holds (docs/rules/PERF001.md).
+TEST(CostRulesOnModels, ConvPaddingWarningGoesAwayAtABatchIn128s) {
+  CheckOptions train;
+  train.train = true;
+  ShapeOptions options;
+  options.batch = 32;
+  EXPECT_TRUE(Codes("efficientnet_b0.onnx", options, train, "tpu-v5e").count("PERF001"));
+  options.batch = 128;
+  EXPECT_FALSE(Codes("efficientnet_b0.onnx", options, train, "tpu-v5e").count("PERF001"));
+}
+
 // Whisper-tiny (two 1-D convolutions in front of a transformer; scripts/gen_whisper_fixture.py)
 // trains at batch 8 on one 16 GiB v5e: its attention tensors are not sized channels-minor (it
 // was once said to need 65 GiB).
