@@ -45,17 +45,22 @@ std::string RenderTargetsText() {
   for (const TargetSpec& t : AllTargets()) width = std::max(width, t.name.size() + 1);
   const int name_width = static_cast<int>(width);
   std::string out = Cell("target", name_width, false) + Cell("kind", 5, false) +
-                    Cell("bf16 TFLOP/s", 13) + Cell("HBM GiB", 9) + Cell("HBM GB/s", 10) +
-                    Cell("MXU", 9) + Cell("$/chip-h", 10) + "  name\n";
+                    Cell("bf16 TFLOP/s", 13) + Cell("HBM GiB", 9) + Cell("dev/chip", 9) +
+                    Cell("HBM GB/s", 10) + Cell("MXU", 9) + Cell("$/chip-h", 10) + "  name\n";
   for (const TargetSpec& t : AllTargets()) {
     std::string mxu =
         t.mxu_dim ? std::to_string(*t.mxu_dim) + "x" + std::to_string(*t.mxu_dim) : "-";
     out += Cell(t.name, name_width, false) + Cell(t.kind, 5, false) +
            Cell(Num(t.bf16_tflops, 0), 13) + Cell(Num(t.hbm_gib, 0), 9) +
-           Cell(Num(t.hbm_gbps, 0), 10) + Cell(mxu, 9) +
-           Cell(Num(t.price_usd_per_chip_hour, 2), 10) + "  " + t.display_name + "\n";
+           Cell(std::to_string(std::max(1, t.devices_per_chip)), 9) + Cell(Num(t.hbm_gbps, 0), 10) +
+           Cell(mxu, 9) + Cell(Num(t.price_usd_per_chip_hour, 2), 10) + "  " + t.display_name +
+           "\n";
   }
-  out += "\nfigures and their sources: data/targets/NAME.json; default target: " +
+  out +=
+      "\nHBM and $ are per chip; a device (what a framework sees, what batch and memory are per) "
+      "is a\n"
+      "chip, or each TensorCore of a v2, v3 or TPU7x chip.\n";
+  out += "figures and their sources: data/targets/NAME.json; default target: " +
          std::string(kDefaultTarget) + "\n";
   return out;
 }

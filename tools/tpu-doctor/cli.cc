@@ -35,6 +35,18 @@ CompletionValues FlagValues() {
 }
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
+// 1..max, said in the flag's own help text rather than as CLI11's `INT:INT in [1 - max]`.
+CLI::Validator OneTo(std::int64_t max) {
+  return CLI::Validator(
+      [max](std::string& value) -> std::string {
+        auto n = ParseInt64(value);
+        if (!n || *n < 1 || *n > max)
+          return "expected an integer from 1 to " + std::to_string(max) + ", got " + value;
+        return "";
+      },
+      "");
+}
+
 CLI::Validator PositiveDim() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
@@ -246,7 +258,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->add_option("--slices", est.slices,
                    "identical slices over DCN (multislice), data parallel between them unless "
                    "--dcn fsdp")
-      ->check(CLI::Range(1, 1024));
+      ->type_name("N")
+      ->check(OneTo(1024));
   est_cmd
       ->add_option("--dcn", est.dcn,
                    "how the slices share the step: data (each holds the whole state, "
@@ -259,13 +272,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "built over the prompt at batch 1, tensor parallel over the slice unless "
                     "--parallel says otherwise");
   est_cmd->add_option("--prompt-tokens", est.prompt_tokens, "--serve: tokens in per request")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 24));
   est_cmd->add_option("--output-tokens", est.output_tokens, "--serve: tokens out per request")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 24));
   est_cmd
       ->add_option("--concurrency", est.concurrency,
                    "--serve: requests in flight at once over the slice's replicas")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 20));
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");
@@ -279,15 +295,20 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* plan_cmd = app.add_subcommand(
       "plan", "choose the TPU slice, batch, parallelism and remat for training, and emit the job");
   AddModelFlags(plan_cmd, plan.model, plan_dims, plan_batch);
+  // The plan searches the batch: --batch stays accepted (and refused with that reason) but is
+  // not offered in the help.
+  plan_cmd->get_option("--batch")->group("");
   plan_cmd->add_option(
       "--targets", plan.targets,
       "TPU generations to plan on, comma-separated (default tpu-v5e,tpu-v5p,tpu-v6e)");
   plan_cmd->add_option("--max-chips", plan.max_chips, "the largest slice to consider (chips)")
-      ->check(CLI::Range(1, 65536));
+      ->type_name("N")
+      ->check(OneTo(65536));
   plan_cmd->add_option("--budget", plan.budget, "USD per hour the slice may cost at most")
       ->check(CLI::PositiveNumber);
   plan_cmd->add_option("--global-batch", plan.global_batch, "samples per step, exactly")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 30));
   plan_cmd->add_option("--objective", plan.objective, "cost (per 1M samples) or throughput")
       ->check(CLI::IsMember(kObjectives));
   plan_cmd->add_flag("--inference", plan.inference, "plan inference instead of training");

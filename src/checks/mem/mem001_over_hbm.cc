@@ -5,6 +5,15 @@
 namespace tpudoctor {
 namespace {
 
+// A device's HBM, said per device where a chip holds two (v2, v3, TPU7x: one device per
+// TensorCore), so it is not read against the per-chip figure `tpu-doctor targets` lists.
+std::string Hbm(const CheckContext& ctx, double device_bytes) {
+  const int per_chip = std::max(1, ctx.target.devices_per_chip);
+  if (per_chip == 1) return FormatGiB(device_bytes) + " of HBM";
+  return FormatGiB(device_bytes) + " of HBM per device (each of a chip's " +
+         std::to_string(per_chip) + " TensorCores)";
+}
+
 class Mem001OverHbm final : public Check {
  public:
   std::string_view code() const override { return "MEM001"; }
@@ -32,8 +41,8 @@ class Mem001OverHbm final : public Check {
     }
     Diagnostic d = NewFinding();
     d.severity = Severity::kError;
-    d.message = Needs(ctx) + " but " + ctx.target.name + " has " + FormatGiB(e->hbm_bytes) +
-                " of HBM; the largest batch that fits is " + std::to_string(e->max_batch);
+    d.message = Needs(ctx) + " but " + ctx.target.name + " has " + Hbm(ctx, e->hbm_bytes) +
+                "; the largest batch that fits is " + std::to_string(e->max_batch);
     d.location.graph = ctx.graph.name();
     d.notes.push_back(
         "weights " + FormatGiB(m.weights) + ", gradients " + FormatGiB(m.gradients) +
@@ -77,11 +86,10 @@ class Mem001OverHbm final : public Check {
     const Estimate& s = *ctx.sharded_estimate;
     Diagnostic d = NewFinding();
     d.severity = Severity::kWarning;
-    d.message = Needs(ctx) + ", more than one " + ctx.target.name + " chip's " +
-                FormatGiB(e.hbm_bytes) + " of HBM; sharded over the slice's " +
-                std::to_string(ctx.slice_chips) + " chips (" + ToString(s.parallel) + ", remat " +
-                std::string(NameOf(s.remat)) + ") it needs " + FormatGiB(s.memory.total()) +
-                " per chip and fits";
+    d.message = Needs(ctx) + ", more than " + ctx.target.name + "'s " + Hbm(ctx, e.hbm_bytes) +
+                "; sharded over the slice's " + std::to_string(ctx.slice_chips) + " chips (" +
+                ToString(s.parallel) + ", remat " + std::string(NameOf(s.remat)) + ") it needs " +
+                FormatGiB(s.memory.total()) + " per chip and fits";
     d.location.graph = ctx.graph.name();
     d.notes.push_back("replicated on every chip (data parallelism alone) it does not fit");
     d.fix =
@@ -99,7 +107,7 @@ class Mem001OverHbm final : public Check {
     d.severity = Severity::kError;
     d.location.graph = ctx.graph.name();
     d.message = "the program needs about " + FormatGiB(e.memory.total()) + " per device but " +
-                ctx.target.name + " has " + FormatGiB(e.hbm_bytes) + " of HBM";
+                ctx.target.name + " has " + Hbm(ctx, e.hbm_bytes);
     d.notes.push_back(
         "counted as the program's inputs plus the largest set of values live at once, in the "
         "target's tiled layout; XLA's buffer assignment can reuse more, so treat it as an "
@@ -126,15 +134,14 @@ class Mem001OverHbm final : public Check {
     if (per_device > e.hbm_bytes) {
       d.severity = Severity::kError;
       d.message = global + ", and even an even split (" + FormatGiB(per_device) +
-                  " per device) is over " + ctx.target.name + "'s " + FormatGiB(e.hbm_bytes) +
-                  " of HBM";
+                  " per device) is over " + ctx.target.name + "'s " + Hbm(ctx, e.hbm_bytes);
       d.fix = Fix{"partition over more devices or pick a target with more HBM",
                   FixApplicability::kDisplayOnly};
     } else {
       d.severity = Severity::kNote;
       d.message = global + ": about " + FormatGiB(per_device) +
                   " per device if evenly sharded, within " + ctx.target.name + "'s " +
-                  FormatGiB(e.hbm_bytes) + " of HBM";
+                  Hbm(ctx, e.hbm_bytes);
       d.notes.push_back(
           "tpu-doctor does not read per-tensor shardings: replicated tensors make the real figure "
           "higher; XLA's memory report after SPMD partitioning is the exact number");
