@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 import tpudoctor
@@ -125,3 +126,23 @@ def test_check_job_says_what_batch_the_model_was_judged_at():
     assert [(f.code, f.severity) for f in unsized.findings] == [("JOB008", "note")]
     assert "was not checked" in unsized.findings[0].message and unsized.notes == 1
     assert repr(unsized).endswith(": ready (0 errors, 0 warnings, 1 note)>")
+
+
+@pytest.mark.parametrize("framework,model,seq,targets", [
+    ("jax", LLAMA, 2048, "tpu-v6e"),
+    ("pytorch", LLAMA70B, 2048, "tpu-v6e"),  # only fits sharded: FSDP, built on CPU, optimizer.step()
+    ("pytorch", os.path.join(ROOT, "examples", "resnet50.onnx"), None, "tpu-v5e"),
+    ("tensorflow", os.path.join(ROOT, "examples", "configs", "bert-base-uncased.json"), 128, "tpu-v3"),
+])
+def test_emitted_training_scripts_compile_and_pass_check(tmp_path, framework, model, seq, targets):
+    # Every train.py plan writes is valid Python (py_compile) and passes tpu-doctor's own script
+    # checker with no error and no warning.
+    plan = tpudoctor.plan(model, seq=seq, targets=targets, emit=True, framework=framework,
+                          max_chips=4 if targets == "tpu-v3" else 256)
+    script = tmp_path / "train.py"
+    script.write_text(plan.files["train.py"])
+    compiled = subprocess.run([sys.executable, "-m", "py_compile", str(script)],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    report = tpudoctor.check(str(script))
+    assert report.errors == 0 and report.warnings == 0, [str(f) for f in report.findings]
