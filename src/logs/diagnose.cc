@@ -419,6 +419,14 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
     RankKey key{s.secondary, static_cast<int>(s.info.severity), s.rank, at.file_index, at.line};
     (s.fallback ? fallback : primary).emplace_back(key, std::move(cause));
   }
+  // Only "the log stops in the training loop" matched: a message of the excerpt that names a
+  // cause (the catalogue: an iterator's "End of sequence", a host OOM kill) says more than where
+  // the log stopped, so it comes first and the stop follows it.
+  std::optional<LogCause> named;
+  if (primary.empty() && !fallback.empty()) {
+    named = CatalogueCause(ExcerptOf(scanner, files), d.framework);
+    if (named && named->confidence < kCauseConfidence) named.reset();
+  }
   if (primary.empty()) primary = std::move(fallback);
   std::stable_sort(primary.begin(), primary.end(), [](const auto& a, const auto& b) {
     const RankKey& x = a.first;
@@ -433,6 +441,7 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
   const bool has_primary_error = std::any_of(primary.begin(), primary.end(), [](const auto& p) {
     return !p.first.secondary && p.second.severity == Severity::kError;
   });
+  if (named) d.causes.push_back(std::move(*named));
   for (auto& [key, cause] : primary) {
     cause.knock_on = key.secondary && has_primary_error;
     d.causes.push_back(std::move(cause));

@@ -36,6 +36,9 @@ constexpr Marker kMarkers[] = {
     {"Python traceback", R"(^\s*File ".+", line \d+, in )"},
     // TensorFlow's error context: the op that failed and the number of root errors.
     {"TensorFlow error", R"(Caused by op '|Caused by op u'|\d+ root error\(s\) found)"},
+    // The failed op TensorFlow attributes an error to (`[[Node: ...` in TF1, `[[{{node ...}}]]` in
+    // TF2): it prints that context only on an op's error.
+    {"TensorFlow error", R"(^\s*\[\[(?:Node: |\{\{node ))"},
     // absl statuses as TensorFlow prints them (`Internal: ...`, `(0) Unavailable: ...`, an RPC's
     // `status = "Unavailable: ..."`).
     {"status code",

@@ -329,6 +329,62 @@ TEST(LogDiagnosisTest, ALogEndingInTheTrainingLoopIsAStall) {
   EXPECT_EQ(d->causes[0].evidence[0].line, 3);  // the last progress line, not the first
 }
 
+// Where the log stops says less than a message that names a cause: TPUEstimator's infeed pulled
+// past the end of a finite dataset (the iterator's "End of sequence", attributed to the failed op),
+// or recorded its input_fn's error. The stall follows the cause.
+TEST(LogDiagnosisTest, ANamedCauseComesBeforeWhereTheLogStopped) {
+  const std::string loop =
+      "INFO:tensorflow:Enqueue next (50) batch(es) of data to infeed.\n"
+      "INFO:tensorflow:Dequeue next (50) batch(es) of data from outfeed.\n";
+  auto exhausted = DiagnoseLogText(
+      "run.log", loop +
+                     "W0601 12:00:01 tf_logging.py:126] Error occurred during infeed/outfeed.\n"
+                     "End of sequence\n"
+                     "\t [[Node: input_pipeline_task0/IteratorGetNext = IteratorGetNext[]()]]\n");
+  ASSERT_TRUE(exhausted.ok());
+  ASSERT_GE(exhausted->causes.size(), 2u);
+  EXPECT_EQ(exhausted->causes[0].category, "input_pipeline");
+  EXPECT_EQ(exhausted->causes[0].layer, "catalogue");
+  EXPECT_EQ(exhausted->causes[1].category, "hang_or_deadlock");
+  auto recorded = DiagnoseLogText(
+      "run.log", loop +
+                     "INFO:tensorflow:Error recorded from infeed: No registered 'PyFunc' OpKernel "
+                     "for CPU devices compatible with node {{node PyFunc}}\n"
+                     "\t [[{{node PyFunc}}]]\n");
+  ASSERT_TRUE(recorded.ok());
+  ASSERT_FALSE(recorded->causes.empty());
+  EXPECT_EQ(recorded->causes[0].category, "input_pipeline");
+}
+
+// Messages decide by what they say: XLA's TPU verifier rejecting element types is a dtype
+// problem, not a crash; a kernel registered but not for a variant (a TensorList's handle) is a
+// missing op, while one not for DT_DOUBLE is a dtype; torch_xla's "ops not lowered" explains the
+// transfers its profiler reports beside them.
+TEST(LogDiagnosisTest, WhatTheMessageNamesDecidesTheCategory) {
+  auto first = [](const std::string& log) {
+    auto d = DiagnoseLogText("run.log", log);
+    EXPECT_TRUE(d.ok() && !d->causes.empty());
+    return d.ok() && !d->causes.empty() ? d->causes[0].category : std::string();
+  };
+  EXPECT_EQ(first("RuntimeError: Check failed: status.ok() (Invalid argument: Invalid HLO for "
+                  "TPU: U8 and S8 types are not supported: %p = u8[] parameter(0))\n"),
+            "unsupported_dtype");
+  const std::string unsupported =
+      "InvalidArgumentError: Compilation failure: Detected unsupported operations when trying to "
+      "compile graph cond_true_1 on XLA_TPU_JIT: FakeParam (No registered 'FakeParam' OpKernel for "
+      "XLA_TPU_JIT devices compatible with node {{node cond/FakeParam}}\n"
+      "\t (OpKernel was found, but attributes didn't match) Requested Attributes: ";
+  EXPECT_EQ(first(unsupported + "dtype=DT_VARIANT, shape=[]){{node cond/FakeParam}}\n"),
+            "unsupported_op");
+  EXPECT_EQ(first(unsupported + "dtype=DT_DOUBLE, shape=[]){{node cond/FakeParam}}\n"),
+            "unsupported_dtype");
+  EXPECT_EQ(first("pt-xla-profiler: TransferFromServerTime too frequent: 120 counts during 3 "
+                  "steps\n"
+                  "pt-xla-profiler: Op(s) not lowered: aten::reflection_pad1d,  Please open a "
+                  "GitHub issue with the above op lowering requests.\n"),
+            "unsupported_op");
+}
+
 TEST(LogDiagnosisTest, BadInputsAreErrors) {
   EXPECT_FALSE(DiagnoseLogText("x", "").ok());
   std::string binary;
