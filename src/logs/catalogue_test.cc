@@ -45,6 +45,30 @@ TEST(LogCatalogueTest, TheInnermostMessageOfALineDecides) {
 }
 
 // The first cause in time wins: what follows it is its effect.
+// Messages whose meaning names the cause (session 14): a storage 404 on a checkpoint path; the
+// torch_xla runtime created twice in one process; TensorFlow's placer pinning an op to a device
+// the session does not have; pybind11 finding no overload (a package and its native extension
+// from different releases).
+TEST(LogCatalogueTest, MessagesThatNameTheirCause) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"NotFoundException: 404 gs://bucket/run/checkpoint_1000.tmp-7/state/0.0 does not exist.",
+       "checkpoint_io"},
+      {"RuntimeError: torch_xla/csrc/runtime/runtime.cc:17 : Check failed: !was_initialized",
+       "distribution_setup"},
+      {"InvalidArgumentError: Cannot assign a device for operation x: {{node x}} was explicitly "
+       "assigned to /job:worker/replica:0/task:0/device:CPU:0 but available devices are [ ]",
+       "distribution_setup"},
+      {"TypeError: Execute(): incompatible function arguments. The following argument types are "
+       "supported:",
+       "version_mismatch"}};
+  for (const auto& [line, category] : kCases) {
+    SCOPED_TRACE(line);
+    auto root = RootCauseOf(MatchCatalogue(std::string(line) + "\n"));
+    ASSERT_TRUE(root);
+    EXPECT_EQ(root->category, category);
+  }
+}
+
 TEST(LogCatalogueTest, TheFirstCauseInTimeWins) {
   auto root = RootCauseOf(MatchCatalogue(
       "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value "
