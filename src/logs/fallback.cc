@@ -153,11 +153,19 @@ std::vector<std::string> LogWords(std::string_view text) {
   return {out.begin(), out.end()};
 }
 
+// TensorFlow 2 warns that a rendezvous aborted with OUT_OF_RANGE "End of sequence" (and names
+// the iterator op on the next line) whenever a pass over a finite dataset ends: in a healthy
+// Keras run, once an epoch. Neither line is a failure.
+bool BenignEndOfData(std::string_view line) {
+  return line.find("aborting with status: OUT_OF_RANGE: End of sequence") != std::string_view::npos;
+}
+
 std::vector<FailureLine> FailureEvidence(std::string_view text, std::size_t max) {
   std::vector<FailureLine> found;
   std::string unshaped;
   std::int64_t line_no = 0;
   std::size_t pos = 0;
+  bool after_benign = false;  // the op context lines that follow a benign end of data
   while (pos <= text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -165,7 +173,10 @@ std::vector<FailureLine> FailureEvidence(std::string_view text, std::size_t max)
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     line = UnshapeLine(line, unshaped);
+    const bool context = Trim(line).starts_with("[[");
+    after_benign = BenignEndOfData(line) || (after_benign && context);
     for (const auto& [name, re] : Markers()) {
+      if (after_benign) break;
       if (RE2::PartialMatch(line, *re)) {
         found.push_back({line_no, std::string(line.substr(0, 300)), name});
         break;

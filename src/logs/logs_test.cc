@@ -356,6 +356,29 @@ TEST(LogDiagnosisTest, ANamedCauseComesBeforeWhereTheLogStopped) {
   EXPECT_EQ(recorded->causes[0].category, "input_pipeline");
 }
 
+// TensorFlow 2 ends every pass over a finite dataset with a warning that a rendezvous aborted with
+// OUT_OF_RANGE "End of sequence", and names the iterator on the next line: a healthy Keras run
+// prints it once an epoch. The same attribution after a lost connection is a failure.
+TEST(LogDiagnosisTest, TheEndOfAnEpochIsNotAFailure) {
+  const std::string epoch_end =
+      "2024-01-01 10:00:00.000000: W tensorflow/core/framework/local_rendezvous.cc:404] Local "
+      "rendezvous is aborting with status: OUT_OF_RANGE: End of sequence\n"
+      "\t [[{{node IteratorGetNext}}]]\n";
+  auto healthy = DiagnoseLogText(
+      "run.log", "Epoch 1/2\n100/100 [====] - 12s 80ms/step - loss: 0.52\n" + epoch_end +
+                     "Epoch 2/2\n100/100 [====] - 8s 80ms/step - loss: 0.41\n" + epoch_end);
+  ASSERT_TRUE(healthy.ok());
+  EXPECT_TRUE(healthy->causes.empty()) << healthy->causes.front().category;
+  auto lost = DiagnoseLogText(
+      "run.log",
+      "UnavailableError: {{function_node __inference_train_function_1}} failed to connect to all "
+      "addresses\n"
+      "\t [[{{node IteratorGetNext}}]]\n");
+  ASSERT_TRUE(lost.ok());
+  ASSERT_FALSE(lost->causes.empty());
+  EXPECT_EQ(lost->causes[0].category, "input_pipeline");
+}
+
 // Messages decide by what they say: XLA's TPU verifier rejecting element types is a dtype
 // problem, not a crash; a kernel registered but not for a variant (a TensorList's handle) is a
 // missing op, while one not for DT_DOUBLE is a dtype; torch_xla's "ops not lowered" explains the
