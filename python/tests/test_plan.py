@@ -21,6 +21,7 @@ def test_plan_matches_the_cli_and_emits_files():
     assert plan["choice"]["parallel"]["fsdp"] > 1  # 8B with Adam does not fit a v5e data parallel
     assert set(plan["files"]) >= {"vertex_custom_job.yaml", "create_tpu_vm.sh", "train.py"}
     assert plan["choice"]["accelerator_type"] in plan["files"]["create_tpu_vm.sh"]
+    assert plan.why == cli["why"] and "per 1M tokens" in plan.why  # every choice says why
 
 
 def test_plan_of_a_model_given_as_bytes():

@@ -390,7 +390,7 @@ class Plan(Mapping):
             SliceChoice.from_dict(c) for c in d.get("best_per_generation", ())]
         self.runner_ups: List[SliceChoice] = [SliceChoice.from_dict(c) for c in d.get("runner_ups", ())]
         self.job: Optional[Dict[str, Any]] = d.get("job")
-        self.why: str = (self.job or {}).get("why", "")
+        self.why: str = d.get("why") or (self.job or {}).get("why", "")
         self.unfit: List[Any] = list(d.get("unfit", ()))
         self.notes: List[str] = list(d.get("notes", ()))
         self.blockers: List[Any] = list(d.get("blockers", ()))

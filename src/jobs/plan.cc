@@ -140,6 +140,55 @@ std::string WhyThisSlice(const Plan& plan, const PlanCandidate& choice,
   return why;
 }
 
+// A duration in the unit that reads best: seconds, minutes or hours.
+std::string Duration(double seconds) {
+  if (seconds < 120) return FormatFixed(seconds, seconds < 10 ? 1 : 0) + " s";
+  if (seconds < 7200) return FormatFixed(seconds / 60, 0) + " min";
+  return FormatFixed(seconds / 3600, 1) + " h";
+}
+
+// Without a job: what the choice is best at, and what the next slices of the ranking cost or take
+// against it, in the ranking's own units ($, chip-time where a price is unknown, or time per 1M
+// tokens or samples).
+std::string WhyBestScore(const Plan& plan, const PlanCandidate& choice, PlanObjective objective) {
+  const bool tokens = plan.tokens_per_sample > 1;
+  const double per = tokens ? static_cast<double>(plan.tokens_per_sample) : 1.0;
+  const bool unpriced = Unpriced(choice.estimate, objective);
+  const bool dollars = objective == PlanObjective::kCost && !unpriced;
+  auto value = [&](const Estimate& e) { return Score(e, objective) / per; };
+  auto show = [&](double v) {
+    if (dollars) return "$" + FormatFixed(v, v < 0.1 ? 4 : 2);
+    return unpriced ? Duration(v) + " of chip time" : Duration(v);
+  };
+  const std::string what = dollars ? "cost" : unpriced ? "chip time (no public price)" : "time";
+  std::vector<const PlanCandidate*> peers;
+  for (const PlanCandidate& r : plan.ranked) {
+    if (Unpriced(r.estimate, objective) == unpriced) peers.push_back(&r);
+  }
+  const double mine = value(choice.estimate);
+  const PlanCandidate* best = &choice;
+  for (const PlanCandidate* r : peers) {
+    if (value(r->estimate) < value(best->estimate)) best = r;
+  }
+  std::string why = best == &choice || value(best->estimate) >= mine
+                        ? "the lowest " + what + " per 1M " + (tokens ? "tokens" : "samples") +
+                              " of the slices that fit (" + show(mine) + ")"
+                        : show(mine) + " per 1M " + (tokens ? "tokens" : "samples") +
+                              ", within 5% of the lowest (" + best->accelerator_type + ", " +
+                              show(value(best->estimate)) + "), with the simpler set-up";
+  std::vector<std::string> next;
+  for (const PlanCandidate* r : peers) {
+    if (r->generation == choice.generation && r->slice == choice.slice) continue;
+    if (r == best && best != &choice) continue;
+    const double v = value(r->estimate);
+    next.push_back(r->accelerator_type + " " + show(v) + " (" + (v >= mine ? "+" : "") +
+                   FormatFixed((v / mine - 1) * 100, 0) + "%)");
+    if (next.size() == 2) break;
+  }
+  if (!next.empty()) why += "; next: " + Join(next, ", ");
+  return why;
+}
+
 struct LoadedBatch {
   std::int64_t batch = 0;
   LoadedModel model;
@@ -337,6 +386,8 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   }
   if (job && choice != nullptr) {
     plan.why = WhyThisSlice(plan, *choice, order, FastestMissingTheDeadline(too_slow, all));
+  } else if (choice != nullptr) {
+    plan.why = WhyBestScore(plan, *choice, options.objective);
   }
   return plan;
 }

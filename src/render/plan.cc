@@ -162,6 +162,7 @@ std::string RenderPlanJson(const Plan& plan) {
                 {"why", plan.why}};
   }
   j["choice"] = plan.choice() ? CandidateJson(plan, *plan.choice()) : ordered_json();
+  j["why"] = plan.why;  // one line: why the choice, against the next slices (also job.why)
   ordered_json best = ordered_json::array();
   for (const PlanCandidate& c : plan.best) best.push_back(CandidateJson(plan, c));
   j["best_per_generation"] = best;

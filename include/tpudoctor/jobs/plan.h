@@ -77,7 +77,7 @@ struct Plan {
   std::vector<std::string> blockers;
   std::optional<double> job_samples;  // the job the plan was made for, in samples
   std::optional<double> deadline_hours;
-  std::string why;  // with a job: one line on why the choice, against the alternatives
+  std::string why;  // one line on why the choice, against the alternatives (with a job: its cost)
   const PlanCandidate* choice() const { return ranked.empty() ? nullptr : &ranked.front(); }
 };
 
