@@ -83,6 +83,15 @@ ROWS = [
          seq=4096, batch=2, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Mixtral-8x7B", "v6e-256)"), model="mixtral-8x7b.json", target="tpu-v6e-256",
          seq=4096, batch=12, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
+    # MaxText's 32B performance configs (configs/v5e/32b.sh: remat full, 4 per device, FSDP
+    # over the slice; configs/v5p/32b.sh: remat minimal (dot outputs kept: our "dots"), 7 per
+    # device, FSDP 16 x tensor 4), seq 2048; published as TFLOP/s per chip.
+    dict(match=("MaxText synthetic 32B dense", "v5e-256"), model="maxtext-32b.yml",
+         target="tpu-v5e-256", seq=2048, batch=4, chips=256, parallel="fsdp=256", remat="layer",
+         per="tflops/chip"),
+    dict(match=("MaxText synthetic 32B dense", "v5p-128"), model="maxtext-32b.yml",
+         target="tpu-v5p-128", seq=2048, batch=7, chips=64, parallel="fsdp=16,tp=4", remat="dots",
+         per="tflops/chip"),
     dict(match=("Llama2-70B", "TPU v5p"), model="llama-2-70b.json", target="tpu-v5p-1024",
          seq=4096, batch=4, chips=512, parallel="fsdp=512", remat="layer", per="tokens/chip"),
     dict(match=("Llama2-7B", "8x H100"), model="llama-2-7b.json", target="nvidia-h100-8",

@@ -34,7 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import published_validate as pv  # noqa: E402
 
 GRID = [round(0.30 + 0.005 * i, 3) for i in range(141)]  # 0.30 .. 1.00: a share of the peak
-FACTOR = {"tokens/chip": "matrix_efficiency", "samples": "conv_efficiency"}
+FACTOR = {"tokens/chip": "matrix_efficiency", "tflops/chip": "matrix_efficiency",
+          "samples": "conv_efficiency"}
 
 
 def target_name(spec):

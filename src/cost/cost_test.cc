@@ -520,11 +520,15 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   EXPECT_EQ(v6e.fitted_for, "tpu-v6e");
   EXPECT_NE(v6e.matrix_efficiency, family.matrix_efficiency);
   EXPECT_EQ(v6e.conv_efficiency, family.conv_efficiency);  // no convolutional run fitted
-  // v4 has no fitted runs; its siblings, nearest first: v5e (none), then v5p.
-  ASSERT_EQ(T("tpu-v4").calibration_siblings.at(1), "tpu-v5p");
+  // v4 has no fitted runs; its nearest sibling, v5e, has (MaxText's 32B on v5e-256).
+  ASSERT_EQ(T("tpu-v4").calibration_siblings.at(0), "tpu-v5e");
   const Calibration& v4 = CalibrationFor(T("tpu-v4"), xla);
-  EXPECT_EQ(v4.fitted_for, "tpu-v5p");
-  EXPECT_EQ(v4.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
+  EXPECT_EQ(v4.fitted_for, "tpu-v5e");
+  EXPECT_EQ(v4.matrix_efficiency, CalibrationFor(T("tpu-v5e"), xla).matrix_efficiency);
+  // v2's nearest sibling, v3, has only a convolutional factor: its matmul factor comes from the
+  // next one that has one, v5p.
+  const Calibration& v2 = CalibrationFor(T("tpu-v2"), xla);
+  EXPECT_EQ(v2.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
   EXPECT_NE(v4.source.find("tpu-v4 has none: its nearest sibling's"), std::string::npos);
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).fitted_for, "");
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).name, "xla-gpu");
