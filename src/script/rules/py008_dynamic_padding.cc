@@ -13,6 +13,20 @@ bool PadsToLongest(Node padding) {
   return s && *s == "longest";
 }
 
+// Texts the script spells out (a string literal, or a list or tuple of them, directly or through
+// the name they were assigned to): every run pads them to the same length, so there is one shape
+// to compile, not one per batch (a demo's two fixed prompts).
+bool ConstantTexts(const ScriptModel& m, Node texts) {
+  const Node v = texts ? m.Resolve(texts) : Node();
+  if (!v) return false;
+  if (StringLiteral(v)) return true;
+  if (!v.is("list") && !v.is("tuple")) return false;
+  for (std::uint32_t i = 0; i < v.named_count(); ++i) {
+    if (!StringLiteral(v.named(i))) return false;
+  }
+  return v.named_count() > 0;
+}
+
 bool IsCollator(const std::string& name) {
   return name == "transformers.DataCollatorWithPadding" ||
          name == "transformers.DataCollatorForSeq2Seq" ||
@@ -37,6 +51,9 @@ class Py008 final : public ScriptRule {
       const bool collator = IsCollator(call.name) && (!padding || PadsToLongest(padding));
       const bool tokenizer = padding && PadsToLongest(padding);
       if (!collator && !tokenizer) continue;
+      if (tokenizer &&
+          ConstantTexts(c.model, call.args.empty() ? call.Keyword("text") : call.args.front()))
+        continue;
       Diagnostic d = c.Finding(code(), Severity::kWarning, padding ? padding : call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` pads each batch to its longest sequence: every new length "

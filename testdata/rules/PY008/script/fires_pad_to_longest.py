@@ -10,3 +10,8 @@ def encode(batch):
 
 
 collator = DataCollatorWithPadding(tokenizer=tokenizer)
+
+
+def serve(requests):
+    # Texts that arrive at run time: each batch of requests pads to its own longest.
+    return tokenizer([r.text for r in requests], return_tensors="pt", padding=True)
