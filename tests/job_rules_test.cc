@@ -80,7 +80,9 @@ TEST(JobRulesTest, FixturesMatchGoldens) {
         std::string name = testing::ReadFile(model_file);
         name.erase(name.find_last_not_of("\n") + 1);
         auto model_source = ReadSource((path.parent_path() / name).string());
-        auto loaded = LoadModel(*model_source, JobShapes(*spec, {}));
+        ShapeOptions shapes;
+        shapes.batch = ModelBatchOf(*spec, std::nullopt).per_device;
+        auto loaded = LoadModel(*model_source, shapes);
         ASSERT_TRUE(loaded) << loaded.error().message;
         model = std::move(*loaded);
       }

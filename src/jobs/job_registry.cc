@@ -55,11 +55,6 @@ JobModelBatch ModelBatchOf(const JobSpec& spec, std::optional<std::int64_t> give
   return {std::nullopt, "the job names no batch"};
 }
 
-ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given) {
-  given.batch = ModelBatchOf(spec, given.batch).per_device;
-  return given;
-}
-
 std::vector<Diagnostic> CheckJob(const JobContext& context) {
   DiagnosticSink sink;
   for (const auto& rule : AllJobRules()) rule->Run(context, sink);

@@ -153,6 +153,14 @@ std::vector<std::string> LogWords(std::string_view text) {
   return {out.begin(), out.end()};
 }
 
+// The kind of failure a line shows (the first marker that matches), or null.
+const char* MarkerOf(std::string_view line) {
+  for (const auto& [name, re] : Markers()) {
+    if (RE2::PartialMatch(line, *re)) return name.c_str();
+  }
+  return nullptr;
+}
+
 // TensorFlow 2 warns that a rendezvous aborted with OUT_OF_RANGE "End of sequence" (and names
 // the iterator op on the next line) whenever a pass over a finite dataset ends: in a healthy
 // Keras run, once an epoch. Neither line is a failure.
@@ -175,11 +183,9 @@ std::vector<FailureLine> FailureEvidence(std::string_view text, std::size_t max)
     line = UnshapeLine(line, unshaped);
     const bool context = Trim(line).starts_with("[[");
     after_benign = BenignEndOfData(line) || (after_benign && context);
-    for (const auto& [name, re] : Markers()) {
-      if (after_benign) break;
-      if (RE2::PartialMatch(line, *re)) {
-        found.push_back({line_no, std::string(line.substr(0, 300)), name});
-        break;
+    if (!after_benign) {
+      if (const char* marker = MarkerOf(line)) {
+        found.push_back({line_no, std::string(line.substr(0, 300)), marker});
       }
     }
     if (end == text.size()) break;

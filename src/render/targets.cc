@@ -57,9 +57,8 @@ std::string RenderTargetsText() {
            "\n";
   }
   out +=
-      "\nHBM and $ are per chip; a device (what a framework sees, what batch and memory are per) "
-      "is a\n"
-      "chip, or each TensorCore of a v2, v3 or TPU7x chip.\n";
+      "\nHBM and $ are per chip. A device (what a framework sees; batch and memory are per "
+      "device)\nis a chip, or each TensorCore of a v2, v3 or TPU7x chip.\n";
   out += "figures and their sources: data/targets/NAME.json; default target: " +
          std::string(kDefaultTarget) + "\n";
   return out;

@@ -111,6 +111,13 @@ std::string OpTable(const Report& r) {
   return out;
 }
 
+// Without --ops: one line that counts them.
+std::string OpCount(const Report& r) {
+  return "ops: " + Plural(r.node_count, "node", "nodes") + " of " +
+         Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") +
+         " (--ops lists them)\n";
+}
+
 // A script's report: the findings in file order, located at the code.
 std::string RenderScriptText(const Report& r, const Paint& paint) {
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": " + r.model + " (" + r.format +
@@ -164,11 +171,7 @@ std::string RenderText(const Report& r, const TextStyle& style) {
       out += "  = fix (" + std::string(NameOf(d.fix->applicability)) + "): " + d.fix->description +
              "\n";
   }
-  out += "\n" + (style.ops
-                     ? OpTable(r)
-                     : "ops: " + Plural(r.node_count, "node", "nodes") + " of " +
-                           Plural(static_cast<std::int64_t>(r.op_summary.size()), "type", "types") +
-                           " (--ops lists them)\n");
+  out += "\n" + (style.ops ? OpTable(r) : OpCount(r));
   out += "\nverdict: " + paint(SgrOf(r.verdict), std::string(NameOf(r.verdict))) + " on " +
          (r.slice.empty() ? r.target : r.slice) + "\n";
   return out;

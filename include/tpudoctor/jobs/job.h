@@ -102,9 +102,6 @@ struct JobModelBatch {
 };
 JobModelBatch ModelBatchOf(const JobSpec& spec, std::optional<std::int64_t> given);
 
-// The shapes to load the job's model with: the caller's, with the batch ModelBatchOf chooses.
-ShapeOptions JobShapes(const JobSpec& spec, ShapeOptions given);
-
 // The model `check --job` judges against the job's slice.
 struct JobModel {
   std::string path;

@@ -44,7 +44,7 @@ class Job008 final : public JobRule {
     sink.Add(JobFinding(
         c, code(), sharded_fits ? Severity::kWarning : Severity::kError,
         "the model needs " + FormatBytes(dp->memory.total()) +
-            ((*target)->devices_per_chip > 1 ? " per device (TensorCore) (" : " per chip (") +
+            ((*target)->devices_per_chip > 1 ? " per TensorCore (" : " per chip (") +
             ToString(dp->parallel) + ", remat " + std::string(NameOf(dp->remat)) + ") on " +
             SliceName(s) + " at batch " + std::to_string(o.batch) + " per device, more than its " +
             FormatBytes(dp->hbm_bytes) + " of HBM" +
