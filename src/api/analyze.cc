@@ -133,6 +133,11 @@ void SetServing(AnalyzeOptions& options, const ServingOptions& serve) {
         "the --concurrency sequences in flight (" +
         std::to_string(serve.concurrency) + ")");
   }
+  if (options.dataset_size) {
+    options.flag_notes.push_back(
+        "--dataset-size does not apply to serving: an epoch is a training figure (serving is "
+        "costed per 1M output tokens)");
+  }
   options.serve = serve;
   options.shapes.batch = 1;
   options.shapes.config_seq = serve.prompt_tokens;
