@@ -50,8 +50,12 @@ cli_check "$work/venv/bin/tpu-doctor"
 say "the .deb (cpack)"
 cmake --build "$BUILD" --target package >/dev/null
 deb=$(ls "$BUILD"/tpu-doctor_*.deb)
-dpkg-deb -f "$deb" Depends | grep -q "python3 (>= 3" || { say "$deb: no python3 in Depends" >&2; exit 1; }
-dpkg-deb -c "$deb" | grep -q "usr/share/bash-completion/completions/tpu-doctor"
+# Into files first: `grep -q` stops reading at its match, and dpkg-deb dies of the closed pipe.
+dpkg-deb -f "$deb" Depends >"$work/depends"
+dpkg-deb -c "$deb" >"$work/contents"
+grep -q "python3 (>= 3" "$work/depends" || { say "$deb: no python3 in Depends" >&2; exit 1; }
+grep -q "usr/share/bash-completion/completions/tpu-doctor" "$work/contents" ||
+  { say "$deb: no bash completion" >&2; exit 1; }
 if [[ $(id -u) == 0 ]] && ! dpkg-query -W tpu-doctor >/dev/null 2>&1; then
   dpkg -i "$deb" >/dev/null
   trap 'dpkg -r tpu-doctor >/dev/null; rm -rf "$work"' EXIT
