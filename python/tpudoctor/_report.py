@@ -286,10 +286,6 @@ class LogReport(_Rendered):
         return f"<tpudoctor.LogReport {what}>"
 
 
-def _verdict(errors: int, warnings: int) -> str:
-    return "blocked" if errors else "runs with warnings" if warnings else "ready"
-
-
 class EstimateReport(Report):
     """What `tpudoctor.estimate` returns: a Report whose `estimates` has one Estimate per target.
 
@@ -390,7 +386,7 @@ class Plan(Mapping):
             SliceChoice.from_dict(c) for c in d.get("best_per_generation", ())]
         self.runner_ups: List[SliceChoice] = [SliceChoice.from_dict(c) for c in d.get("runner_ups", ())]
         self.job: Optional[Dict[str, Any]] = d.get("job")
-        self.why: str = d.get("why") or (self.job or {}).get("why", "")
+        self.why: str = d.get("why", "")
         self.unfit: List[Any] = list(d.get("unfit", ()))
         self.notes: List[str] = list(d.get("notes", ()))
         self.blockers: List[Any] = list(d.get("blockers", ()))
@@ -444,9 +440,11 @@ class JobReport(_Rendered):
         self.chips: int = d.get("chips", 0)
         self.model: Optional[Dict[str, Any]] = d.get("model")
         self.findings: List[JobFinding] = [JobFinding(**f) for f in d["findings"]]
-        count = lambda s: sum(f.severity == s for f in self.findings)  # noqa: E731
-        self.errors, self.warnings, self.notes = count("error"), count("warning"), count("note")
-        self.verdict: str = _verdict(self.errors, self.warnings)
+        summary = d["summary"]
+        self.errors: int = summary["errors"]
+        self.warnings: int = summary["warnings"]
+        self.notes: int = summary["notes"]
+        self.verdict: str = d["verdict"]
 
     @property
     def blocked(self) -> bool:

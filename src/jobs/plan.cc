@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "tpudoctor/check/check.h"
@@ -96,25 +97,25 @@ std::string JobCost(const PlanCandidate& c) {
          (c.job_usd ? " for $" + FormatFixed(*c.job_usd, 0) : std::string());
 }
 
-// One line on why a job's choice: what it takes and costs, the cheapest configuration if it is
-// another (and by how much), and the next smaller slice if the deadline ruled it out.
 // Of the slices where no configuration finishes by the deadline, the configuration that comes
 // closest (a slice with one configuration in time is not "too slow", whatever its others take).
-std::optional<PlanCandidate> FastestMissingTheDeadline(const std::vector<PlanCandidate>& late,
-                                                       const std::vector<PlanCandidate>& in_time) {
-  std::optional<PlanCandidate> out;
-  for (const PlanCandidate& c : late) {
-    const bool slice_in_time = std::any_of(in_time.begin(), in_time.end(), [&](const auto& t) {
-      return t.generation == c.generation && t.slice == c.slice;
-    });
-    if (!slice_in_time && (!out || *c.job_hours < *out->job_hours)) out = c;
+// `late` holds each slice's fastest configuration past the deadline.
+const PlanCandidate* FastestMissingTheDeadline(const std::map<const TpuSlice*, PlanCandidate>& late,
+                                               const std::vector<PlanCandidate>& in_time) {
+  const PlanCandidate* out = nullptr;
+  for (const auto& [slice, c] : late) {
+    const bool slice_in_time = std::any_of(in_time.begin(), in_time.end(),
+                                           [&](const auto& t) { return t.slice == slice; });
+    if (!slice_in_time && (!out || *c.job_hours < *out->job_hours)) out = &c;
   }
   return out;
 }
 
+// One line on why a job's choice: what it takes and costs, the cheapest configuration if it is
+// another (and by how much), and the next smaller slice if the deadline ruled it out.
 std::string WhyThisSlice(const Plan& plan, const PlanCandidate& choice,
                          const std::vector<const PlanCandidate*>& order,
-                         const std::optional<PlanCandidate>& too_slow) {
+                         const PlanCandidate* too_slow) {
   const double tokens = *plan.job_samples * static_cast<double>(plan.tokens_per_sample);
   std::string why = "the job (" +
                     (plan.tokens_per_sample > 1 ? FormatFixed(tokens / 1e9, 2) + "B tokens"
@@ -166,20 +167,20 @@ std::string WhyBestScore(const Plan& plan, const PlanCandidate& choice, PlanObje
     if (Unpriced(r.estimate, objective) == unpriced) peers.push_back(&r);
   }
   const double mine = value(choice.estimate);
-  const PlanCandidate* best = &choice;
+  // The lowest of the ranking, when it is not the choice (which is within 5% of it).
+  const PlanCandidate* lower = nullptr;
   for (const PlanCandidate* r : peers) {
-    if (value(r->estimate) < value(best->estimate)) best = r;
+    if (value(r->estimate) < (lower ? value(lower->estimate) : mine)) lower = r;
   }
-  std::string why = best == &choice || value(best->estimate) >= mine
-                        ? "the lowest " + what + " per 1M " + (tokens ? "tokens" : "samples") +
-                              " of the slices that fit (" + show(mine) + ")"
-                        : show(mine) + " per 1M " + (tokens ? "tokens" : "samples") +
-                              ", within 5% of the lowest (" + best->accelerator_type + ", " +
-                              show(value(best->estimate)) + "), with the simpler set-up";
+  const std::string unit = std::string(" per 1M ") + (tokens ? "tokens" : "samples");
+  std::string why =
+      lower == nullptr
+          ? "the lowest " + what + unit + " of the slices that fit (" + show(mine) + ")"
+          : show(mine) + unit + ", within 5% of the lowest (" + lower->accelerator_type + ", " +
+                show(value(lower->estimate)) + "), with the simpler set-up";
   std::vector<std::string> next;
   for (const PlanCandidate* r : peers) {
-    if (r->generation == choice.generation && r->slice == choice.slice) continue;
-    if (r == best && best != &choice) continue;
+    if (r == lower || (r->generation == choice.generation && r->slice == choice.slice)) continue;
     const double v = value(r->estimate);
     next.push_back(r->accelerator_type + " " + show(v) + " (" + (v >= mine ? "+" : "") +
                    FormatFixed((v / mine - 1) * 100, 0) + "%)");
@@ -285,8 +286,8 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   }
   plan.deadline_hours = options.deadline_hours;
   const bool job = plan.job_samples.has_value();
-  // The fastest configuration that missed the deadline, for the explanation.
-  std::vector<PlanCandidate> too_slow;  // configurations past the deadline
+  // Each slice's fastest configuration past the deadline, for the explanation.
+  std::map<const TpuSlice*, PlanCandidate> too_slow;
   const std::vector<Remat> remats =
       train ? std::vector<Remat>{Remat::kNone, Remat::kLayer, Remat::kOffload}
             : std::vector<Remat>{Remat::kNone};
@@ -332,7 +333,8 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
               c.job_hours = *plan.job_samples / c.estimate.samples_per_s / 3600;
               if (c.estimate.usd_per_hour) c.job_usd = *c.estimate.usd_per_hour * *c.job_hours;
               if (options.deadline_hours && *c.job_hours > *options.deadline_hours) {
-                too_slow.push_back(c);
+                auto [it, added] = too_slow.try_emplace(&slice, c);
+                if (!added && *c.job_hours < *it->second.job_hours) it->second = std::move(c);
                 why_not = "nothing finishes within " + FormatFixed(*options.deadline_hours, 0) +
                           " hours in " + std::to_string(options.max_chips) + " chips";
                 continue;

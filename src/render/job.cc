@@ -77,6 +77,11 @@ std::string RenderJobJson(const JobSpec& spec, const JobModel* model,
          model->batch.per_device ? ordered_json(*model->batch.per_device) : ordered_json()},
         {"batch_from", model->batch.from}};
   }
+  const int errors = Count(findings, Severity::kError);
+  const int warnings = Count(findings, Severity::kWarning);
+  j["verdict"] = std::string(NameOf(VerdictOf(errors, warnings)));
+  j["summary"] = {
+      {"errors", errors}, {"warnings", warnings}, {"notes", Count(findings, Severity::kNote)}};
   ordered_json list = ordered_json::array();
   for (const Diagnostic& d : findings) {
     list.push_back({{"code", d.code},
