@@ -133,7 +133,7 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
   }
   if (!root) {
     for (std::size_t i = 0; i < node.inputs.size() && !root; ++i) {
-      const std::string name = ShapeInputName(node, i);
+      const std::string_view name = ShapeInputName(node, i);
       if (name.empty() || node.input(i) == kNoValue) continue;
       const ValueFacts f = in(i);
       const Value& v = graph.value(node.input(i));
@@ -141,7 +141,8 @@ void Dynamism::AnalyseNode(const Graph& graph, const Node& node, const std::stri
                                                       [](const Dim& d) { return !d.is_unknown(); });
       if (f.runtime_data && !f.from_dyn_shape && !folded) {
         root = true;
-        add_root(RootKind::kRuntimeShapeInput, "input " + std::to_string(i) + " (`" + name + "`)");
+        add_root(RootKind::kRuntimeShapeInput,
+                 "input " + std::to_string(i) + " (`" + std::string(name) + "`)");
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "tpudoctor/analysis/model_analysis.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace tpudoctor {
 namespace {
@@ -12,11 +13,35 @@ bool StaticInputs(const Graph& graph) {
   return !graph.inputs().empty();
 }
 
+// Sets bit i of `mask` for each DType i of a value of `graph` or a graph it calls; a computation
+// called from many places is read once.
+void CollectDTypes(const Graph& graph, std::uint64_t& mask,
+                   std::unordered_set<const Graph*>& seen) {
+  if (!seen.insert(&graph).second) return;
+  for (const Value& v : graph.values())
+    mask |= std::uint64_t{1} << static_cast<unsigned>(v.type.dtype);
+  for (const Node& n : graph.nodes()) {
+    for (const Subgraph& sub : n.subgraphs) CollectDTypes(*sub.graph, mask, seen);
+  }
+}
+
+std::uint64_t DTypesOf(const Graph& graph) {
+  static_assert(static_cast<unsigned>(DType::kString) < 64);
+  std::uint64_t mask = 0;
+  std::unordered_set<const Graph*> seen;
+  CollectDTypes(graph, mask, seen);
+  return mask;
+}
+
 }  // namespace
 
 ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
                              const StepAssumptions& step, int slice_chips)
-    : graph_(graph), target_(target), dynamism_(graph), slice_chips_(std::max(1, slice_chips)) {
+    : graph_(graph),
+      target_(target),
+      dynamism_(graph),
+      slice_chips_(std::max(1, slice_chips)),
+      dtypes_(DTypesOf(graph)) {
   if (!StaticInputs(graph) || !dynamism_.roots().empty()) return;
   batch_ = graph.facts().batch.value_or(0);
   estimate_options_.train = step.train;

@@ -186,6 +186,7 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
     if (auto r = EstimateOnSlices(model->graph, *slices, options, checked, report); !r)
       return r.error();
   }
+  if (!options.free_model) (void)new LoadedModel(std::move(*model));  // see AnalyzeOptions
   return report;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <utility>
 
 namespace tpudoctor {
 
@@ -59,7 +60,7 @@ std::string Node::QualifiedOp() const {
 void Graph::Reserve(std::size_t values, std::size_t nodes) {
   values_.reserve(values);
   nodes_.reserve(nodes);
-  by_name_.reserve(values);
+  by_name_.Reserve(values, values_);
 }
 
 ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin origin) {
@@ -69,8 +70,8 @@ ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin ori
   v.name = std::move(value_name);
   v.type = std::move(type);
   v.origin = origin;
-  if (!v.name.empty()) by_name_.emplace(v.name, id);
   values_.push_back(std::move(v));
+  if (!values_.back().name.empty()) by_name_.Insert(id, values_);
   return id;
 }
 
@@ -87,9 +88,57 @@ NodeId Graph::AddNode(Node node) {
 }
 
 std::optional<ValueId> Graph::FindValue(std::string_view value_name) const {
-  auto it = by_name_.find(value_name);
-  if (it == by_name_.end()) return std::nullopt;
-  return it->second;
+  return by_name_.Find(value_name, values_);
+}
+
+namespace {
+std::uint64_t NameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+std::uint32_t TagOf(std::uint64_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
+}  // namespace
+
+void Graph::NameIndex::Reserve(std::size_t names, const std::vector<Value>& values) {
+  std::size_t slots = 16;
+  while (slots < 2 * names) slots *= 2;
+  if (slots > slots_.size()) Rehash(slots, values);
+}
+
+void Graph::NameIndex::Rehash(std::size_t slots, const std::vector<Value>& values) {
+  std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(slots));
+  const std::size_t mask = slots - 1;
+  for (const Slot& s : old) {
+    if (s.id == kNoValue) continue;
+    std::size_t i = NameHash(values[static_cast<std::size_t>(s.id)].name) & mask;
+    while (slots_[i].id != kNoValue) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+void Graph::NameIndex::Insert(ValueId id, const std::vector<Value>& values) {
+  if (2 * (size_ + 1) > slots_.size()) Rehash(std::max<std::size_t>(16, 2 * slots_.size()), values);
+  const std::string& name = values[static_cast<std::size_t>(id)].name;
+  const std::uint64_t hash = NameHash(name);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.id == kNoValue) {
+      s = {TagOf(hash), id};
+      ++size_;
+      return;
+    }
+    if (s.tag == TagOf(hash) && values[static_cast<std::size_t>(s.id)].name == name) return;
+  }
+}
+
+std::optional<ValueId> Graph::NameIndex::Find(std::string_view name,
+                                              const std::vector<Value>& values) const {
+  if (slots_.empty()) return std::nullopt;
+  const std::uint64_t hash = NameHash(name);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.id == kNoValue) return std::nullopt;
+    if (s.tag == TagOf(hash) && values[static_cast<std::size_t>(s.id)].name == name) return s.id;
+  }
 }
 
 Result<Ok> Graph::Finalize() {

@@ -50,7 +50,8 @@ std::vector<std::size_t> AllSubgraphs(const Node& node) {
   return all;
 }
 
-using ShapeInputTable = std::map<std::pair<std::string, std::size_t>, std::string, std::less<>>;
+// Per op, the names of its shape inputs by index ("" for a data input).
+using ShapeInputTable = std::map<std::string, std::vector<std::string>, std::less<>>;
 
 ShapeInputTable* LoadShapeInputs(std::string_view path) {
   auto* t = new ShapeInputTable();
@@ -58,14 +59,17 @@ ShapeInputTable* LoadShapeInputs(std::string_view path) {
     if (cols.size() != 3) continue;
     auto index = ParseInt64(cols[1]);
     if (!index || *index < 0) continue;
-    (*t)[{std::string(cols[0]), static_cast<std::size_t>(*index)}] = std::string(cols[2]);
+    std::vector<std::string>& names = (*t)[std::string(cols[0])];
+    if (names.size() <= static_cast<std::size_t>(*index)) names.resize(*index + 1);
+    names[static_cast<std::size_t>(*index)] = std::string(cols[2]);
   }
   return t;
 }
 
-std::string FindShapeInput(const ShapeInputTable& table, const std::string& op, std::size_t index) {
-  auto it = table.find({op, index});
-  return it == table.end() ? std::string() : it->second;
+std::string_view FindShapeInput(const ShapeInputTable& table, std::string_view op,
+                                std::size_t index) {
+  auto it = table.find(op);
+  return it == table.end() || index >= it->second.size() ? std::string_view() : it->second[index];
 }
 
 }  // namespace
@@ -138,11 +142,11 @@ std::optional<ControlFlow> ControlFlowOf(const Node& node) {
   }
 }
 
-std::string ShapeInputName(const Node& node, std::size_t index) {
+std::string_view ShapeInputName(const Node& node, std::size_t index) {
   static const ShapeInputTable* onnx = LoadShapeInputs("data/onnx/shape_inputs.tsv");
   static const ShapeInputTable* tf = LoadShapeInputs("data/tf/constant_inputs.tsv");
   if (VocabularyOf(node.domain) == "onnx") {
-    if (std::string name = FindShapeInput(*onnx, node.op_type, index); !name.empty()) return name;
+    if (auto name = FindShapeInput(*onnx, node.op_type, index); !name.empty()) return name;
   }
   // A TensorFlow op's own compile-time-constant inputs (by the op TensorFlow named).
   if (node.framework_op.empty()) return "";

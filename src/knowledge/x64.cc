@@ -63,7 +63,7 @@ const Value* TpuKernel64Bit(const Graph& g, const Node& n) {
 std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& node) {
   enum class When { kFloat64Int64, kTpuKernel64Bit, kNever };
   struct Row {
-    std::string domain, op;
+    std::string domain, op, qualified;  // qualified: "domain.op", as a framework op may name it
     When when;
     X64RewriteGap gap;
   };
@@ -72,6 +72,7 @@ std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& nod
     for (const auto& r : EmbeddedTsvRows("data/x64/rewrite_gaps.tsv")) {
       if (r.size() >= 5)
         t->push_back({std::string(r[0]), std::string(r[1]),
+                      std::string(r[0]) + "." + std::string(r[1]),
                       r[2] == "float64_int64"      ? When::kFloat64Int64
                       : r[2] == "tpu_kernel_64bit" ? When::kTpuKernel64Bit
                                                    : When::kNever,
@@ -81,8 +82,7 @@ std::optional<X64RewriteGap> X64RewriteGapOf(const Graph& graph, const Node& nod
   }();
   for (const Row& row : *rows) {
     const bool same_op = node.domain == row.domain && node.op_type == row.op;
-    const bool translated_from =
-        node.framework_op == row.op || node.framework_op == row.domain + "." + row.op;
+    const bool translated_from = node.framework_op == row.op || node.framework_op == row.qualified;
     if (!same_op && !translated_from) continue;
     const Value* wide = row.when == When::kFloat64Int64     ? Float64AgainstInt64(graph, node)
                         : row.when == When::kTpuKernel64Bit ? TpuKernel64Bit(graph, node)

@@ -391,6 +391,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     for (std::string& code : check.ignore) code = AsciiUpper(code);
     check.color =
         color == "always" || (color == "auto" && terminal.stdout_is_tty && !terminal.no_color);
+    check.model.free_model = !terminal.exits_after_run;
     return CheckCommand(check, out, err);
   }
   if (dump_cmd->parsed()) {
@@ -400,6 +401,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (est_cmd->parsed()) {
     if (auto bad = FinishModelArgs(est.model, est_dims, est_batch)) return usage(*bad);
     if (est_dataset > 0) est.dataset_size = est_dataset;
+    est.model.free_model = !terminal.exits_after_run;
     return EstimateCommand(est, out, err);
   }
   if (plan_cmd->parsed()) {

@@ -18,6 +18,8 @@ inline constexpr int kExitUsage = 2;
 struct Terminal {
   bool stdout_is_tty = false;
   bool no_color = false;  // NO_COLOR is set (https://no-color.org)
+  // main(): the process exits once Run returns, so a loaded model need not be freed.
+  bool exits_after_run = false;
 };
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,

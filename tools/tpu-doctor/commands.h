@@ -16,6 +16,7 @@ struct ModelArgs {
   std::optional<std::int64_t> batch;
   std::map<std::string, std::int64_t> dims;
   std::string input_format;  // empty: detect from the bytes
+  bool free_model = true;    // false when the process exits right after (AnalyzeOptions)
 };
 
 // `check`'s settings: flags win over the project's pyproject.toml, which wins over these defaults.

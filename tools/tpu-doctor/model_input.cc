@@ -28,6 +28,7 @@ AnalyzeOptions ModelOptions(const ModelArgs& args) {
   options.shapes.batch = args.batch;
   options.shapes.dims = args.dims;
   options.input_format = args.input_format;
+  options.free_model = args.free_model;
   return options;
 }
 

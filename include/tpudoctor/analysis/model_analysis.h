@@ -51,6 +51,9 @@ class ModelAnalysis {
   // gradients and optimizer state sharded over the slice's chips (FSDP) and, when training,
   // per-layer rematerialisation — the first thing a user of that slice would do (MEM001).
   const std::optional<Estimate>& sharded_estimate() const { return sharded_; }
+  // Whether any value of the graph or its subgraphs has this element type (the dtype rules look
+  // for the origins of only the types a model has).
+  bool HasDType(DType dtype) const { return (dtypes_ >> static_cast<unsigned>(dtype)) & 1u; }
 
  private:
   const Graph& graph_;
@@ -62,6 +65,7 @@ class ModelAnalysis {
   EstimateOptions estimate_options_;
   int slice_chips_ = 1;
   std::optional<Estimate> sharded_;
+  std::uint64_t dtypes_ = 0;  // bit i: DType i occurs
 };
 
 }  // namespace tpudoctor

@@ -17,7 +17,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "tpudoctor/ir/op.h"
 #include "tpudoctor/ir/op_kind.h"
 #include "tpudoctor/ir/shape.h"
+#include "tpudoctor/support/boxed.h"
 #include "tpudoctor/support/result.h"
 
 namespace tpudoctor {
@@ -97,17 +97,17 @@ struct Node {
   // domain/op_type.
   Op op = Op::kOther;
   OpTraits traits;
-  std::optional<ControlFlow> control;
+  Boxed<ControlFlow> control;
   // Whether the op runs on the device, decided by the frontend from its op tables
   // (AnnotateOpSupport); kUnknownOp until then.
   OpSupport support = OpSupport::kUnknownOp;
   // XLA dimension numbers of a dot / dim_labels of a convolution, when the op carries them
   // (FillGeometry); ONNX-shaped MatMul/Gemm/Conv have neither.
-  std::optional<DotDims> dot;
-  std::optional<ConvDims> conv;
+  Boxed<DotDims> dot;
+  Boxed<ConvDims> conv;
   // The window of a pooling op, per dim it covers (ONNX kernel_shape: the spatial dims; an XLA
   // reduce-window's `window={size=...}`: every dim); absent for a global pool.
-  std::optional<std::vector<std::int64_t>> window;
+  Boxed<std::vector<std::int64_t>> window;
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   std::vector<Attribute> attrs;  // in the order the model lists them
@@ -177,12 +177,27 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<NodeId> topo_;
-  // Looked up by string_view without building a string (transparent hash).
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Value names to the first value of each name: open addressing over slots that hold an id and
+  // part of the name's hash. Names are compared against values_, so the index stores no strings
+  // and stays valid when values_ grows. (A node-based map of 200k strings made every lookup three
+  // cache misses: half of loading a 100k-node model.)
+  class NameIndex {
+   public:
+    void Reserve(std::size_t names, const std::vector<Value>& values);
+    // Indexes values[id] under its name unless a value already holds it.
+    void Insert(ValueId id, const std::vector<Value>& values);
+    std::optional<ValueId> Find(std::string_view name, const std::vector<Value>& values) const;
+
+   private:
+    struct Slot {
+      std::uint32_t tag = 0;
+      ValueId id = kNoValue;
+    };
+    void Rehash(std::size_t slots, const std::vector<Value>& values);
+    std::vector<Slot> slots_;
+    std::size_t size_ = 0;
   };
-  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> by_name_;
+  NameIndex by_name_;
 };
 
 // Calls fn(graph, node) for every node of `graph` and of all nested subgraphs, each graph in

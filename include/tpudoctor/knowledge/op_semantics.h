@@ -31,6 +31,6 @@ std::optional<ControlFlow> ControlFlowOf(const Node& node);
 // The name of input `index` of `node` when the op reads it as a shape (Reshape's `shape`, a
 // TensorFlow op's compile-time-constant input: data/onnx/shape_inputs.tsv,
 // data/tf/constant_inputs.tsv); empty when it is data.
-std::string ShapeInputName(const Node& node, std::size_t index);
+std::string_view ShapeInputName(const Node& node, std::size_t index);
 
 }  // namespace tpudoctor

@@ -23,7 +23,8 @@ class Tpu001UnsupportedDtype final : public Check {
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     for (const DTypeTraits& traits : AllDTypes()) {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
-      if (rule.support != DTypeSupport::kUnsupported) continue;
+      if (rule.support != DTypeSupport::kUnsupported || !ctx.analysis.HasDType(traits.dtype))
+        continue;
       DTypeUse use = FindDTypeOrigins(ctx.graph, traits.dtype);
       // Literals converted down at once are folded by XLA: nothing of the type reaches the chip.
       std::erase_if(use.origins, FoldedLiteral);
@@ -39,7 +40,9 @@ class Tpu001UnsupportedDtype final : public Check {
       for (const DTypeOrigin& origin : use.origins)
         sink.Add(Report(ctx, traits.dtype, rule, use, origin));
     }
-    if (ctx.target.is_tpu()) ReportRewriteGaps(ctx, sink);
+    const bool wide = ctx.analysis.HasDType(DType::kFloat64) ||
+                      ctx.analysis.HasDType(DType::kInt64) || ctx.analysis.HasDType(DType::kUInt64);
+    if (ctx.target.is_tpu() && wide) ReportRewriteGaps(ctx, sink);
   }
 
  private:

@@ -26,7 +26,7 @@ class Tpu002SlowDtype final : public Check {
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     for (const DTypeTraits& traits : AllDTypes()) {
       const DTypeRule rule = ctx.target.RuleFor(traits.dtype);
-      if (rule.support != DTypeSupport::kSlow) continue;
+      if (rule.support != DTypeSupport::kSlow || !ctx.analysis.HasDType(traits.dtype)) continue;
       if (traits.cls == DTypeClass::kSignedInt || traits.cls == DTypeClass::kUnsignedInt) {
         ReportIntArithmetic(ctx, traits.dtype, rule, sink);
       } else {

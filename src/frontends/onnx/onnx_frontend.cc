@@ -626,17 +626,20 @@ class GraphBuilder {
       g.AddInput(g.AddValue(in.name(), FromOnnx(in.type()), ValueOrigin::kGraphInput));
     }
     // Declare every node output first, so a file whose nodes are out of order still links.
+    std::vector<ValueId> declared;  // the named outputs of every node, in node order
+    declared.reserve(outputs);
     for (const auto& n : proto.node()) {
       for (const auto& out : n.output()) {
         if (out.empty()) continue;
         if (g.FindValue(out))
           return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
-        g.AddValue(out, type_of(out), ValueOrigin::kNodeOutput);
+        declared.push_back(g.AddValue(out, type_of(out), ValueOrigin::kNodeOutput));
       }
     }
     scopes.push_back(&g);
+    const ValueId* next_declared = declared.data();
     for (int i = 0; i < proto.node_size(); ++i) {
-      auto r = AddNode(g, proto.node(i), i, scopes, depth);
+      auto r = AddNode(g, proto.node(i), i, next_declared, scopes, depth);
       if (!r) {
         scopes.pop_back();
         return r.error();
@@ -669,7 +672,8 @@ class GraphBuilder {
     return std::nullopt;
   }
 
-  Result<Ok> AddNode(Graph& g, const onnx::NodeProto& proto, int index,
+  // `declared` points at the node's first named output, declared by Build; moved past its outputs.
+  Result<Ok> AddNode(Graph& g, const onnx::NodeProto& proto, int index, const ValueId*& declared,
                      std::vector<const Graph*>& scopes, int depth) {
     Node n;
     n.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
@@ -700,7 +704,7 @@ class GraphBuilder {
                                        ValueOrigin::kNodeOutput));
         continue;
       }
-      n.outputs.push_back(*g.FindValue(out));
+      n.outputs.push_back(*declared++);
     }
     for (const auto& a : proto.attribute()) {
       if (IsPlainAttr(a)) {
