@@ -1,5 +1,6 @@
 #include "tpudoctor/frontend/source.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <utility>
@@ -76,27 +76,37 @@ Result<std::string> ReadRegularFile(const std::string& path) {
                      std::to_string(static_cast<std::int64_t>(on_disk) / (1024 * 1024)) +
                      " MiB on disk): its contents were never written, so it is not a model");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path + ": cannot open for reading");
-  // Read in chunks, so a text file with an absurd line is refused before it is all in memory.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return MakeError(path + ": cannot open for reading: " + std::strerror(errno));
+  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
+    ::close(*f);
+    delete f;
+  });
+  // Read straight into the result, in chunks, so a text file with an absurd line is refused
+  // before it is all in memory. Room for the size stat gave and one byte more (to see the end)
+  // is reserved up to 64 MiB; past it, or when the file grows while it is read, the string grows.
   std::string bytes;
-  bytes.reserve(static_cast<std::size_t>(std::min<std::int64_t>(st.st_size, kMaxTextLineBytes)));
+  bytes.reserve(
+      static_cast<std::size_t>(std::min<std::int64_t>(st.st_size + 1, kMaxTextLineBytes)));
   TextLines lines;
-  // Not zero-filled: only the pages a read fills are ever touched (a small model does not pay
-  // for 16 MiB of zeros).
-  const std::size_t chunk_size = static_cast<std::size_t>(std::clamp<std::int64_t>(
-      st.st_size + 1, std::int64_t{64} << 10, static_cast<std::int64_t>(kReadChunk)));
-  const auto chunk = std::make_unique_for_overwrite<char[]>(chunk_size);
-  while (in) {
-    in.read(chunk.get(), static_cast<std::streamsize>(chunk_size));
-    const std::string_view got(chunk.get(), static_cast<std::size_t>(in.gcount()));
-    if (got.empty()) break;
-    if (bytes.size() + got.size() > static_cast<std::size_t>(kMaxSourceBytes))
+  for (;;) {
+    const std::size_t have = bytes.size();
+    const std::size_t room = bytes.capacity() - have;
+    const std::size_t want = std::min(room > 0 ? room : std::size_t{64} << 10, kReadChunk);
+    bytes.resize(have + want);
+    const ssize_t got = ::read(fd, bytes.data() + have, want);
+    if (got < 0 && errno == EINTR) {
+      bytes.resize(have);
+      continue;
+    }
+    if (got < 0) return MakeError(path + ": read error: " + std::strerror(errno));
+    bytes.resize(have + static_cast<std::size_t>(got));
+    if (got == 0) break;
+    if (bytes.size() > static_cast<std::size_t>(kMaxSourceBytes))
       return MakeError(path + ": grew past 2 GiB while it was read");
-    if (auto line = lines.Feed(got); !line) return MakeError(path + ": " + line.error().message);
-    bytes.append(got);
+    const std::string_view chunk(bytes.data() + have, static_cast<std::size_t>(got));
+    if (auto line = lines.Feed(chunk); !line) return MakeError(path + ": " + line.error().message);
   }
-  if (in.bad()) return MakeError(path + ": read error");
   return bytes;
 }
 

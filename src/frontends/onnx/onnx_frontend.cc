@@ -1,4 +1,5 @@
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -562,6 +563,45 @@ void SetDocStringFrame(std::string_view doc, SourceLoc& loc) {
   }
 }
 
+// The key (field 1) and value (field 2) of a serialized StringStringEntryProto, as views of
+// `bytes`; nullopt when it is not one. Read in place: a dynamo export has a few per node.
+std::optional<std::pair<std::string_view, std::string_view>> EntryOf(const std::string& bytes) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
+  std::string_view fields[2];
+  while (const std::uint32_t tag = in.ReadTag()) {
+    const std::uint32_t number = tag >> 3;
+    std::uint64_t varint = 0;
+    std::uint32_t size = 0;
+    switch (tag & 7) {
+      case kVarint:
+        if (!in.ReadVarint64(&varint)) return std::nullopt;
+        continue;
+      case kFixed64:
+      case kFixed32:
+        if (!in.Skip((tag & 7) == kFixed64 ? 8 : 4)) return std::nullopt;
+        continue;
+      case kBytes:
+        break;
+      default:
+        return std::nullopt;  // groups: not in a StringStringEntryProto
+    }
+    const void* data = nullptr;
+    int available = 0;
+    if (!in.ReadVarint32(&size)) return std::nullopt;
+    if ((number == 1 || number == 2) && size > 0) {
+      if (!in.GetDirectBufferPointer(&data, &available) ||
+          static_cast<std::uint32_t>(available) < size)
+        return std::nullopt;
+      fields[number - 1] = std::string_view(static_cast<const char*>(data), size);
+    }
+    if (!in.Skip(static_cast<int>(size))) return std::nullopt;
+  }
+  if (!in.ConsumedEntireMessage()) return std::nullopt;
+  return std::pair{fields[0], fields[1]};
+}
+
 // What torch.onnx's dynamo exporter records of each node in NodeProto.metadata_props (field 9
 // since ONNX 1.16; this libonnx keeps it as unknown bytes): the module path that called the op,
 // when the node's name does not carry one, and the model code's line.
@@ -572,12 +612,13 @@ void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc) {
     if (field.number() != 9 ||
         field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
       continue;
-    onnx::StringStringEntryProto entry;
-    if (!entry.ParseFromString(field.length_delimited())) continue;
-    if (entry.key() == "pkg.torch.onnx.name_scopes" && loc.scope.empty()) {
-      loc.scope = ScopeFromNameScopes(entry.value());
-    } else if (entry.key() == "pkg.torch.onnx.stack_trace") {
-      SetSourceFrame(entry.value(), loc);
+    const auto entry = EntryOf(field.length_delimited());
+    if (!entry) continue;
+    const auto& [key, value] = *entry;
+    if (key == "pkg.torch.onnx.name_scopes" && loc.scope.empty()) {
+      loc.scope = ScopeFromNameScopes(value);
+    } else if (key == "pkg.torch.onnx.stack_trace") {
+      SetSourceFrame(value, loc);
     }
   }
 }
@@ -838,8 +879,13 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
     return MakeError(name + ": larger than 2 GiB, which no ONNX file can be (protobuf's limit)");
   }
   // Parsed into an arena: a large graph's hundreds of thousands of small messages are allocated
-  // in a few blocks and freed at once.
-  google::protobuf::Arena arena;
+  // in a few blocks and freed at once. The parsed messages take several times the file's bytes;
+  // blocks that grow to 64 MiB (protobuf's default stops at 8 KiB) make that tens of allocations
+  // instead of thousands.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 64 << 10;
+  arena_options.max_block_size = 64 << 20;
+  google::protobuf::Arena arena(arena_options);
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (!model.ParseFromArray(source.bytes.data(), static_cast<int>(source.bytes.size()))) {
     return MakeError(name + ": not a valid ONNX protobuf (truncated or not an ONNX file)");
