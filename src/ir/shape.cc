@@ -1,6 +1,8 @@
 #include "tpudoctor/ir/shape.h"
 
 #include <limits>
+#include <mutex>
+#include <unordered_set>
 
 namespace tpudoctor {
 
@@ -18,12 +20,24 @@ std::optional<std::int64_t> CheckedAdd(std::int64_t a, std::int64_t b) {
   return out;
 }
 
+const std::string* Dim::Intern(std::string name) {
+  static std::mutex mu;
+  static auto* names = new std::unordered_set<std::string>();
+  const std::lock_guard<std::mutex> lock(mu);
+  return &*names->insert(std::move(name)).first;
+}
+
+const std::string& Dim::symbol() const {
+  static const std::string kNone;
+  return symbol_ != nullptr ? *symbol_ : kNone;
+}
+
 std::string Dim::ToString() const {
   switch (kind_) {
     case Kind::kStatic:
       return std::to_string(value_);
     case Kind::kSymbol:
-      return symbol_;
+      return symbol();
     case Kind::kBounded:
       return "<=" + std::to_string(value_);
     case Kind::kUnknown:

@@ -22,6 +22,9 @@ struct Terminal {
   bool exits_after_run = false;
 };
 
+// main(): how the process allocates (tools/tpu-doctor/huge_pages.cc).
+void TuneAllocator();
+
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Terminal& terminal = {});
 

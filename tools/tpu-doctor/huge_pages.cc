@@ -7,6 +7,7 @@
 // block of 8 MiB or more is advised MADV_HUGEPAGE before its first touch: 2 MiB per fault.
 // Elsewhere the advice is ignored. Only the executable links this file, so the library, the
 // Python module and the tests allocate as usual.
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -33,6 +34,18 @@ void* Allocate(std::size_t size) {
 }
 
 }  // namespace
+
+namespace tpudoctor::cli {
+
+// Large blocks come from the heap rather than their own mappings, and the heap is not trimmed: a
+// run frees the parsed model (tens of MiB) before the checks allocate theirs, which then reuse
+// pages already faulted in instead of fresh ones the kernel must zero.
+void TuneAllocator() {
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+}  // namespace tpudoctor::cli
 
 void* operator new(std::size_t size) { return Allocate(size); }
 void* operator new[](std::size_t size) { return Allocate(size); }

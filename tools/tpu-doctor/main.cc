@@ -11,6 +11,7 @@
 #include "cli.h"
 
 int main(int argc, char** argv) {
+  tpudoctor::cli::TuneAllocator();
   std::vector<std::string> args(argv + 1, argv + argc);
   tpudoctor::cli::Terminal terminal;
   terminal.stdout_is_tty = ::isatty(STDOUT_FILENO) == 1;

@@ -21,9 +21,9 @@ class Dim {
   enum class Kind : std::uint8_t { kStatic, kSymbol, kBounded, kUnknown };
 
   Dim() = default;  // unknown
-  static Dim Static(std::int64_t size) { return Dim(Kind::kStatic, size, {}); }
-  static Dim Symbol(std::string name) { return Dim(Kind::kSymbol, 0, std::move(name)); }
-  static Dim Bounded(std::int64_t bound) { return Dim(Kind::kBounded, bound, {}); }
+  static Dim Static(std::int64_t size) { return Dim(Kind::kStatic, size, nullptr); }
+  static Dim Symbol(std::string name) { return Dim(Kind::kSymbol, 0, Intern(std::move(name))); }
+  static Dim Bounded(std::int64_t bound) { return Dim(Kind::kBounded, bound, nullptr); }
   static Dim Unknown() { return Dim(); }
 
   Kind kind() const { return kind_; }
@@ -31,19 +31,23 @@ class Dim {
   bool is_symbol() const { return kind_ == Kind::kSymbol; }
   bool is_bounded() const { return kind_ == Kind::kBounded; }
   bool is_unknown() const { return kind_ == Kind::kUnknown; }
-  std::int64_t value() const { return value_; }          // static dims: the size
-  std::int64_t bound() const { return value_; }          // bounded dims: the largest size
-  const std::string& symbol() const { return symbol_; }  // only for symbols
+  std::int64_t value() const { return value_; }  // static dims: the size
+  std::int64_t bound() const { return value_; }  // bounded dims: the largest size
+  const std::string& symbol() const;             // only for symbols; "" for the others
 
   std::string ToString() const;  // "128", "batch", "<=4096" or "?"
+  // Symbols are interned, so equal names are the same pointer.
   friend bool operator==(const Dim&, const Dim&) = default;
 
  private:
-  Dim(Kind kind, std::int64_t value, std::string symbol)
-      : kind_(kind), value_(value), symbol_(std::move(symbol)) {}
+  // The one copy of a symbol's name, kept for the life of the process. A Dim is then 24 trivially
+  // copyable bytes: shapes are copied at every step of propagation.
+  static const std::string* Intern(std::string name);
+  Dim(Kind kind, std::int64_t value, const std::string* symbol)
+      : kind_(kind), value_(value), symbol_(symbol) {}
   Kind kind_ = Kind::kUnknown;
   std::int64_t value_ = 0;
-  std::string symbol_;
+  const std::string* symbol_ = nullptr;
 };
 
 class Shape {

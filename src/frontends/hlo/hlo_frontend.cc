@@ -7,6 +7,7 @@
 #include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/hlo.h"
 #include "tpudoctor/knowledge/hlo_ops.h"
+#include "tpudoctor/support/string_view_map.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -112,7 +113,7 @@ struct LeafSpan {
     return out;
   }
 };
-using LeafMap = std::unordered_map<std::string_view, LeafSpan>;
+using LeafMap = StringViewMap<LeafSpan>;
 
 class Builder {
  public:
@@ -134,11 +135,10 @@ class Builder {
     if (depth > kMaxCallDepth) return MakeError("computations call each other more than 32 deep");
     Graph g{std::string(c.name)};
     g.Reserve(c.instrs.size() + 8, c.instrs.size());
-    LeafMap leaves;
-    leaves.reserve(c.instrs.size());
+    LeafMap leaves(c.instrs.size());
     // Declare every instruction's outputs first: operands may be defined further down.
     for (const HloInstr& ins : c.instrs) {
-      auto [slot, inserted] = leaves.try_emplace(ins.name);
+      auto [slot, inserted] = leaves.TryEmplace(ins.name);
       if (!inserted) {
         return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) +
                          ": instruction `" + std::string(ins.name) + "` is defined twice");
@@ -146,7 +146,7 @@ class Builder {
       std::vector<TensorType> types;
       Leaves(ins.shape, types);
       const bool is_param = ins.opcode == "parameter";
-      slot->second = {static_cast<ValueId>(g.values().size()), types.size()};
+      *slot = {static_cast<ValueId>(g.values().size()), types.size()};
       for (std::size_t i = 0; i < types.size(); ++i) {
         std::string name = types.size() == 1 ? std::string(ins.name)
                                              : std::string(ins.name) + "#" + std::to_string(i);
@@ -190,17 +190,17 @@ class Builder {
     n.op_type = ins.opcode;
     n.kind = HloOpKind(ins.opcode).value_or(OpKind::kUnknown);
     n.loc.line = 0;
-    n.outputs = leaves.at(ins.name).ids();
+    n.outputs = leaves.Find(ins.name)->ids();
     if (ins.opcode != "constant" && ins.opcode != "iota") {
       for (std::string_view op : ins.operands) {
-        auto it = leaves.find(op);
-        if (it == leaves.end()) {
+        const LeafSpan* span = leaves.Find(op);
+        if (span == nullptr) {
           return MakeError(std::to_string(ins.line) + ":" + std::to_string(ins.column) + ": `" +
                            std::string(ins.name) + "` uses `" + std::string(op) +
                            "`, which this computation does not define");
         }
-        for (std::size_t i = 0; i < it->second.count; ++i)
-          n.inputs.push_back(it->second.first + static_cast<ValueId>(i));
+        for (std::size_t i = 0; i < span->count; ++i)
+          n.inputs.push_back(span->first + static_cast<ValueId>(i));
       }
     }
     if (ins.opcode == "get-tuple-element") SelectTupleElement(ins, n);

@@ -3,6 +3,7 @@
 // source tables, computations, and instructions with shapes, operands and attributes. Attribute
 // values are kept as balanced raw text and interpreted by the IR builder.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -27,6 +28,10 @@ namespace {
 constexpr int kMaxDepth = 64;  // nesting of shapes and attribute values
 
 // ASCII only, without the locale lookup of std::isalnum.
+constexpr bool IsSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 constexpr bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
@@ -123,7 +128,7 @@ class Parser {
   // Spaces, newlines and comments.
   void Skip() {
     for (;;) {
-      while (!AtEnd() && std::isspace(static_cast<unsigned char>(Peek()))) Advance();
+      while (IsSpace(Peek())) Advance();
       if (Peek() == '/' && Peek(1) == '/') {
         while (!AtEnd() && Peek() != '\n') Advance();
       } else if (Peek() == '/' && Peek(1) == '*') {
@@ -204,27 +209,28 @@ class Parser {
   // Balanced raw text up to (not including) a top-level `,` or the end of the line.
   Result<std::string_view> RawValue(bool stop_at_paren = false) {
     const std::size_t start = pos_;
-    std::vector<char> stack;
+    std::array<char, kMaxDepth> stack;  // the closing brackets awaited, innermost last
+    std::size_t depth = 0;
     while (!AtEnd()) {
       const char c = Peek();
-      if (stack.empty() && (c == ',' || c == '\n' || (stop_at_paren && c == ')'))) break;
+      if (depth == 0 && (c == ',' || c == '\n' || (stop_at_paren && c == ')'))) break;
       if (c == '"') {
         SkipString();
         continue;
       }
       if (c == '{' || c == '(' || c == '[') {
-        if (stack.size() >= kMaxDepth) return Fail("attribute value nested too deeply");
-        stack.push_back(c == '{' ? '}' : c == '(' ? ')' : ']');
+        if (depth >= stack.size()) return Fail("attribute value nested too deeply");
+        stack[depth++] = c == '{' ? '}' : c == '(' ? ')' : ']';
       } else if (c == '}' || c == ')' || c == ']') {
-        if (stack.empty()) break;
-        if (stack.back() != c)
+        if (depth == 0) break;
+        if (stack[depth - 1] != c)
           return Fail(std::string("unbalanced `") + c + "` in attribute value");
-        stack.pop_back();
+        --depth;
       }
       Advance();
     }
-    if (!stack.empty())
-      return Fail(std::string("expected `") + stack.back() + "` before the end of the line");
+    if (depth > 0)
+      return Fail(std::string("expected `") + stack[depth - 1] + "` before the end of the line");
     return Trim(s_.substr(start, pos_ - start));
   }
 

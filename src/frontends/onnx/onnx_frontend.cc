@@ -18,6 +18,7 @@
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/support/string_view_map.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -635,15 +636,15 @@ class GraphBuilder {
     for (const auto& n : proto.node()) outputs += static_cast<std::size_t>(n.output_size());
     g.Reserve(outputs + static_cast<std::size_t>(proto.initializer_size() + proto.input_size()),
               static_cast<std::size_t>(proto.node_size()));
-    std::unordered_map<std::string_view, const onnx::ValueInfoProto*> info;
-    info.reserve(static_cast<std::size_t>(proto.value_info_size() + proto.output_size()));
+    StringViewMap<const onnx::ValueInfoProto*> info(
+        static_cast<std::size_t>(proto.value_info_size() + proto.output_size()));
     for (const auto& v : proto.value_info()) info[v.name()] = &v;
     for (const auto& v : proto.output()) info[v.name()] = &v;
     auto type_of = [&](std::string_view value_name) -> TensorType {
-      auto it = info.find(value_name);
-      if (it == info.end() || !it->second->has_type())
+      const onnx::ValueInfoProto* const* found = info.Find(value_name);
+      if (found == nullptr || !(*found)->has_type())
         return {ValueKind::kTensor, DType::kUnknown, Shape()};
-      return FromOnnx(it->second->type());
+      return FromOnnx((*found)->type());
     };
 
     std::set<std::string> init_names;
