@@ -87,6 +87,12 @@ NodeId Graph::AddNode(Node node) {
   return id;
 }
 
+Node& Graph::NewNode() {
+  Node& node = nodes_.emplace_back();
+  node.id = static_cast<NodeId>(nodes_.size() - 1);
+  return node;
+}
+
 std::optional<ValueId> Graph::FindValue(std::string_view value_name) const {
   return by_name_.Find(value_name, values_);
 }
@@ -157,24 +163,33 @@ Result<Ok> Graph::Finalize() {
       if (out == kNoValue || !valid(out)) {
         return MakeError("node `" + n.name + "` has an invalid output");
       }
+      values_[static_cast<std::size_t>(out)].producer = n.id;
     }
   }
   // Kahn's algorithm, smallest node id first, so the order is deterministic and follows the
   // file's order whenever the file is already sorted.
   std::vector<int> pending(nodes_.size(), 0);
+  bool sorted = true;  // every node reads only values of nodes before it
   for (const Node& n : nodes_) {
     for (ValueId in : n.inputs) {
-      if (in != kNoValue && values_[static_cast<std::size_t>(in)].producer != kNoNode) {
-        ++pending[static_cast<std::size_t>(n.id)];
-      }
+      if (in == kNoValue) continue;
+      const NodeId producer = values_[static_cast<std::size_t>(in)].producer;
+      if (producer == kNoNode) continue;
+      ++pending[static_cast<std::size_t>(n.id)];
+      sorted &= producer < n.id;
     }
+  }
+  topo_.clear();
+  topo_.reserve(nodes_.size());
+  // Already in order (as exporters and XLA write them): the order below would be the ids.
+  if (sorted) {
+    for (const Node& n : nodes_) topo_.push_back(n.id);
+    return Ok{};
   }
   std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
   for (const Node& n : nodes_) {
     if (pending[static_cast<std::size_t>(n.id)] == 0) ready.push(n.id);
   }
-  topo_.clear();
-  topo_.reserve(nodes_.size());
   while (!ready.empty()) {
     NodeId id = ready.top();
     ready.pop();

@@ -151,6 +151,10 @@ class Graph {
   void Reserve(std::size_t values, std::size_t nodes);
   ValueId AddValue(std::string value_name, TensorType type, ValueOrigin origin);
   NodeId AddNode(Node node);  // sets node.id and the producer of its outputs
+  // Appends an empty node (its id set) to fill in place, which spares moving a large node into
+  // the graph; Finalize sets the producer of its outputs. The reference lasts until the next node
+  // is added.
+  Node& NewNode();
   void AddInput(ValueId id) { inputs_.push_back(id); }
   void AddOutput(ValueId id) { outputs_.push_back(id); }
   Value& mutable_value(ValueId id) { return values_[static_cast<std::size_t>(id)]; }

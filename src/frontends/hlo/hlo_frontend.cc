@@ -150,7 +150,7 @@ class Builder {
       for (std::size_t i = 0; i < types.size(); ++i) {
         std::string name = types.size() == 1 ? std::string(ins.name)
                                              : std::string(ins.name) + "#" + std::to_string(i);
-        g.AddValue(std::move(name), types[i],
+        g.AddValue(std::move(name), std::move(types[i]),
                    is_param ? ValueOrigin::kGraphInput : ValueOrigin::kNodeOutput);
       }
     }
@@ -169,10 +169,8 @@ class Builder {
     for (const HloInstr& ins : c.instrs) {
       if (ins.root) root = &ins;
       if (ins.opcode == "parameter") continue;
-      auto node = MakeNode(ins, leaves, depth);
-      if (!node) return node.error();
       if (++nodes_ > kMaxNodes) return MakeError("the module expands to more than 5 million nodes");
-      g.AddNode(std::move(*node));
+      if (auto made = MakeNode(g.NewNode(), ins, leaves, depth); !made) return made.error();
     }
     if (root == nullptr && !c.instrs.empty()) root = &c.instrs.back();
     if (root != nullptr) {
@@ -183,8 +181,7 @@ class Builder {
     return g;
   }
 
-  Result<Node> MakeNode(const HloInstr& ins, const LeafMap& leaves, int depth) {
-    Node n;
+  Result<Ok> MakeNode(Node& n, const HloInstr& ins, const LeafMap& leaves, int depth) {
     n.name = ins.name;
     n.domain = "hlo";
     n.op_type = ins.opcode;
@@ -216,7 +213,7 @@ class Builder {
       if (!sub) return sub.error();
       n.subgraphs.push_back({attr, *sub});
     }
-    return n;
+    return Ok{};
   }
 
   // get-tuple-element reads the leaves of one element of its operand's tuple.

@@ -409,6 +409,10 @@ class Parser {
   // The get-tuple-elements made for `t#i` operands are named as XLA names them: `#` sanitized to
   // `_`, then made unique in the computation (`t_1`, or `t_1.1` when `t_1` is taken).
   void NameTupleElements(HloComputation& c) {
+    if (std::none_of(c.instrs.begin(), c.instrs.end(), [](const HloInstr& ins) {
+          return ins.name.find('#') != std::string_view::npos;
+        }))
+      return;
     std::set<std::string_view> taken;
     for (const HloInstr& ins : c.instrs) taken.insert(ins.name);
     std::map<std::string_view, std::string_view> renamed;

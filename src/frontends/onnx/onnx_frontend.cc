@@ -717,7 +717,7 @@ class GraphBuilder {
   // `declared` points at the node's first named output, declared by Build; moved past its outputs.
   Result<Ok> AddNode(Graph& g, const onnx::NodeProto& proto, int index, const ValueId*& declared,
                      std::vector<const Graph*>& scopes, int depth) {
-    Node n;
+    Node& n = g.NewNode();  // g's nodes are reserved: subgraphs built below do not move it
     n.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
     n.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
     n.op_type = proto.op_type();
@@ -767,7 +767,6 @@ class GraphBuilder {
       }
     }
     ApplyTypeAttrs(g, n, proto);
-    g.AddNode(std::move(n));
     return Ok{};
   }
 
