@@ -607,7 +607,7 @@ std::optional<std::pair<std::string_view, std::string_view>> EntryOf(const std::
 // since ONNX 1.16; this libonnx keeps it as unknown bytes): the module path that called the op,
 // when the node's name does not carry one, and the model code's line.
 void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc) {
-  const auto& unknown = proto.GetReflection()->GetUnknownFields(proto);
+  const auto& unknown = proto.unknown_fields();  // not through reflection: no descriptors built
   for (int i = 0; i < unknown.field_count(); ++i) {
     const google::protobuf::UnknownField& field = unknown.field(i);
     if (field.number() != 9 ||
