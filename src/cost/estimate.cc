@@ -15,7 +15,7 @@
 namespace tpudoctor {
 Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts) {
   Layers out;
-  std::map<std::string, double> params;
+  std::set<std::string> keys;  // the layers that read weights
   for (NodeId id : g.topo_order()) {
     const Node& n = g.node(id);
     const std::string& key = facts.layer[static_cast<std::size_t>(id)];
@@ -23,8 +23,10 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
     for (ValueId in : n.inputs) {
       if (in == kNoValue) continue;
       const Value& v = g.value(in);
-      if (v.origin == ValueOrigin::kInitializer && IsFloat(v.type.dtype))
-        params[key] += static_cast<double>(v.type.shape.NumElements().value_or(0));
+      if (v.origin != ValueOrigin::kInitializer || !IsFloat(v.type.dtype)) continue;
+      keys.insert(key);
+      out.largest_weight =
+          std::max(out.largest_weight, static_cast<double>(v.type.shape.NumElements().value_or(0)));
     }
     for (ValueId o : n.outputs) {
       const bool leaves =
@@ -35,8 +37,7 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
             LayoutBytes(g.value(o).type, target, eb, facts.channels_minor(g.value(o))).value_or(0);
     }
   }
-  out.count = static_cast<int>(params.size());
-  for (const auto& [key, n] : params) out.largest_parameters = std::max(out.largest_parameters, n);
+  out.count = static_cast<int>(keys.size());
   return out;
 }
 

@@ -69,8 +69,11 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 }
 
 // Sharding: FSDP and tensor parallelism divide the parameter state; tensor parallelism divides
-// activations too (sequence-parallel layout between the matmuls). An FSDP chip holds the gathered
-// weights of the layer it runs and of the next one (prefetch).
+// activations too (sequence-parallel layout between the matmuls). An FSDP chip also holds two
+// gathered weights: XLA's SPMD partitioner all-gathers each sharded parameter just before the op
+// that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
+// ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
+// 175B's published v6e-256 run, about 3.6 GB of weights a layer, "not fit").
 void ShardMemory(const StepContext& c, Estimate& e) {
   MemoryBreakdown& m = e.memory;
   const double shards = c.StateShards();
@@ -83,8 +86,7 @@ void ShardMemory(const StepContext& c, Estimate& e) {
   m.transients /= tp;
   m.padding_waste /= tp;
   if (c.parallel.fsdp > 1)
-    m.transients +=
-        2 * c.layers.largest_parameters / tp * (c.element_bytes > 0 ? c.element_bytes : 2);
+    m.transients += 2 * c.layers.largest_weight / tp * (c.element_bytes > 0 ? c.element_bytes : 2);
   e.components.state_bytes /= shards;
 }
 

@@ -212,6 +212,37 @@ TEST(RematMemoryTest, PeakIsTheLargerPhaseOfTheBackwardPass) {
   EXPECT_DOUBLE_EQ(offload->memory.transients, 2 * 32 * kib);
 }
 
+// FSDP (memory.cc): besides its shard, a chip holds two gathered weights — the one the running
+// op reads and the next — not two whole layers. Layer 0 reads two [128,128] f32 weights (64 KiB
+// each, 128 KiB the layer): the gathered term is 2 x 64 KiB, beside the transient factor times
+// the largest tensor, the [8,128] f32 activation (2 x 4 KiB).
+TEST(RematMemoryTest, FsdpHoldsTwoGatheredWeightsNotTwoLayers) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[8,128]
+  init %w0: f32[128,128]
+  init %v0: f32[128,128]
+  init %w1: f32[128,128]
+  %a0: f32[8,128] = MatMul[matmul](%x, %w0) scope="/m/layers.0"
+  %b0: f32[8,128] = MatMul[matmul](%a0, %v0) scope="/m/layers.0"
+  %a1: f32[8,128] = MatMul[matmul](%b0, %w1) scope="/m/layers.1"
+  output %a1
+})");
+  Calibration cal = CalibrationFor(**FindTarget("nvidia-h100"), *ParseRuntime("eager"));
+  cal.transient_factor = 2;
+  EstimateOptions o;
+  o.train = true;
+  o.precision = Precision::kFp32;
+  o.runtime = *ParseRuntime("eager");
+  o.calibration = &cal;
+  o.remat = Remat::kLayer;
+  o.chips = 4;
+  o.parallel = {0, 4, 1};
+  auto fsdp = EstimateStep(g, **FindTarget("nvidia-h100"), o);
+  ASSERT_TRUE(fsdp) << fsdp.error().message;
+  const double kib = 1024;
+  EXPECT_DOUBLE_EQ(fsdp->memory.transients, 2 * 4 * kib + 2 * 64 * kib);
+}
+
 std::optional<Estimate> PublishedRun(const char* config, const char* target, int chips,
                                      std::int64_t batch, std::int64_t seq, int slices = 1,
                                      DcnParallelism dcn = DcnParallelism::kData) {
@@ -231,6 +262,16 @@ TEST(RematMemoryTest, PublishedTrilliumRunsFit) {
   EXPECT_TRUE(PublishedRun("llama-3.1-8b.json", "tpu-v6e", 8, 3, 8192)->fits);
   EXPECT_TRUE(PublishedRun("llama-3.1-70b.json", "tpu-v6e", 256, 5, 8192)->fits);
   EXPECT_TRUE(PublishedRun("mixtral-8x7b.json", "tpu-v6e", 256, 12, 4096)->fits);
+  // GPT-3 175B (tpu-recipes trillium/GPT3-175B-MaxText: 3 per device, remat full, FSDP over
+  // v6e-256): its layers' weights are 3.6 GB gathered; two of its largest weight gathered are 2.4.
+  EstimateOptions o;
+  o.batch = 3;
+  o.chips = 256;
+  o.parallel = {0, 256, 1};
+  o.remat = Remat::kLayer;
+  auto gpt3 = TrainStep("gpt-3-175b.json", "tpu-v6e", 2048, o);
+  ASSERT_TRUE(gpt3);
+  EXPECT_TRUE(gpt3->fits);
 }
 
 // Two v6e-256 slices that share the state by FSDP (MaxText's dcn_fsdp_parallelism=2) hold half

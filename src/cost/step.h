@@ -27,7 +27,8 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 struct Layers {
   int count = 0;
   double boundary_bytes = 0;
-  double largest_parameters = 0;  // elements of the largest layer's weights (FSDP gathers them)
+  // Elements of the largest weight tensor a layer reads: FSDP gathers weights one at a time.
+  double largest_weight = 0;
 };
 
 // What the stages derive from the graph on one target, kept with the graph's other derived facts
