@@ -22,8 +22,10 @@ struct Terminal {
   bool exits_after_run = false;
 };
 
-// main(): how the process allocates (tools/tpu-doctor/huge_pages.cc).
+// main(): how the process allocates (tools/tpu-doctor/allocator.cc).
 void TuneAllocator();
+// A sanitizer build, whose leak check must find nothing left allocated at exit.
+bool LeakCheckedBuild();
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Terminal& terminal = {});

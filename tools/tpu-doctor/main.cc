@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   terminal.stdout_is_tty = ::isatty(STDOUT_FILENO) == 1;
   const char* no_color = std::getenv("NO_COLOR");
   terminal.no_color = no_color != nullptr && no_color[0] != '\0';
-  terminal.exits_after_run = true;
+  terminal.exits_after_run = !tpudoctor::cli::LeakCheckedBuild();
   // The library reports bad input as errors, never by throwing; what is left is running out of
   // memory (an allocation a size check did not foresee). It gets the same one line and exit 2,
   // and stdout stays empty: Run writes its output only once it is complete.

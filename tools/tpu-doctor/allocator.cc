@@ -1,4 +1,5 @@
-// The command-line tool's operator new: malloc, plus transparent huge pages for large blocks.
+// How the command-line tool allocates: its operator new (malloc, plus transparent huge pages for
+// large blocks) and TuneAllocator (main calls it first).
 //
 // Loading a 100k-node model allocates a few large arrays (the parsed protobuf's arena blocks, the
 // graph's node and value vectors: tens of MiB each). Touched 4 KiB at a time, each page is a
@@ -6,13 +7,25 @@
 // the program (`/sys/kernel/mm/transparent_hugepage/enabled` = madvise, Debian's default), a
 // block of 8 MiB or more is advised MADV_HUGEPAGE before its first touch: 2 MiB per fault.
 // Elsewhere the advice is ignored. Only the executable links this file, so the library, the
-// Python module and the tests allocate as usual.
+// Python module and the tests allocate as usual; so does a sanitizer build, whose allocator must
+// see every new and delete.
 #include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TPUD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TPUD_SANITIZED 1
+#endif
+#endif
+#ifndef TPUD_SANITIZED
+#define TPUD_SANITIZED 0
+#endif
 
 namespace {
 
@@ -45,11 +58,15 @@ void TuneAllocator() {
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+bool LeakCheckedBuild() { return TPUD_SANITIZED != 0; }
+
 }  // namespace tpudoctor::cli
 
+#if !TPUD_SANITIZED
 void* operator new(std::size_t size) { return Allocate(size); }
 void* operator new[](std::size_t size) { return Allocate(size); }
 void operator delete(void* block) noexcept { std::free(block); }
 void operator delete[](void* block) noexcept { std::free(block); }
 void operator delete(void* block, std::size_t) noexcept { std::free(block); }
 void operator delete[](void* block, std::size_t) noexcept { std::free(block); }
+#endif  // !TPUD_SANITIZED
