@@ -3,6 +3,8 @@
 // The keys are views into text that outlives the map (the file's bytes, a parsed protobuf), so
 // nothing is copied, and the slots are one flat array (open addressing, linear probing, at most
 // half full): a lookup is one or two cache lines where std::unordered_map chases a node per entry.
+// (Abseil's flat_hash_map does the same, but Debian ships it as a dozen shared libraries that
+// every start of the tool would have to load.)
 #pragma once
 
 #include <cstdint>
