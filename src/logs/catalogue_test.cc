@@ -60,7 +60,15 @@ TEST(LogCatalogueTest, MessagesThatNameTheirCause) {
        "distribution_setup"},
       {"TypeError: Execute(): incompatible function arguments. The following argument types are "
        "supported:",
-       "version_mismatch"}};
+       "version_mismatch"},
+      // torch_xla's bridge names the type of the tensor it refused: one left on the CPU, or a
+      // complex one (session 15).
+      {"RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:99 : Check failed: xtensor\nInput "
+       "tensor is not an XLA tensor: CPUFloatType",
+       "distribution_setup"},
+      {"RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: "
+       "XLAComplexFloatType",
+       "unsupported_dtype"}};
   for (const auto& [line, category] : kCases) {
     SCOPED_TRACE(line);
     auto root = RootCauseOf(MatchCatalogue(std::string(line) + "\n"));
@@ -120,6 +128,12 @@ TEST(LogCatalogueTest, ContextDecidesBetweenCategories) {
       "/content/model.ckpt-1400: Unimplemented: File system scheme '[local]' not implemented\n"));
   ASSERT_TRUE(restore);
   EXPECT_EQ(restore->category, "checkpoint_io");
+  // A CPU tensor given to SPMD's mark_sharding is a sharding mistake, not a placement one.
+  auto shard = RootCauseOf(MatchCatalogue(
+      "    xs.mark_sharding(w, mesh, ('data', None))\n"
+      "RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: CPUBFloat16Type\n"));
+  ASSERT_TRUE(shard);
+  EXPECT_EQ(shard->category, "sharding");
 }
 
 // A log that shows a failure but no message naming its cause: the tool says it cannot tell and
