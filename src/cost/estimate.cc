@@ -15,7 +15,7 @@
 namespace tpudoctor {
 Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts) {
   Layers out;
-  std::set<std::string> keys;  // the layers that read weights
+  std::set<std::string_view> keys;  // the layers that read weights (views of facts.layer)
   for (NodeId id : g.topo_order()) {
     const Node& n = g.node(id);
     const std::string& key = facts.layer[static_cast<std::size_t>(id)];

@@ -8,10 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
+
+#include "tpudoctor/support/fd.h"
 
 namespace tpudoctor {
 
@@ -76,12 +77,8 @@ Result<std::string> ReadRegularFile(const std::string& path) {
                      std::to_string(static_cast<std::int64_t>(on_disk) / (1024 * 1024)) +
                      " MiB on disk): its contents were never written, so it is not a model");
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(path + ": cannot open for reading: " + std::strerror(errno));
-  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
-    ::close(*f);
-    delete f;
-  });
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.ok()) return MakeError(path + ": cannot open for reading: " + std::strerror(errno));
   // Read straight into the result, in chunks, so a text file with an absurd line is refused
   // before it is all in memory. Room for the size stat gave and one byte more (to see the end)
   // is reserved up to 64 MiB; past it, or when the file grows while it is read, the string grows.
@@ -94,7 +91,7 @@ Result<std::string> ReadRegularFile(const std::string& path) {
     const std::size_t room = bytes.capacity() - have;
     const std::size_t want = std::min(room > 0 ? room : std::size_t{64} << 10, kReadChunk);
     bytes.resize(have + want);
-    const ssize_t got = ::read(fd, bytes.data() + have, want);
+    const ssize_t got = ::read(fd.get(), bytes.data() + have, want);
     if (got < 0 && errno == EINTR) {
       bytes.resize(have);
       continue;

@@ -11,26 +11,12 @@
 #include <filesystem>
 #include <random>
 
+#include "tpudoctor/support/fd.h"
+
 namespace tpudoctor::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A descriptor closed when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  bool ok() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
 
 // SIGINT, SIGTERM and SIGHUP are held back while it lives, so an interrupt cannot land between two
 // renames; a held signal is delivered when it ends.

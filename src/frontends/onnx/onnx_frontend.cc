@@ -1,5 +1,4 @@
 #include <google/protobuf/arena.h>
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -564,62 +563,23 @@ void SetDocStringFrame(std::string_view doc, SourceLoc& loc) {
   }
 }
 
-// The key (field 1) and value (field 2) of a serialized StringStringEntryProto, as views of
-// `bytes`; nullopt when it is not one. Read in place: a dynamo export has a few per node.
-std::optional<std::pair<std::string_view, std::string_view>> EntryOf(const std::string& bytes) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                            static_cast<int>(bytes.size()));
-  enum WireType : std::uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
-  std::string_view fields[2];
-  while (const std::uint32_t tag = in.ReadTag()) {
-    const std::uint32_t number = tag >> 3;
-    std::uint64_t varint = 0;
-    std::uint32_t size = 0;
-    switch (tag & 7) {
-      case kVarint:
-        if (!in.ReadVarint64(&varint)) return std::nullopt;
-        continue;
-      case kFixed64:
-      case kFixed32:
-        if (!in.Skip((tag & 7) == kFixed64 ? 8 : 4)) return std::nullopt;
-        continue;
-      case kBytes:
-        break;
-      default:
-        return std::nullopt;  // groups: not in a StringStringEntryProto
-    }
-    const void* data = nullptr;
-    int available = 0;
-    if (!in.ReadVarint32(&size)) return std::nullopt;
-    if ((number == 1 || number == 2) && size > 0) {
-      if (!in.GetDirectBufferPointer(&data, &available) ||
-          static_cast<std::uint32_t>(available) < size)
-        return std::nullopt;
-      fields[number - 1] = std::string_view(static_cast<const char*>(data), size);
-    }
-    if (!in.Skip(static_cast<int>(size))) return std::nullopt;
-  }
-  if (!in.ConsumedEntireMessage()) return std::nullopt;
-  return std::pair{fields[0], fields[1]};
-}
-
 // What torch.onnx's dynamo exporter records of each node in NodeProto.metadata_props (field 9
 // since ONNX 1.16; this libonnx keeps it as unknown bytes): the module path that called the op,
-// when the node's name does not carry one, and the model code's line.
-void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc) {
+// when the node's name does not carry one, and the model code's line. `entry` is the caller's,
+// reused from node to node so its strings keep their capacity: a dynamo export has a few per node.
+void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc,
+                          onnx::StringStringEntryProto& entry) {
   const auto& unknown = proto.unknown_fields();  // not through reflection: no descriptors built
   for (int i = 0; i < unknown.field_count(); ++i) {
     const google::protobuf::UnknownField& field = unknown.field(i);
     if (field.number() != 9 ||
         field.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
       continue;
-    const auto entry = EntryOf(field.length_delimited());
-    if (!entry) continue;
-    const auto& [key, value] = *entry;
-    if (key == "pkg.torch.onnx.name_scopes" && loc.scope.empty()) {
-      loc.scope = ScopeFromNameScopes(value);
-    } else if (key == "pkg.torch.onnx.stack_trace") {
-      SetSourceFrame(value, loc);
+    if (!entry.ParseFromString(field.length_delimited())) continue;
+    if (entry.key() == "pkg.torch.onnx.name_scopes" && loc.scope.empty()) {
+      loc.scope = ScopeFromNameScopes(entry.value());
+    } else if (entry.key() == "pkg.torch.onnx.stack_trace") {
+      SetSourceFrame(entry.value(), loc);
     }
   }
 }
@@ -725,7 +685,7 @@ class GraphBuilder {
     if (auto slash = proto.name().rfind('/'); slash != std::string::npos && slash > 0) {
       n.loc.scope = proto.name().substr(0, slash);
     }
-    ReadExporterMetadata(proto, n.loc);
+    ReadExporterMetadata(proto, n.loc, metadata_entry_);
     if (n.loc.file.empty() && !proto.doc_string().empty())
       SetDocStringFrame(proto.doc_string(), n.loc);
     for (const auto& in : proto.input()) {
@@ -824,6 +784,7 @@ class GraphBuilder {
   }
 
   std::vector<Diagnostic>& diags_;
+  onnx::StringStringEntryProto metadata_entry_;  // ReadExporterMetadata's, reused
 };
 
 // A static shape whose byte size does not fit in 64 bits describes no tensor that can exist.
