@@ -260,10 +260,15 @@ def test_logs_text_and_paths(testdata):
     assert healthy.root_cause is None
     assert by_text.root_cause.layer == "signature"
     # No signature knows it, but the run failed: the scored layer's category and confidence.
-    guess = tpudoctor.logs("     Unpadded size: 1.17G\n     Allocation type: HLO temp\n")
+    guess = tpudoctor.logs("     Shape: f32[246534,1280]{1,0:T(8,128)}\n"
+                           "     Unpadded size: 1.17G\n")
     assert guess.root_cause.layer == "fallback"
     assert guess.root_cause.category == "hbm_oom"
     assert 0 < guess.root_cause.confidence <= 1
+    # With its allocation type, the TPU compiler's memory report: the catalogue's message.
+    report = tpudoctor.logs("     Unpadded size: 1.17G\n     Allocation type: HLO temp\n")
+    assert report.root_cause.layer == "catalogue"
+    assert report.root_cause.category == "hbm_oom"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@
 #include <re2/set.h>
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 
 #include "src/logs/line_shape.h"
@@ -14,8 +13,10 @@ namespace tpudoctor::logs {
 namespace {
 
 constexpr std::size_t kMaxLineText = 300;
-// How many lines before a message its context may be on (a traceback's frames above it).
+// How many lines before a message its context may be on (a traceback's frames above it), and how
+// many lines continuing it after (the op or the file it was about).
 constexpr std::size_t kContextLines = 5;
+constexpr std::size_t kContinuationLines = 3;
 
 struct Compiled {
   std::vector<CatalogueEntry> entries;
@@ -89,49 +90,74 @@ const Compiled& TheCatalogue() {
 const std::vector<CatalogueEntry>& CatalogueEntries() { return TheCatalogue().entries; }
 const std::string& CatalogueLoadError() { return TheCatalogue().error; }
 
-std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
-  const Compiled& c = TheCatalogue();
-  std::vector<CatalogueMatch> out;
-  if (c.entries.empty()) return out;
+namespace {
+
+// A line that continues the message above it: indented, or TensorFlow's `[[node ...]]` naming the
+// op that failed. Frameworks print what a message is about there (the file a request was for, the
+// op that raised it).
+bool ContinuesMessage(std::string_view line) {
+  if (line.empty()) return false;
+  if (line.front() == ' ' || line.front() == '\t') return true;
+  return line.substr(0, 2) == "[[";
+}
+
+// The lines a message's context is read from: up to kContextLines before it, its own, and the
+// lines that continue it (at most kContinuationLines).
+bool InContext(const RE2& context, const std::vector<std::string>& lines, std::size_t at) {
+  const std::size_t first = at >= kContextLines ? at - kContextLines : 0;
+  for (std::size_t i = first; i <= at; ++i) {
+    if (RE2::PartialMatch(lines[i], context)) return true;
+  }
+  for (std::size_t i = at + 1; i < lines.size() && i <= at + kContinuationLines; ++i) {
+    if (!ContinuesMessage(lines[i])) break;
+    if (RE2::PartialMatch(lines[i], context)) return true;
+  }
+  return false;
+}
+
+// The text's lines, undecorated (src/logs/line_shape.h).
+std::vector<std::string> UnshapedLines(std::string_view text) {
+  std::vector<std::string> lines;
   std::string unshaped;
-  std::vector<int> hits;
-  std::deque<std::string> recent;  // the lines before this one, for contexts
-  std::int64_t line_no = 0;
   for (std::size_t pos = 0; pos <= text.size();) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
-    ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     line = UnshapeLine(line, unshaped);
-    hits.clear();
-    if (c.set->Match(line, &hits)) {
-      std::vector<CatalogueMatch> on_line;
-      for (int i : hits) {
-        re2::StringPiece whole;
-        if (!c.patterns[i]->Match(line, 0, line.size(), RE2::UNANCHORED, &whole, 1)) continue;
-        const CatalogueEntry& e = c.entries[i];
-        std::string category = e.category;
-        if (c.contexts[i]) {
-          bool in_context = RE2::PartialMatch(line, *c.contexts[i]);
-          for (const std::string& before : recent) {
-            in_context = in_context || RE2::PartialMatch(before, *c.contexts[i]);
-          }
-          if (in_context) category = e.context_category;
-        }
-        on_line.push_back({&e, category, line_no,
-                           static_cast<std::size_t>(whole.data() - line.data()),
-                           std::string(line.substr(0, kMaxLineText))});
-      }
-      std::sort(
-          on_line.begin(), on_line.end(),
-          [](const CatalogueMatch& a, const CatalogueMatch& b) { return a.column < b.column; });
-      out.insert(out.end(), on_line.begin(), on_line.end());
-    }
-    recent.emplace_back(line.substr(0, kMaxLineText));
-    if (recent.size() > kContextLines) recent.pop_front();
+    lines.emplace_back(line);
     if (end == text.size()) break;
     pos = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
+  const Compiled& c = TheCatalogue();
+  std::vector<CatalogueMatch> out;
+  if (c.entries.empty()) return out;
+  const std::vector<std::string> lines = UnshapedLines(text);
+  std::vector<int> hits;
+  for (std::size_t at = 0; at < lines.size(); ++at) {
+    const std::string& line = lines[at];
+    hits.clear();
+    if (!c.set->Match(line, &hits)) continue;
+    std::vector<CatalogueMatch> on_line;
+    for (int i : hits) {
+      re2::StringPiece whole;
+      if (!c.patterns[i]->Match(line, 0, line.size(), RE2::UNANCHORED, &whole, 1)) continue;
+      const CatalogueEntry& e = c.entries[i];
+      const bool in_context = c.contexts[i] && InContext(*c.contexts[i], lines, at);
+      on_line.push_back({&e, in_context ? e.context_category : e.category,
+                         static_cast<std::int64_t>(at + 1),
+                         static_cast<std::size_t>(whole.data() - line.data()),
+                         line.substr(0, kMaxLineText)});
+    }
+    std::sort(on_line.begin(), on_line.end(),
+              [](const CatalogueMatch& a, const CatalogueMatch& b) { return a.column < b.column; });
+    out.insert(out.end(), on_line.begin(), on_line.end());
   }
   return out;
 }

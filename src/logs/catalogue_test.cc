@@ -68,7 +68,29 @@ TEST(LogCatalogueTest, MessagesThatNameTheirCause) {
        "distribution_setup"},
       {"RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: "
        "XLAComplexFloatType",
-       "unsupported_dtype"}};
+       "unsupported_dtype"},
+      // Session 16: messages whose source says what they mean.
+      {"RuntimeError: Failed precondition: Operand 1 of instruction reduce-scatter.3 already has "
+       "a layout constraint bf16[8,128]{0,1}, cannot add incompatible constraint bf16[8,128]{1,0}",
+       "compiler_crash"},
+      {"NotFoundError: Op type not registered 'TPUPartitionedCall' in binary running on host-0.",
+       "version_mismatch"},
+      {"InternalError: The filesystem registered under the 'gs://' scheme was not a "
+       "tensorflow::RetryingGcsFileSystem*.",
+       "version_mismatch"},
+      {"  (2) Out of range: End of sequence", "input_pipeline"},
+      {"OUT_OF_RANGE: reached the end of the input", "input_pipeline"},
+      {"     Allocation type: HLO temp", "hbm_oom"},
+      {"Program hbm requirement 17.10G:", "hbm_oom"},
+      {"ValueError: Expected a tiled memref", "unsupported_op"},
+      {"RuntimeError: Requested backend tpu, but it failed to initialize: NOT_FOUND: no TPU",
+       "version_mismatch"},
+      {"TypeError: fit() got an unexpected keyword argument 'steps_per_execution'",
+       "version_mismatch"},
+      {"TypeError: spawn() takes from 1 to 3 positional arguments but 4 were given",
+       "version_mismatch"},
+      {"TypeError: barrier() missing 1 required positional argument: 'name'",
+       "version_mismatch"}};
   for (const auto& [line, category] : kCases) {
     SCOPED_TRACE(line);
     auto root = RootCauseOf(MatchCatalogue(std::string(line) + "\n"));
@@ -134,6 +156,28 @@ TEST(LogCatalogueTest, ContextDecidesBetweenCategories) {
       "RuntimeError: Check failed: xtensor: Input tensor is not an XLA tensor: CPUBFloat16Type\n"));
   ASSERT_TRUE(shard);
   EXPECT_EQ(shard->category, "sharding");
+  // The op TensorFlow names on the lines continuing a message is part of its context: a Cloud
+  // Storage error while saving a checkpoint is the checkpoint's; the same error while reading
+  // the data is the pipeline's.
+  const std::string http =
+      "Unavailable: Error executing an HTTP request: HTTP response code 503\n"
+      "         when uploading gs://bucket/run/part-0001\n";
+  auto save = RootCauseOf(MatchCatalogue(http + "         [[node save/SaveV2 ]]\n"));
+  ASSERT_TRUE(save);
+  EXPECT_EQ(save->category, "checkpoint_io");
+  auto read = RootCauseOf(MatchCatalogue(http + "         [[node IteratorGetNext ]]\n"));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->category, "input_pipeline");
+  // A line that does not continue the message (not indented) is not read after it.
+  auto apart = RootCauseOf(MatchCatalogue(http + "saving a SaveV2 op elsewhere\n"));
+  ASSERT_TRUE(apart);
+  EXPECT_EQ(apart->category, "input_pipeline");
+  // The memory report of VMEM, not HBM.
+  auto vmem = RootCauseOf(
+      MatchCatalogue("Largest program allocations in vmem:\n\n  XLA label: spill slots\n"
+                     "  Allocation type: scoped\n"));
+  ASSERT_TRUE(vmem);
+  EXPECT_EQ(vmem->category, "vmem_oom");
 }
 
 // A log that shows a failure but no message naming its cause: the tool says it cannot tell and

@@ -101,7 +101,9 @@ Result<Ok> ScanOne(const std::string& path, std::size_t index, Scanner& scanner,
     return MakeError(path + ": " + message);
   };
   gzbuffer(gz, kChunk);
-  std::string buf(kChunk, '\0');
+  // Reads of at least twice zlib's buffer go straight into `buf` for a plain (not gzip) file;
+  // smaller ones are copied through zlib's buffer.
+  std::string buf(4 * kChunk, '\0');
   scanner.StartFile(index);
   bool first = true;
   for (;;) {

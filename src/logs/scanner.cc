@@ -19,17 +19,32 @@ int OnHit(unsigned int id, unsigned long long /*from*/, unsigned long long to,
   return 0;
 }
 
-// glibc's memchr is vectorized; for typical ~100-byte log lines it beats counting word by word.
+// Newlines in `s`, sixteen bytes at a time (GCC's portable vector extension: SSE2 on x86-64,
+// NEON on arm64): per-byte counters of 64-byte blocks, summed before they can overflow. About
+// twice glibc's memchr called once per line on ~100-byte lines (bench/logs_bench.sh).
 std::int64_t CountNewlines(std::string_view s) {
+  using Bytes = signed char __attribute__((vector_size(16)));
+  constexpr std::size_t kBlock = 64;
+  constexpr std::size_t kMaxBlocks = 255;  // a byte counter gains at most 1 per block
+  const Bytes newline = Bytes{} + '\n';
   std::int64_t n = 0;
   const char* p = s.data();
-  const char* end = p + s.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
+  std::size_t left = s.size();
+  while (left >= kBlock) {
+    const std::size_t blocks = std::min(left / kBlock, kMaxBlocks);
+    Bytes counts{};
+    for (std::size_t b = 0; b < blocks; ++b, p += kBlock) {
+      Bytes v[4];
+      std::memcpy(v, p, kBlock);
+      // A lane compares to -1 where it holds a newline.
+      counts -= (v[0] == newline) + (v[1] == newline) + (v[2] == newline) + (v[3] == newline);
+    }
+    left -= blocks * kBlock;
+    unsigned char lanes[sizeof(Bytes)];
+    std::memcpy(lanes, &counts, sizeof lanes);
+    for (const unsigned char lane : lanes) n += lane;
   }
+  for (; left > 0; --left, ++p) n += *p == '\n';
   return n;
 }
 
