@@ -150,10 +150,9 @@ std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
       if (!c.patterns[i]->Match(line, 0, line.size(), RE2::UNANCHORED, &whole, 1)) continue;
       const CatalogueEntry& e = c.entries[i];
       const bool in_context = c.contexts[i] && InContext(*c.contexts[i], lines, at);
-      on_line.push_back({&e, in_context ? e.context_category : e.category,
-                         static_cast<std::int64_t>(at + 1),
-                         static_cast<std::size_t>(whole.data() - line.data()),
-                         line.substr(0, kMaxLineText)});
+      on_line.push_back(
+          {&e, in_context ? e.context_category : e.category, static_cast<std::int64_t>(at + 1),
+           static_cast<std::size_t>(whole.data() - line.data()), line.substr(0, kMaxLineText)});
     }
     std::sort(on_line.begin(), on_line.end(),
               [](const CatalogueMatch& a, const CatalogueMatch& b) { return a.column < b.column; });

@@ -371,6 +371,27 @@ std::optional<LogCause> FallbackCause(const Excerpt& excerpt, const std::string&
   return c;
 }
 
+// When the top signature says only that the run stopped making progress (a deadline, a stall),
+// the catalogue's cause if it comes before that signature's first line: the first failure in
+// time wins over a generic timeout (a heartbeat that timed out after the input pipeline ended).
+// Not over a specific signature: an exact signature is more precise than a catalogue message
+// (in leave-one-repository-out runs, letting any earlier message win turned 5 right answers
+// wrong and no wrong one right). Lines compare only when the excerpt is the whole single input.
+std::optional<LogCause> EarlierNamedCause(const Scanner& scanner,
+                                          const std::vector<std::string>& files,
+                                          const std::vector<LogCause>& causes,
+                                          const std::string& framework) {
+  const LogCause& top = causes.front();
+  if (top.layer != "signature" || top.category != "hang_or_deadlock" || top.evidence.empty())
+    return std::nullopt;
+  const Excerpt excerpt = ExcerptOf(scanner, files);
+  if (!excerpt.exact) return std::nullopt;
+  std::optional<LogCause> c = CatalogueCause(excerpt, framework);
+  if (!c || c->confidence < kCauseConfidence || c->category == top.category) return std::nullopt;
+  if (c->evidence.front().line >= top.evidence.front().line) return std::nullopt;
+  return c;
+}
+
 LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& files) {
   const KnowledgeBase& kb = KnowledgeBase::Get();
   LogDiagnosis d;
@@ -455,6 +476,12 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
     } else if (std::optional<LogCause> f = FallbackCause(excerpt, d.framework)) {
       d.causes.push_back(std::move(*f));
     }
+  } else if (std::optional<LogCause> earlier =
+                 EarlierNamedCause(scanner, files, d.causes, d.framework)) {
+    // A message that names its cause, printed before the failure a signature recognised: the
+    // first failure in time is the root; what the signature saw followed from it.
+    for (LogCause& c : d.causes) c.knock_on = true;
+    d.causes.insert(d.causes.begin(), std::move(*earlier));
   } else if (IsStructural(kb, d.causes.front().signature)) {
     // An internal check failed: that the run died is certain; why is the message inside it (the
     // catalogue), else the scored layer's call.
