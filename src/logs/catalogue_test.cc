@@ -89,7 +89,9 @@ TEST(LogCatalogueTest, MessagesThatNameTheirCause) {
        "version_mismatch"},
       {"TypeError: spawn() takes from 1 to 3 positional arguments but 4 were given",
        "version_mismatch"},
-      {"TypeError: barrier() missing 1 required positional argument: 'name'", "version_mismatch"}};
+      {"TypeError: barrier() missing 1 required positional argument: 'name'", "version_mismatch"},
+      {"ImportError: cannot import name 'spmd' from 'torch_xla.distributed'", "version_mismatch"},
+      {"AttributeError: module 'jax.experimental' has no attribute 'maps'", "version_mismatch"}};
   for (const auto& [line, category] : kCases) {
     SCOPED_TRACE(line);
     auto root = RootCauseOf(MatchCatalogue(std::string(line) + "\n"));
