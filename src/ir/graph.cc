@@ -75,6 +75,16 @@ ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin ori
   return id;
 }
 
+std::optional<ValueId> Graph::AddNewValue(std::string value_name, TensorType type,
+                                          ValueOrigin origin) {
+  const ValueId id = AddValue("", std::move(type), origin);
+  Value& v = values_.back();
+  v.name = std::move(value_name);
+  if (v.name.empty() || by_name_.Insert(id, values_)) return id;
+  values_.pop_back();
+  return std::nullopt;
+}
+
 NodeId Graph::AddNode(Node node) {
   const auto id = static_cast<NodeId>(nodes_.size());
   node.id = id;
@@ -119,7 +129,7 @@ void Graph::NameIndex::Rehash(std::size_t slots, const std::vector<Value>& value
   }
 }
 
-void Graph::NameIndex::Insert(ValueId id, const std::vector<Value>& values) {
+bool Graph::NameIndex::Insert(ValueId id, const std::vector<Value>& values) {
   if (2 * (size_ + 1) > slots_.size()) Rehash(std::max<std::size_t>(16, 2 * slots_.size()), values);
   const std::string& name = values[static_cast<std::size_t>(id)].name;
   const std::uint64_t hash = NameHash(name);
@@ -129,9 +139,9 @@ void Graph::NameIndex::Insert(ValueId id, const std::vector<Value>& values) {
     if (s.id == kNoValue) {
       s = {TagOf(hash), id};
       ++size_;
-      return;
+      return true;
     }
-    if (s.tag == TagOf(hash) && values[static_cast<std::size_t>(s.id)].name == name) return;
+    if (s.tag == TagOf(hash) && values[static_cast<std::size_t>(s.id)].name == name) return false;
   }
 }
 

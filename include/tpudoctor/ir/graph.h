@@ -150,6 +150,9 @@ class Graph {
   // Building.
   void Reserve(std::size_t values, std::size_t nodes);
   ValueId AddValue(std::string value_name, TensorType type, ValueOrigin origin);
+  // AddValue for a name that must be new: nullopt, and nothing added, when a value already holds
+  // it (one probe of the name index instead of FindValue's and AddValue's two).
+  std::optional<ValueId> AddNewValue(std::string value_name, TensorType type, ValueOrigin origin);
   NodeId AddNode(Node node);  // sets node.id and the producer of its outputs
   // Appends an empty node (its id set) to fill in place, which spares moving a large node into
   // the graph; Finalize sets the producer of its outputs. The reference lasts until the next node
@@ -189,8 +192,8 @@ class Graph {
   class NameIndex {
    public:
     void Reserve(std::size_t names, const std::vector<Value>& values);
-    // Indexes values[id] under its name unless a value already holds it.
-    void Insert(ValueId id, const std::vector<Value>& values);
+    // Indexes values[id] under its name unless a value already holds it; returns whether it did.
+    bool Insert(ValueId id, const std::vector<Value>& values);
     std::optional<ValueId> Find(std::string_view name, const std::vector<Value>& values) const;
 
    private:

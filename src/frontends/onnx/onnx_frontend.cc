@@ -609,10 +609,10 @@ class GraphBuilder {
 
     std::set<std::string> init_names;
     for (const auto& t : proto.initializer()) {
-      if (g.FindValue(t.name()))
-        return MakeError("initializer `" + t.name() + "` is defined twice");
-      ValueId id = g.AddValue(t.name(), FromOnnxTensor(t), ValueOrigin::kInitializer);
-      g.mutable_value(id).known_ints = KnownInts(t);
+      const std::optional<ValueId> id =
+          g.AddNewValue(t.name(), FromOnnxTensor(t), ValueOrigin::kInitializer);
+      if (!id) return MakeError("initializer `" + t.name() + "` is defined twice");
+      g.mutable_value(*id).known_ints = KnownInts(t);
       init_names.insert(t.name());
     }
     for (const auto& t : proto.sparse_initializer()) {
@@ -623,9 +623,10 @@ class GraphBuilder {
     }
     for (const auto& in : proto.input()) {
       if (init_names.count(in.name())) continue;  // IR < 4 lists initializers as inputs too
-      if (g.FindValue(in.name()))
-        return MakeError("graph input `" + in.name() + "` is defined twice");
-      g.AddInput(g.AddValue(in.name(), FromOnnx(in.type()), ValueOrigin::kGraphInput));
+      const std::optional<ValueId> id =
+          g.AddNewValue(in.name(), FromOnnx(in.type()), ValueOrigin::kGraphInput);
+      if (!id) return MakeError("graph input `" + in.name() + "` is defined twice");
+      g.AddInput(*id);
     }
     // Declare every node output first, so a file whose nodes are out of order still links.
     std::vector<ValueId> declared;  // the named outputs of every node, in node order
@@ -633,9 +634,11 @@ class GraphBuilder {
     for (const auto& n : proto.node()) {
       for (const auto& out : n.output()) {
         if (out.empty()) continue;
-        if (g.FindValue(out))
+        const std::optional<ValueId> id =
+            g.AddNewValue(out, type_of(out), ValueOrigin::kNodeOutput);
+        if (!id)
           return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
-        declared.push_back(g.AddValue(out, type_of(out), ValueOrigin::kNodeOutput));
+        declared.push_back(*id);
       }
     }
     scopes.push_back(&g);
