@@ -58,11 +58,11 @@ struct Value {
   // The elements of a small integer tensor whose contents are known before running the model
   // (an initializer, a Constant, or a shape computation folded by the frontend). Elements may be
   // symbolic (`batch`). Absent when the contents are unknown or too large to keep.
-  std::optional<std::vector<Dim>> known_ints;
+  Boxed<std::vector<Dim>> known_ints;
   // known_ints as numbers, when every element is static; nullopt otherwise.
   std::optional<std::vector<std::int64_t>> StaticInts() const;
   // The elements of a small string constant (the file names a tf.data pipeline reads).
-  std::optional<std::vector<std::string>> known_strings;
+  Boxed<std::vector<std::string>> known_strings;
 };
 
 using AttrValue = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>,

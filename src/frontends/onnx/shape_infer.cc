@@ -77,8 +77,8 @@ class Propagator {
     return v == kNoValue ? kNone : g_.value(v).type;
   }
   const Shape& S(const Node& n, std::size_t i) const { return T(n, i).shape; }
-  const std::optional<Dims>& K(const Node& n, std::size_t i) const {
-    static const std::optional<Dims> kNone;
+  const Boxed<Dims>& K(const Node& n, std::size_t i) const {
+    static const Boxed<Dims> kNone;
     ValueId v = n.input(i);
     return v == kNoValue ? kNone : g_.value(v).known_ints;
   }
