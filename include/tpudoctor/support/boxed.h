@@ -1,8 +1,7 @@
-// Boxed<T>: an optional T kept on the heap, for the large fields most IR nodes leave empty
-// (control flow, dot and convolution geometry, a pooling window, a value's known elements). An
-// empty one costs a pointer
-// where std::optional<T> costs sizeof(T): on a 100k-node model that was 40 MB of empty fields to
-// allocate, fault in and move. It reads like std::optional (`if (n.dot)`, `n.dot->lhs_batch`,
+// Boxed<T>: an optional T kept on the heap, for the large fields most IR nodes and values leave
+// empty (control flow, dot and convolution geometry, a pooling window, a value's known elements).
+// An empty one costs a pointer where std::optional<T> costs sizeof(T): on a 100k-node model that
+// was 40 MB of empty fields to allocate, fault in and move. It reads like std::optional (`if (n.dot)`, `n.dot->lhs_batch`,
 // `*n.conv`, `n.dot = dims;`, `n.dot.value_or({})`) and copies deeply.
 #pragma once
 
