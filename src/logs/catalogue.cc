@@ -85,13 +85,6 @@ const Compiled& TheCatalogue() {
   return *compiled;
 }
 
-}  // namespace
-
-const std::vector<CatalogueEntry>& CatalogueEntries() { return TheCatalogue().entries; }
-const std::string& CatalogueLoadError() { return TheCatalogue().error; }
-
-namespace {
-
 // A line that continues the message above it: indented, or TensorFlow's `[[node ...]]` naming the
 // op that failed. Frameworks print what a message is about there (the file a request was for, the
 // op that raised it).
@@ -133,6 +126,9 @@ std::vector<std::string> UnshapedLines(std::string_view text) {
 }
 
 }  // namespace
+
+const std::vector<CatalogueEntry>& CatalogueEntries() { return TheCatalogue().entries; }
+const std::string& CatalogueLoadError() { return TheCatalogue().error; }
 
 std::vector<CatalogueMatch> MatchCatalogue(std::string_view text) {
   const Compiled& c = TheCatalogue();
