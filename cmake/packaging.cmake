@@ -14,7 +14,11 @@ add_custom_target(tpudoctor_completion ALL DEPENDS ${TPUD_BASH_COMPLETION})
 install(FILES ${TPUD_BASH_COMPLETION} DESTINATION share/bash-completion/completions)
 install(FILES README.md DESTINATION share/doc/tpu-doctor)
 
-set(TPUD_DEB_DEPENDS "")
+# libzip is loaded when an archive is read, not linked (CMakeLists.txt), so dpkg-shlibdeps does not
+# see it: its package (named after its soname, libzip.so.4 -> libzip4) is listed here.
+string(REGEX REPLACE "^lib(.+)\\.so\\.([0-9]+)$" "lib\\1\\2" TPUD_LIBZIP_PACKAGE
+                     "${TPUD_LIBZIP_SONAME}")
+set(TPUD_DEB_DEPENDS "${TPUD_LIBZIP_PACKAGE}")
 if(TARGET tpudoctor_python)
   # Debian's python3 reads /usr/lib/python3/dist-packages; the extension is built for the
   # interpreter CMake found (its minor version is in the module's file name).
@@ -27,8 +31,8 @@ if(TARGET tpudoctor_python)
   list(GET TPUD_PY_VERSION 0 TPUD_PY_MAJOR)
   list(GET TPUD_PY_VERSION 1 TPUD_PY_MINOR)
   math(EXPR TPUD_PY_NEXT_MINOR "${TPUD_PY_MINOR} + 1")
-  set(TPUD_DEB_DEPENDS
-      "python3 (>= ${TPUD_PY_MAJOR}.${TPUD_PY_MINOR}), python3 (<< ${TPUD_PY_MAJOR}.${TPUD_PY_NEXT_MINOR})")
+  string(APPEND TPUD_DEB_DEPENDS
+         ", python3 (>= ${TPUD_PY_MAJOR}.${TPUD_PY_MINOR}), python3 (<< ${TPUD_PY_MAJOR}.${TPUD_PY_NEXT_MINOR})")
 endif()
 
 set(CPACK_GENERATOR DEB)

@@ -54,6 +54,8 @@ deb=$(ls "$BUILD"/tpu-doctor_*.deb)
 dpkg-deb -f "$deb" Depends >"$work/depends"
 dpkg-deb -c "$deb" >"$work/contents"
 grep -q "python3 (>= 3" "$work/depends" || { say "$deb: no python3 in Depends" >&2; exit 1; }
+# libzip is loaded at run time (dlopen), so shlibdeps cannot list it: packaging.cmake does.
+grep -q "libzip[0-9]" "$work/depends" || { say "$deb: no libzip in Depends" >&2; exit 1; }
 grep -q "usr/share/bash-completion/completions/tpu-doctor" "$work/contents" ||
   { say "$deb: no bash completion" >&2; exit 1; }
 if [[ $(id -u) == 0 ]] && ! dpkg-query -W tpu-doctor >/dev/null 2>&1; then

@@ -1,11 +1,82 @@
 #include "src/support/zip_archive.h"
 
+#include <dlfcn.h>
 #include <zip.h>
 
 #include <utility>
 
 namespace tpudoctor {
 namespace {
+
+// libzip's functions, found in the library when the first archive is opened: a process that reads
+// no archive never loads libzip (nor libcrypto and libbz2, which it links), as it never loads
+// libhdf5 (src/frontends/keras/hdf5_api.cc).
+struct ZipApi {
+  decltype(&zip_error_init) error_init;
+  decltype(&zip_error_init_with_code) error_init_with_code;
+  decltype(&zip_error_strerror) error_strerror;
+  decltype(&zip_error_code_zip) error_code_zip;
+  decltype(&zip_error_fini) error_fini;
+  decltype(&zip_source_buffer_create) source_buffer_create;
+  decltype(&zip_source_free) source_free;
+  decltype(&zip_open_from_source) open_from_source;
+  decltype(&zip_discard) discard;
+  decltype(&zip_get_num_entries) get_num_entries;
+  decltype(&zip_stat_init) stat_init;
+  decltype(&zip_stat_index) stat_index;
+  decltype(&zip_fopen_index) fopen_index;
+  decltype(&zip_fread) fread;
+  decltype(&zip_fclose) fclose;
+  decltype(&zip_strerror) strerror;
+};
+
+template <typename T>
+bool Resolve(void* library, const char* name, T& out, std::string& problem) {
+  out = reinterpret_cast<T>(::dlsym(library, name));
+  if (out == nullptr) problem = std::string(TPUD_LIBZIP_SONAME) + " has no `" + name + "`";
+  return out != nullptr;
+}
+
+struct LoadedZipApi {
+  ZipApi api{};
+  std::string problem;  // empty when every function was found
+};
+
+LoadedZipApi LoadZipApi() {
+  LoadedZipApi z;
+  void* lib = ::dlopen(TPUD_LIBZIP_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    z.problem = "libzip (" + std::string(TPUD_LIBZIP_SONAME) +
+                ") is not installed; install Debian's libzip package to read .keras and .pt2 "
+                "archives";
+    return z;
+  }
+  ZipApi& a = z.api;
+  std::string& p = z.problem;
+  (void)(Resolve(lib, "zip_error_init", a.error_init, p) &&
+         Resolve(lib, "zip_error_init_with_code", a.error_init_with_code, p) &&
+         Resolve(lib, "zip_error_strerror", a.error_strerror, p) &&
+         Resolve(lib, "zip_error_code_zip", a.error_code_zip, p) &&
+         Resolve(lib, "zip_error_fini", a.error_fini, p) &&
+         Resolve(lib, "zip_source_buffer_create", a.source_buffer_create, p) &&
+         Resolve(lib, "zip_source_free", a.source_free, p) &&
+         Resolve(lib, "zip_open_from_source", a.open_from_source, p) &&
+         Resolve(lib, "zip_discard", a.discard, p) &&
+         Resolve(lib, "zip_get_num_entries", a.get_num_entries, p) &&
+         Resolve(lib, "zip_stat_init", a.stat_init, p) &&
+         Resolve(lib, "zip_stat_index", a.stat_index, p) &&
+         Resolve(lib, "zip_fopen_index", a.fopen_index, p) &&
+         Resolve(lib, "zip_fread", a.fread, p) && Resolve(lib, "zip_fclose", a.fclose, p) &&
+         Resolve(lib, "zip_strerror", a.strerror, p));
+  return z;
+}
+
+// libzip's functions, or nullptr with `problem` saying why they cannot be had.
+const ZipApi* TheZipApi(std::string& problem) {
+  static const LoadedZipApi* loaded = new LoadedZipApi(LoadZipApi());
+  problem = loaded->problem;
+  return problem.empty() ? &loaded->api : nullptr;
+}
 
 // A member that inflates more than this many times its stored size, and to more than
 // kBombFloor bytes, is treated as a zip bomb. JSON compresses ~10-20x; 200x is far beyond it.
@@ -29,11 +100,11 @@ bool SafeMemberName(std::string_view name) {
   return true;
 }
 
-std::string ZipErrorText(int code) {
+std::string ZipErrorText(const ZipApi& z, int code) {
   zip_error_t error;
-  zip_error_init_with_code(&error, code);
-  std::string text = zip_error_strerror(&error);
-  zip_error_fini(&error);
+  z.error_init_with_code(&error, code);
+  std::string text = z.error_strerror(&error);
+  z.error_fini(&error);
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
@@ -41,9 +112,10 @@ std::string ZipErrorText(int code) {
 }  // namespace
 
 struct ZipArchive::Handle {
+  const ZipApi* z = nullptr;
   zip_t* zip = nullptr;
   ~Handle() {
-    if (zip != nullptr) zip_discard(zip);
+    if (zip != nullptr) z->discard(zip);
   }
 };
 
@@ -62,24 +134,28 @@ ZipArchive::~ZipArchive() = default;
 
 Result<std::unique_ptr<ZipArchive>> ZipArchive::Open(std::string_view bytes,
                                                      std::string display_name) {
+  std::string problem;
+  const ZipApi* z = TheZipApi(problem);
+  if (z == nullptr) return MakeError(display_name + ": " + problem);
   zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  z->error_init(&error);
+  zip_source_t* source = z->source_buffer_create(bytes.data(), bytes.size(), 0, &error);
   if (source == nullptr) {
-    zip_error_fini(&error);
+    z->error_fini(&error);
     return MakeError(display_name + ": cannot read the zip archive");
   }
   auto handle = std::make_unique<Handle>();
-  handle->zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  handle->z = z;
+  handle->zip = z->open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
   if (handle->zip == nullptr) {
-    const int code = zip_error_code_zip(&error);
-    zip_source_free(source);
-    zip_error_fini(&error);
-    return MakeError(display_name +
-                     ": a truncated or damaged zip archive (libzip: " + ZipErrorText(code) + ")");
+    const int code = z->error_code_zip(&error);
+    z->source_free(source);
+    z->error_fini(&error);
+    return MakeError(display_name + ": a truncated or damaged zip archive (libzip: " +
+                     ZipErrorText(*z, code) + ")");
   }
-  zip_error_fini(&error);
-  const zip_int64_t count = zip_get_num_entries(handle->zip, 0);
+  z->error_fini(&error);
+  const zip_int64_t count = z->get_num_entries(handle->zip, 0);
   if (count < 0 || static_cast<std::uint64_t>(count) > kMaxEntries) {
     return MakeError(display_name + ": the zip archive has too many members");
   }
@@ -87,8 +163,8 @@ Result<std::unique_ptr<ZipArchive>> ZipArchive::Open(std::string_view bytes,
   entries.reserve(static_cast<std::size_t>(count));
   for (zip_uint64_t i = 0; i < static_cast<zip_uint64_t>(count); ++i) {
     zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(handle->zip, i, ZIP_FL_ENC_RAW, &st) != 0 ||
+    z->stat_init(&st);
+    if (z->stat_index(handle->zip, i, ZIP_FL_ENC_RAW, &st) != 0 ||
         (st.valid & ZIP_STAT_NAME) == 0) {
       return MakeError(display_name + ": cannot read member " + std::to_string(i) +
                        " of the zip archive");
@@ -138,9 +214,10 @@ Result<std::string> ZipArchive::Read(const ZipEntry& entry, std::uint64_t max_by
         std::to_string(entry.size / std::max<std::uint64_t>(entry.compressed_size, 1)) +
         "x; refusing a likely zip bomb");
   }
-  zip_file_t* file = zip_fopen_index(handle_->zip, entry.index, 0);
+  const ZipApi& z = *handle_->z;
+  zip_file_t* file = z.fopen_index(handle_->zip, entry.index, 0);
   if (file == nullptr) {
-    return MakeError(where + ": " + std::string(zip_strerror(handle_->zip)));
+    return MakeError(where + ": " + std::string(z.strerror(handle_->zip)));
   }
   // The buffer grows with what really inflates, never to the declared size up front: a member
   // that claims a gigabyte and holds a kilobyte costs a kilobyte.
@@ -152,7 +229,7 @@ Result<std::string> ZipArchive::Read(const ZipEntry& entry, std::uint64_t max_by
         static_cast<std::size_t>(std::min<std::uint64_t>(kStep, entry.size - out.size()));
     const std::size_t at = out.size();
     out.resize(at + want);
-    got = zip_fread(file, out.data() + at, want);
+    got = z.fread(file, out.data() + at, want);
     if (got <= 0) {
       out.resize(at);
       break;
@@ -160,8 +237,8 @@ Result<std::string> ZipArchive::Read(const ZipEntry& entry, std::uint64_t max_by
     out.resize(at + static_cast<std::size_t>(got));
   }
   char extra;
-  const zip_int64_t more = zip_fread(file, &extra, 1);  // also runs the CRC check at the end
-  zip_fclose(file);
+  const zip_int64_t more = z.fread(file, &extra, 1);  // also runs the CRC check at the end
+  z.fclose(file);
   if (got < 0 || out.size() != entry.size || more != 0) {
     return MakeError(where +
                      " is corrupt or truncated (its data does not match its declared "
