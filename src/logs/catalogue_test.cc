@@ -79,7 +79,6 @@ TEST(LogCatalogueTest, MessagesThatNameTheirCause) {
        "tensorflow::RetryingGcsFileSystem*.",
        "version_mismatch"},
       {"  (2) Out of range: End of sequence", "input_pipeline"},
-      {"OUT_OF_RANGE: reached the end of the input", "input_pipeline"},
       {"     Allocation type: HLO temp", "hbm_oom"},
       {"Program hbm requirement 17.10G:", "hbm_oom"},
       {"ValueError: Expected a tiled memref", "unsupported_op"},

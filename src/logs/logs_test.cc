@@ -383,6 +383,15 @@ TEST(LogDiagnosisTest, TheEndOfAnEpochIsNotAFailure) {
   ASSERT_TRUE(lost.ok());
   ASSERT_FALSE(lost->causes.empty());
   EXPECT_EQ(lost->causes[0].category, "input_pipeline");
+  // Nor is it the first cause in time of a run that fails later for a reason the log names.
+  auto later = DiagnoseLogText(
+      "run.log", "Epoch 1/2\n" + epoch_end +
+                     "Traceback (most recent call last):\n  File \"train.py\", line 9\n"
+                     "NotFoundError: Op type not registered 'SentencepieceOp' in binary running "
+                     "on n-1.\n");
+  ASSERT_TRUE(later.ok());
+  ASSERT_FALSE(later->causes.empty());
+  EXPECT_EQ(later->causes[0].category, "version_mismatch");
 }
 
 // Messages decide by what they say: XLA's TPU verifier rejecting element types is a dtype
