@@ -63,7 +63,7 @@ void Graph::Reserve(std::size_t values, std::size_t nodes) {
   by_name_.Reserve(values, values_);
 }
 
-ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin origin) {
+ValueId Graph::PushValue(std::string value_name, TensorType type, ValueOrigin origin) {
   const auto id = static_cast<ValueId>(values_.size());
   Value v;
   v.id = id;
@@ -71,16 +71,19 @@ ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin ori
   v.type = std::move(type);
   v.origin = origin;
   values_.push_back(std::move(v));
+  return id;
+}
+
+ValueId Graph::AddValue(std::string value_name, TensorType type, ValueOrigin origin) {
+  const ValueId id = PushValue(std::move(value_name), std::move(type), origin);
   if (!values_.back().name.empty()) by_name_.Insert(id, values_);
   return id;
 }
 
 std::optional<ValueId> Graph::AddNewValue(std::string value_name, TensorType type,
                                           ValueOrigin origin) {
-  const ValueId id = AddValue("", std::move(type), origin);
-  Value& v = values_.back();
-  v.name = std::move(value_name);
-  if (v.name.empty() || by_name_.Insert(id, values_)) return id;
+  const ValueId id = PushValue(std::move(value_name), std::move(type), origin);
+  if (values_.back().name.empty() || by_name_.Insert(id, values_)) return id;
   values_.pop_back();
   return std::nullopt;
 }

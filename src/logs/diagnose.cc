@@ -371,22 +371,41 @@ std::optional<LogCause> FallbackCause(const Excerpt& excerpt, const std::string&
   return c;
 }
 
+// The excerpt and the catalogue's answer on it, each computed at most once per diagnosis (the
+// branches of Diagnose that read them are not exclusive).
+class ExcerptReading {
+ public:
+  ExcerptReading(const Scanner& scanner, const std::vector<std::string>& files,
+                 const std::string& framework)
+      : scanner_(scanner), files_(files), framework_(framework) {}
+  const Excerpt& excerpt() {
+    if (!excerpt_) excerpt_ = ExcerptOf(scanner_, files_);
+    return *excerpt_;
+  }
+  const std::optional<LogCause>& catalogue() {
+    if (!catalogue_) catalogue_ = CatalogueCause(excerpt(), framework_);
+    return *catalogue_;
+  }
+
+ private:
+  const Scanner& scanner_;
+  const std::vector<std::string>& files_;
+  const std::string& framework_;
+  std::optional<Excerpt> excerpt_;
+  std::optional<std::optional<LogCause>> catalogue_;
+};
+
 // When the top signature says only that the run stopped making progress (a deadline, a stall),
 // the catalogue's cause if it comes before that signature's first line: the first failure in
 // time wins over a generic timeout (a heartbeat that timed out after the input pipeline ended).
 // Not over a specific signature: an exact signature is more precise than a catalogue message
 // (in leave-one-repository-out runs, letting any earlier message win turned 5 right answers
 // wrong and no wrong one right). Lines compare only when the excerpt is the whole single input.
-std::optional<LogCause> EarlierNamedCause(const Scanner& scanner,
-                                          const std::vector<std::string>& files,
-                                          const std::vector<LogCause>& causes,
-                                          const std::string& framework) {
-  const LogCause& top = causes.front();
+std::optional<LogCause> EarlierNamedCause(const LogCause& top, ExcerptReading& reading) {
   if (top.layer != "signature" || top.category != "hang_or_deadlock" || top.evidence.empty())
     return std::nullopt;
-  const Excerpt excerpt = ExcerptOf(scanner, files);
-  if (!excerpt.exact) return std::nullopt;
-  std::optional<LogCause> c = CatalogueCause(excerpt, framework);
+  if (!reading.excerpt().exact) return std::nullopt;
+  const std::optional<LogCause>& c = reading.catalogue();
   if (!c || c->confidence < kCauseConfidence || c->category == top.category) return std::nullopt;
   if (c->evidence.front().line >= top.evidence.front().line) return std::nullopt;
   return c;
@@ -445,9 +464,10 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
   // Only "the log stops in the training loop" matched: a message of the excerpt that names a
   // cause (the catalogue: an iterator's "End of sequence", a host OOM kill) says more than where
   // the log stopped, so it comes first and the stop follows it.
+  ExcerptReading reading(scanner, files, d.framework);
   std::optional<LogCause> named;
   if (primary.empty() && !fallback.empty()) {
-    named = CatalogueCause(ExcerptOf(scanner, files), d.framework);
+    named = reading.catalogue();
     if (named && named->confidence < kCauseConfidence) named.reset();
   }
   if (primary.empty()) primary = std::move(fallback);
@@ -470,14 +490,12 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
     d.causes.push_back(std::move(cause));
   }
   if (d.causes.empty()) {
-    const Excerpt excerpt = ExcerptOf(scanner, files);
-    if (std::optional<LogCause> c = CatalogueCause(excerpt, d.framework)) {
-      d.causes.push_back(std::move(*c));
-    } else if (std::optional<LogCause> f = FallbackCause(excerpt, d.framework)) {
+    if (const std::optional<LogCause>& c = reading.catalogue()) {
+      d.causes.push_back(*c);
+    } else if (std::optional<LogCause> f = FallbackCause(reading.excerpt(), d.framework)) {
       d.causes.push_back(std::move(*f));
     }
-  } else if (std::optional<LogCause> earlier =
-                 EarlierNamedCause(scanner, files, d.causes, d.framework)) {
+  } else if (std::optional<LogCause> earlier = EarlierNamedCause(d.causes.front(), reading)) {
     // A message that names its cause, printed before the failure a signature recognised: the
     // first failure in time is the root; what the signature saw followed from it.
     for (LogCause& c : d.causes) c.knock_on = true;
@@ -485,9 +503,8 @@ LogDiagnosis Diagnose(const Scanner& scanner, const std::vector<std::string>& fi
   } else if (IsStructural(kb, d.causes.front().signature)) {
     // An internal check failed: that the run died is certain; why is the message inside it (the
     // catalogue), else the scored layer's call.
-    const Excerpt excerpt = ExcerptOf(scanner, files);
-    std::optional<LogCause> c = CatalogueCause(excerpt, d.framework);
-    if (!c || c->confidence < kCauseConfidence) c = FallbackCause(excerpt, d.framework);
+    std::optional<LogCause> c = reading.catalogue();
+    if (!c || c->confidence < kCauseConfidence) c = FallbackCause(reading.excerpt(), d.framework);
     // A weak guess does not displace the signature (an engineer would not go by it either).
     const bool weak = c && c->layer == "fallback" && c->confidence < kOverrideStructuralAt;
     if (c && !weak && c->category != d.causes.front().category && c->category != "unknown") {

@@ -5,6 +5,8 @@
 
 #include <utility>
 
+#include "src/support/library_symbols.h"
+
 namespace tpudoctor {
 namespace {
 
@@ -30,13 +32,6 @@ struct ZipApi {
   decltype(&zip_strerror) strerror;
 };
 
-template <typename T>
-bool Resolve(void* library, const char* name, T& out, std::string& problem) {
-  out = reinterpret_cast<T>(::dlsym(library, name));
-  if (out == nullptr) problem = std::string(TPUD_LIBZIP_SONAME) + " has no `" + name + "`";
-  return out != nullptr;
-}
-
 struct LoadedZipApi {
   ZipApi api{};
   std::string problem;  // empty when every function was found
@@ -52,22 +47,18 @@ LoadedZipApi LoadZipApi() {
     return z;
   }
   ZipApi& a = z.api;
-  std::string& p = z.problem;
-  (void)(Resolve(lib, "zip_error_init", a.error_init, p) &&
-         Resolve(lib, "zip_error_init_with_code", a.error_init_with_code, p) &&
-         Resolve(lib, "zip_error_strerror", a.error_strerror, p) &&
-         Resolve(lib, "zip_error_code_zip", a.error_code_zip, p) &&
-         Resolve(lib, "zip_error_fini", a.error_fini, p) &&
-         Resolve(lib, "zip_source_buffer_create", a.source_buffer_create, p) &&
-         Resolve(lib, "zip_source_free", a.source_free, p) &&
-         Resolve(lib, "zip_open_from_source", a.open_from_source, p) &&
-         Resolve(lib, "zip_discard", a.discard, p) &&
-         Resolve(lib, "zip_get_num_entries", a.get_num_entries, p) &&
-         Resolve(lib, "zip_stat_init", a.stat_init, p) &&
-         Resolve(lib, "zip_stat_index", a.stat_index, p) &&
-         Resolve(lib, "zip_fopen_index", a.fopen_index, p) &&
-         Resolve(lib, "zip_fread", a.fread, p) && Resolve(lib, "zip_fclose", a.fclose, p) &&
-         Resolve(lib, "zip_strerror", a.strerror, p));
+  const LibrarySymbols symbol(lib, TPUD_LIBZIP_SONAME, z.problem);
+  (void)(symbol("zip_error_init", a.error_init) &&
+         symbol("zip_error_init_with_code", a.error_init_with_code) &&
+         symbol("zip_error_strerror", a.error_strerror) &&
+         symbol("zip_error_code_zip", a.error_code_zip) && symbol("zip_error_fini", a.error_fini) &&
+         symbol("zip_source_buffer_create", a.source_buffer_create) &&
+         symbol("zip_source_free", a.source_free) &&
+         symbol("zip_open_from_source", a.open_from_source) && symbol("zip_discard", a.discard) &&
+         symbol("zip_get_num_entries", a.get_num_entries) && symbol("zip_stat_init", a.stat_init) &&
+         symbol("zip_stat_index", a.stat_index) && symbol("zip_fopen_index", a.fopen_index) &&
+         symbol("zip_fread", a.fread) && symbol("zip_fclose", a.fclose) &&
+         symbol("zip_strerror", a.strerror));
   return z;
 }
 

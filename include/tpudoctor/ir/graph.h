@@ -184,6 +184,8 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<NodeId> topo_;
+  // Appends a value without indexing its name (AddValue and AddNewValue index it).
+  ValueId PushValue(std::string value_name, TensorType type, ValueOrigin origin);
   // Value names to the first value of each name: open addressing over slots that hold an id and
   // part of the name's hash. Names are compared against values_, so the index stores no strings
   // and stays valid when values_ grows — which is why it is not a StringViewMap, whose keys must
