@@ -46,26 +46,6 @@ std::string Narrowed(Node expr, const SlowDtype& slow) {
   return text.replace(at, slow.wide.size(), slow.narrow);
 }
 
-// Calls that only make a tensor: a float64 one matters when it reaches the model, not when a guide
-// squares a float16 scalar to show an overflow.
-bool MakesTensor(const std::string& name) {
-  for (std::string_view n : {"tensorflow.constant", "tensorflow.convert_to_tensor",
-                             "tensorflow.Variable", "tensorflow.zeros",
-                             "tensorflow.ones",     "tensorflow.fill",
-                             "torch.tensor",        "torch.zeros",
-                             "torch.ones",          "torch.full",
-                             "torch.empty",         "torch.arange",
-                             "torch.randn",         "torch.rand",
-                             "torch.randint",       "jax.numpy.array",
-                             "jax.numpy.asarray",   "jax.numpy.zeros",
-                             "jax.numpy.ones",      "jax.numpy.full",
-                             "jax.numpy.arange"}) {
-    if (name == n) return true;
-  }
-  // Random draws: jax.random.uniform(key, shape, dtype=...), tf.random.normal(...).
-  return name.starts_with("jax.random.") || name.starts_with("tensorflow.random.");
-}
-
 // Whether a call that takes the value feeds it to a model: a callable of the script (`model(x)`,
 // `layer(x)`, `model.fit(x)`, `net.train_on_batch(x)`; not print/str/len), or an input pipeline
 // (`Dataset.from_tensor_slices`, `TensorDataset`). A framework function (another tf.cast, a
@@ -163,27 +143,92 @@ bool ReachesModel(const ScriptModel& model, const Call& made) {
   return ExpressionReaches(model, made.node, 0);
 }
 
-// Whether `.to()` / `.type()` converts a module: its receiver is a torch.nn layer made there or
-// bound to a name.
-bool ConvertsModule(const ScriptModel& model, const Call& call) {
-  const Node receiver = model.Resolve(call.receiver);
-  const Call* made = receiver.is("call") ? model.CallAt(receiver) : nullptr;
-  return made != nullptr && made->name.starts_with("torch.nn.");
+// A layer or model constructor of a framework: its dtype= is the dtype the layer computes in
+// (`nn.Linear(..., dtype=)`, `flax.linen.Dense(dtype=)`, `keras.layers.Dense(dtype=)`), as is an
+// autocast region's. Keras's Input is not: it types the model's input, which the first layer casts
+// to its own dtype.
+bool BuildsModule(const std::string& name) {
+  for (std::string_view not_module : {"torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.",
+                                      "keras.layers.Input", "keras.Input"}) {
+    if (name.starts_with(not_module)) return false;
+  }
+  for (std::string_view root :
+       {"torch.nn.", "flax.linen.", "flax.nnx.", "keras.layers.", "keras.Sequential", "keras.Model",
+        "keras.models.", "keras.applications.",
+        // Autocast regions compute their matmuls and convolutions in the dtype they are given.
+        "torch.autocast", "torch.amp.autocast"}) {
+    if (name.starts_with(root)) return true;
+  }
+  return false;
 }
 
-// Whether a dtype given to this call matters for the model: a layer or other constructor of the
-// framework always; a tensor made (`tf.constant`), cast (`tf.cast`) or converted (`x.to(...)`)
-// only when it reaches a model — or, for `.to()`/`.type()` as a statement of its own, a module
-// converted in place (`model.to(torch.float64)`).
-bool Matters(const ScriptModel& model, const Call& call) {
-  const bool converts = call.name.empty() && (call.method == "to" || call.method == "type");
-  if (converts && (call.node.parent().is("expression_statement") || ConvertsModule(model, call))) {
+// Whether a class the script defines is a torch module (`class Net(nn.Module)`).
+bool IsLocalModuleClass(const ScriptModel& model, std::string_view name) {
+  for (const Function& f : model.functions()) {
+    if (!f.class_node || f.class_node.field("name").text() != name) continue;
+    for (const std::string& base : f.class_bases) {
+      if (base.starts_with("torch.nn.") || base.starts_with("transformers.")) return true;
+    }
+  }
+  return false;
+}
+
+// Whether an expression is a torch module: made by a torch.nn constructor, a `from_pretrained`
+// of transformers, or a class of the script that subclasses nn.Module — through the names it is
+// bound to and the calls that return the module itself (`.to(device)`, `.cuda()`, `.train()`).
+bool IsModule(const ScriptModel& model, Node expr, int depth = 0) {
+  const Node value = model.Resolve(expr);
+  const Call* made = value.is("call") ? model.CallAt(value) : nullptr;
+  if (made == nullptr || depth > 4) return false;
+  if (made->name.starts_with("torch.nn.") && BuildsModule(made->name)) return true;
+  if (made->name.starts_with("transformers.") && made->method == "from_pretrained") return true;
+  if (made->name.empty() && !made->receiver && IsLocalModuleClass(model, made->callee.text())) {
     return true;
   }
-  if (MakesTensor(call.name) || call.name == "tensorflow.cast" || converts) {
-    return ReachesModel(model, call);
-  }
-  return true;
+  const std::string& m = made->method;
+  const bool returns_self = m == "to" || m == "cuda" || m == "cpu" || m == "float" || m == "half" ||
+                            m == "double" || m == "bfloat16" || m == "train" || m == "eval" ||
+                            m == "type" || m == "requires_grad_";
+  return made->name.empty() && made->receiver && returns_self &&
+         IsModule(model, made->receiver, depth + 1);
+}
+
+// Whether a `.to()`, `.type()`, `.half()` or `.double()` converts a module rather than a tensor:
+// a statement of its own (a tensor's conversion returns a new tensor, so only a module's is done
+// in place), or a receiver that is a module (IsModule).
+bool ConvertsModule(const ScriptModel& model, const Call& call) {
+  return call.node.parent().is("expression_statement") ||
+         (call.receiver && IsModule(model, call.receiver));
+}
+
+// What the dtype of a call decides:
+// - kModel: what the model computes in — a global switch, a layer's or model's dtype=, a module
+//   converted (`model.half()`, `net.to(torch.float64)`): a warning;
+// - kTensor: one tensor's element type — made (`tf.constant(..., dtype=)`, `jnp.stack(...,
+//   dtype=)`), cast (`tf.cast`) or converted (`x.to(torch.float16)`). The model computes in its
+//   layers' dtype: Keras layers cast floating inputs to their compute dtype, Flax layers and
+//   jax.numpy promote a float16 input against float32 weights to float32, and PyTorch refuses an
+//   input whose dtype differs from the weights'. Such a tensor sets the computation's type only
+//   where the weights are made the same way, which the script does not show at the call: a note,
+//   and only when the tensor reaches a model (ReachesModel);
+// - kNone: a tensor that reaches no model (a guide printing dtypes, a host computation).
+enum class Decides { kNone, kTensor, kModel };
+
+// An autocast region for CUDA (`torch.autocast("cuda", dtype=torch.float16)`): a TPU run does not
+// enter it.
+bool CudaAutocast(const Call& call) {
+  if (call.name != "torch.autocast" && call.name != "torch.amp.autocast") return false;
+  Node device = call.Keyword("device_type");
+  if (!device && !call.args.empty()) device = call.args[0];
+  return device && StringLiteral(device) == "cuda";
+}
+
+Decides WhatDtypeDecides(const ScriptModel& model, const Call& call) {
+  if (CudaAutocast(call)) return Decides::kNone;
+  const bool converts = call.name.empty() && (call.method == "to" || call.method == "type" ||
+                                              call.method == "half" || call.method == "double");
+  if (converts ? ConvertsModule(model, call) : BuildsModule(call.name)) return Decides::kModel;
+  return ReachesModel(model, call) ? Decides::kTensor : Decides::kNone;
 }
 
 std::string WhatItCosts(const SlowDtype& s) {
@@ -234,7 +279,8 @@ std::string BranchNote(Severity severity) {
 // call, `.double()`/`.half()`/`.to(torch.float64)` on tensors and modules, and the global
 // switches (torch.set_default_dtype, keras set_floatx / mixed_float16, jax_enable_x64).
 // NumPy's own float64 arrays on the host are not flagged: only what the framework computes in; a
-// tensor made, cast or converted to such a dtype only when it reaches a model (Matters).
+// tensor made, cast or converted to such a dtype is a note, and only when it reaches a model
+// (WhatDtypeDecides).
 class Tpu002 final : public ScriptRule {
  public:
   TPUD_SCRIPT_RULE("TPU002", "slow-dtype",
@@ -247,7 +293,8 @@ class Tpu002 final : public ScriptRule {
           call.args.empty() && call.kwargs.empty()) {
         const SlowDtype& s = *SlowByName(call.method);
         const std::string to = s.narrow == "float32" ? "float" : "bfloat16";
-        Report(c, call.callee.field("attribute"), s, "`." + call.method + "()`", to);
+        Report(c, call.callee.field("attribute"), s, "`." + call.method + "()`", to,
+               WhatDtypeDecides(c.model, call));
         continue;
       }
       const bool framework =
@@ -261,22 +308,33 @@ class Tpu002 final : public ScriptRule {
       if (!dtype && call.name == "tensorflow.cast" && call.args.size() >= 2) dtype = call.args[1];
       if (!dtype) continue;
       const SlowDtype* s = SlowDtypeOf(c.model, dtype);
-      if (s == nullptr || !Matters(c.model, call)) continue;
-      Report(c, dtype, *s, "`" + std::string(dtype.text()) + "`", Narrowed(dtype, *s));
+      if (s == nullptr) continue;
+      Report(c, dtype, *s, "`" + std::string(dtype.text()) + "`", Narrowed(dtype, *s),
+             WhatDtypeDecides(c.model, call));
     }
   }
 
  private:
   static void Report(const ScriptContext& c, Node at, const SlowDtype& s, const std::string& what,
-                     std::string replacement) {
-    const std::optional<Severity> severity = SeverityAt(at);
-    if (!severity) return;
-    Diagnostic d = c.Finding("TPU002", *severity, at,
-                             what + " makes the model compute in " +
-                                 std::string(s.wide == "double" ? "float64"
-                                             : s.wide == "half" ? "float16"
-                                                                : s.wide) +
-                                 "; " + WhatItCosts(s) + BranchNote(*severity));
+                     std::string replacement, Decides decides = Decides::kModel) {
+    if (decides == Decides::kNone) return;
+    const std::optional<Severity> at_branch = SeverityAt(at);
+    if (!at_branch) return;
+    const std::string wide(s.wide == "double" ? "float64" : s.wide == "half" ? "float16" : s.wide);
+    Severity severity = *at_branch;
+    std::string message;
+    if (decides == Decides::kModel) {
+      message = what + " makes the model compute in " + wide + "; " + WhatItCosts(s);
+    } else {
+      severity = Severity::kNote;
+      message = what + " makes a " + wide +
+                " tensor that reaches the model; unless the weights are " + wide +
+                " too, the layers compute in their own dtype (Keras casts inputs to it, Flax "
+                "and jax.numpy promote to the weights' type) and this costs a conversion. Where "
+                "they are, " +
+                WhatItCosts(s);
+    }
+    Diagnostic d = c.Finding("TPU002", severity, at, message + BranchNote(*at_branch));
     d.fix = Fix{"use " + std::string(s.narrow), FixApplicability::kUnsafe};
     // A name the script aliased (`float64 as f64`) cannot be narrowed by rewriting it.
     if (replacement != at.text()) {
