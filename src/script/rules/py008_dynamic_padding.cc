@@ -34,6 +34,89 @@ bool IsCollator(const std::string& name) {
          name == "transformers.DataCollatorForLanguageModeling";
 }
 
+// The expression a value ends up in, up through its members (`.input_ids`, `.shape[-1]`,
+// `["input_ids"]`, `[:, :n]`) and the methods called on it (`.to(device)`, `.size(-1)`).
+Node ThroughMembers(Node expr) {
+  for (Node p = expr.parent();; p = p.parent()) {
+    if (p.is("attribute") && p.field("object") == expr) {
+      if (p.parent().is("call") && p.parent().field("function") == p) p = p.parent();
+    } else if (!(p.is("subscript") && p.field("value") == expr)) {
+      return expr;
+    }
+    expr = p;
+  }
+}
+
+bool UsesOnlyInspect(const ScriptModel& m, Node assignment, int depth);
+
+// Whether an expression only inspects the ids: it is (part of) the condition of an `if`,
+// `while` or `assert` (`if untruncated_ids.shape[-1] >= text_input_ids.shape[-1] and not
+// torch.equal(...)`), decoded (`tokenizer.batch_decode(ids)`) or printed, or assigned to a name
+// whose uses only inspect it (`tokens = untruncated_ids[i][start:]`, then decoded).
+bool Inspects(const ScriptModel& m, Node use, int depth) {
+  for (int hops = 0; hops < 8; ++hops) {
+    use = ThroughMembers(use);
+    Node p = use.parent();
+    while (p.is("comparison_operator") || p.is("boolean_operator") || p.is("not_operator") ||
+           p.is("parenthesized_expression")) {
+      use = p;
+      p = p.parent();
+    }
+    if ((p.is("if_statement") || p.is("elif_clause") || p.is("while_statement")) &&
+        p.field("condition") == use) {
+      return true;
+    }
+    if (p.is("assert_statement")) return true;
+    if (p.is("assignment") && p.field("right") == use && p.field("left").is("identifier")) {
+      return depth < 3 && UsesOnlyInspect(m, p, depth + 1);
+    }
+    if (!p.is("argument_list")) return false;
+    const Call* call = m.CallAt(p.parent());
+    if (call == nullptr) return false;
+    const std::string& method = call->method;
+    if (method == "decode" || method == "batch_decode" || method == "print") return true;
+    // A comparison of the ids as a whole or of their length: its result is inspected in turn.
+    if (call->name != "torch.equal" && call->name != "numpy.array_equal" && method != "len") {
+      return false;
+    }
+    use = call->node;
+  }
+  return false;
+}
+
+// Whether every later use (in the same function) of the name an assignment binds inspects it.
+bool UsesOnlyInspect(const ScriptModel& m, Node assignment, int depth) {
+  const std::string_view name = assignment.field("left").text();
+  const Node value = assignment.field("right");
+  const int function = m.FunctionOf(assignment);
+  bool inspected = true;
+  auto visit = [&](Node n, int) {
+    if (!inspected) return false;
+    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() &&
+        m.ValueOf(name, n.begin(), m.FunctionOf(n)) == value && !Inspects(m, n, depth)) {
+      inspected = false;
+    }
+    return true;
+  };
+  if (function >= 0) {
+    Walk(m.functions()[function].node, visit);
+  } else {
+    Walk(m.syntax(), visit);
+  }
+  return inspected;
+}
+
+// Whether the ids a tokenizer call pads are only inspected, never given to a model: Hugging Face
+// pipelines tokenize a prompt a second time with `padding="longest"` only to see whether the
+// fixed-length call truncated it, and to log what was cut; that second batch compiles nothing.
+// A call whose result is not assigned to a name is given to something, so it does not count.
+bool OnlyInspected(const ScriptModel& m, const Call& tokenize) {
+  const Node ids = ThroughMembers(tokenize.node);
+  const Node assignment = ids.parent();
+  return assignment.is("assignment") && assignment.field("right") == ids &&
+         assignment.field("left").is("identifier") && UsesOnlyInspect(m, assignment, 0);
+}
+
 class Py008 final : public ScriptRule {
  public:
   TPUD_SCRIPT_RULE("PY008", "dynamic-padding",
@@ -54,6 +137,7 @@ class Py008 final : public ScriptRule {
       if (tokenizer &&
           ConstantTexts(c.model, call.args.empty() ? call.Keyword("text") : call.args.front()))
         continue;
+      if (tokenizer && OnlyInspected(c.model, call)) continue;
       Diagnostic d = c.Finding(code(), Severity::kWarning, padding ? padding : call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` pads each batch to its longest sequence: every new length "

@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "src/script/rules/factories.h"
+#include "src/script/rules/value_flow.h"
 
 namespace tpudoctor::script {
 namespace {
@@ -46,101 +47,17 @@ std::string Narrowed(Node expr, const SlowDtype& slow) {
   return text.replace(at, slow.wide.size(), slow.narrow);
 }
 
-// Whether a call that takes the value feeds it to a model: a callable of the script (`model(x)`,
-// `layer(x)`, `model.fit(x)`, `net.train_on_batch(x)`; not print/str/len), or an input pipeline
-// (`Dataset.from_tensor_slices`, `TensorDataset`). A framework function (another tf.cast, a
-// tf.Variable, NumPy) does not: a guide casting a tensor to show dtypes builds no model.
-bool FeedsModel(const Call* consumer) {
-  if (consumer == nullptr) return false;
-  const std::string& n = consumer->name;
-  if (n == "tensorflow.data.Dataset.from_tensor_slices" ||
-      n == "tensorflow.data.Dataset.from_tensors" || n == "torch.utils.data.TensorDataset") {
-    return true;
-  }
-  const std::string& m = consumer->method;
-  return n.empty() && m != "print" && m != "str" && m != "repr" && m != "format" && m != "len" &&
-         m != "isinstance" && m != "type";
-}
-
-// The call whose argument list holds `expr` (directly or as a keyword value), or null.
-const Call* ConsumerOf(const ScriptModel& model, Node expr) {
-  Node parent = expr.parent();
-  if (parent.is("keyword_argument")) parent = parent.parent();
-  if (!parent.is("argument_list")) return nullptr;
-  return model.CallAt(parent.parent());
-}
-
-// How far ReachesModel follows a value through names it is assigned to (`x = tf.cast(...)`,
-// `x = x / 255.0`, `model(x)`).
-constexpr int kMaxFollow = 4;
-
-// The expression an arithmetic value ends up in: up through operators and parentheses.
-Node Outermost(Node expr) {
-  for (Node p = expr.parent(); p.is("binary_operator") || p.is("unary_operator") ||
-                               p.is("parenthesized_expression") || p.is("conditional_expression");
-       p = p.parent()) {
-    expr = p;
-  }
-  return expr;
-}
-
-bool ValueReaches(const ScriptModel& model, Node value, int depth);
-
-// Whether an expression's value reaches a model: given to a call that feeds one, returned (a
-// dataset's map function, a model's forward), or assigned to a name whose later use does.
-bool ExpressionReaches(const ScriptModel& model, Node expr, int depth) {
-  expr = Outermost(expr);
-  Node parent = expr.parent();
-  if (parent.is("expression_list") || parent.is("tuple")) parent = parent.parent();
-  if (parent.is("return_statement")) return true;
-  const Call* consumer = ConsumerOf(model, expr);
-  if (FeedsModel(consumer)) return true;
-  // Cast to a dtype the TPU computes natively (`tf.cast(x, tf.int32)`): the wide value ends here.
-  if (consumer != nullptr && consumer->name == "tensorflow.cast") {
-    Node to = consumer->Keyword("dtype");
-    if (!to && consumer->args.size() >= 2) to = consumer->args[1];
-    if (to && SlowDtypeOf(model, to) == nullptr) return false;
-  }
-  // Given to a framework function (tf.cast, tf.reshape): its result carries the dtype on.
-  if (consumer != nullptr && depth < kMaxFollow) {
-    return ExpressionReaches(model, consumer->node, depth + 1);
-  }
-  if (parent.is("assignment") && parent.field("left").is("identifier") && depth < kMaxFollow) {
-    return ValueReaches(model, parent, depth + 1);
-  }
-  return false;
-}
-
-// Whether the value an assignment binds is used where it reaches a model.
-bool ValueReaches(const ScriptModel& model, Node assignment, int depth) {
-  const std::string_view name = assignment.field("left").text();
-  const Node value = assignment.field("right");
-  const int function = model.FunctionOf(assignment);
-  bool reaches = false;
-  // Only the uses in the same function (or module) can see this binding.
-  auto visit = [&](Node n, int) {
-    if (reaches) return false;
-    // A name being assigned (`e = ...` after `e = <value>`) is not a use of the value.
-    const bool assigned = n.parent().is("assignment") && n.parent().field("left") == n;
-    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() && !assigned &&
-        model.ValueOf(name, n.begin(), model.FunctionOf(n)) == value &&
-        ExpressionReaches(model, n, depth)) {
-      reaches = true;
-    }
-    return true;
-  };
-  if (function >= 0) {
-    Walk(model.functions()[function].node, visit);
-  } else {
-    Walk(model.syntax(), visit);
-  }
-  return reaches;
-}
-
-// Whether the tensor a call makes reaches a model (FeedsModel), directly or through the names it
-// is assigned to.
+// Whether the tensor a call makes reaches a model (value_flow.h). A cast to a dtype the TPU
+// computes natively (`tf.cast(x, tf.int32)`) ends the wide value there.
 bool ReachesModel(const ScriptModel& model, const Call& made) {
-  return ExpressionReaches(model, made.node, 0);
+  Flow flow;
+  flow.ends_at = [&model](const Call& consumer) {
+    if (consumer.name != "tensorflow.cast") return false;
+    Node to = consumer.Keyword("dtype");
+    if (!to && consumer.args.size() >= 2) to = consumer.args[1];
+    return to && SlowDtypeOf(model, to) == nullptr;
+  };
+  return ReachesModel(model, made.node, flow);
 }
 
 // A layer or model constructor of a framework: its dtype= is the dtype the layer computes in
@@ -239,30 +156,50 @@ std::string WhatItCosts(const SlowDtype& s) {
                "type (same range as float32, no loss scaling needed)";
 }
 
+bool NamesSlowDtype(std::string_view text) {
+  for (std::string_view d : {"float16", "float64", "double", "half", "fp16"}) {
+    if (text.find(d) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Whether a branch condition names a slow dtype, itself or through the names it reads, one
+// assignment back (`needs_upcasting = self.vae.dtype == torch.float16 and ...; if
+// needs_upcasting: self.vae.to(dtype=torch.float16)`: restoring the dtype the model had).
+bool ConditionNamesSlowDtype(const ScriptModel& model, Node condition) {
+  if (!condition) return false;
+  if (NamesSlowDtype(condition.text())) return true;
+  bool named = false;
+  Walk(condition, [&](Node n, int) {
+    if (named) return false;
+    if (n.is("identifier")) {
+      const Node value = model.ValueAt(n);
+      named = value && NamesSlowDtype(value.text());
+    }
+    return true;
+  });
+  return named;
+}
+
 // How sure the code is to take the dtype: a warning when it always does; a note when the dtype is
 // chosen in a branch the script takes at run time (`if FLAGS.mixed_precision:` — a flag, a
 // platform check: whether it runs on a TPU is a guess); nothing when the branch is the code doing
-// what it was asked (its condition names the dtype: `if dtype == tf.float16:`) or when the same
-// if-chain has a bfloat16 branch (a multi-platform script whose TPU branch is already bfloat16).
-std::optional<Severity> SeverityAt(Node at) {
-  auto names_slow_dtype = [](std::string_view text) {
-    for (std::string_view d : {"float16", "float64", "double", "half", "fp16"}) {
-      if (text.find(d) != std::string_view::npos) return true;
-    }
-    return false;
-  };
+// what it was asked (its condition names the dtype: `if dtype == tf.float16:`, or reads a name
+// assigned from such a test) or when the same if-chain has a bfloat16 branch (a multi-platform
+// script whose TPU branch is already bfloat16).
+std::optional<Severity> SeverityAt(const ScriptModel& model, Node at) {
   for (Node n = at.parent(); n; n = n.parent()) {
     if (n.is("function_definition") || n.is("lambda") || n.is("class_definition")) break;
     const bool clause = n.is("if_statement") || n.is("elif_clause") ||
                         n.is("conditional_expression") || n.is("else_clause");
     if (!clause) continue;
-    if (names_slow_dtype(n.field("condition").text())) return std::nullopt;
+    if (ConditionNamesSlowDtype(model, n.field("condition"))) return std::nullopt;
     Node chain = n;
     while (chain && !chain.is("if_statement") && !chain.is("conditional_expression")) {
       chain = chain.parent();
     }
     if (chain && chain.text().find("bfloat16") != std::string_view::npos) return std::nullopt;
-    if (chain && names_slow_dtype(chain.field("condition").text())) return std::nullopt;
+    if (chain && ConditionNamesSlowDtype(model, chain.field("condition"))) return std::nullopt;
     return Severity::kNote;
   }
   return Severity::kWarning;
@@ -318,7 +255,7 @@ class Tpu002 final : public ScriptRule {
   static void Report(const ScriptContext& c, Node at, const SlowDtype& s, const std::string& what,
                      std::string replacement, Decides decides = Decides::kModel) {
     if (decides == Decides::kNone) return;
-    const std::optional<Severity> at_branch = SeverityAt(at);
+    const std::optional<Severity> at_branch = SeverityAt(c.model, at);
     if (!at_branch) return;
     const std::string wide(s.wide == "double" ? "float64" : s.wide == "half" ? "float16" : s.wide);
     Severity severity = *at_branch;
@@ -367,7 +304,7 @@ class Tpu002 final : public ScriptRule {
         call.name == "keras.mixed_precision.experimental.Policy" ||
         call.name == "keras.config.set_dtype_policy") {
       if (call.args.empty() || StringLiteral(call.args[0]) != "mixed_float16") return true;
-      const std::optional<Severity> severity = SeverityAt(call.args[0]);
+      const std::optional<Severity> severity = SeverityAt(c.model, call.args[0]);
       if (!severity) return true;
       Diagnostic d = c.Finding("TPU002", *severity, call.args[0],
                                "the `mixed_float16` policy computes in float16, which TPUs run "
@@ -383,7 +320,7 @@ class Tpu002 final : public ScriptRule {
     if (call.method == "update" && call.args.size() == 2 &&
         (call.name == "jax.config.update" || call.name.ends_with("config.update")) &&
         StringLiteral(call.args[0]) == "jax_enable_x64" && BoolLiteral(call.args[1]) == true) {
-      const std::optional<Severity> severity = SeverityAt(call.node);
+      const std::optional<Severity> severity = SeverityAt(c.model, call.node);
       if (!severity) return true;
       Diagnostic d = c.Finding("TPU002", *severity, call.node,
                                "`jax_enable_x64` makes JAX's default float and int types 64-bit: "
