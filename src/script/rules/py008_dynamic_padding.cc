@@ -1,4 +1,5 @@
 #include "src/script/rules/factories.h"
+#include "src/script/rules/value_flow.h"
 
 namespace tpudoctor::script {
 namespace {
@@ -84,26 +85,9 @@ bool Inspects(const ScriptModel& m, Node use, int depth) {
   return false;
 }
 
-// Whether every later use (in the same function) of the name an assignment binds inspects it.
+// Whether every later use of the name an assignment binds inspects it.
 bool UsesOnlyInspect(const ScriptModel& m, Node assignment, int depth) {
-  const std::string_view name = assignment.field("left").text();
-  const Node value = assignment.field("right");
-  const int function = m.FunctionOf(assignment);
-  bool inspected = true;
-  auto visit = [&](Node n, int) {
-    if (!inspected) return false;
-    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() &&
-        m.ValueOf(name, n.begin(), m.FunctionOf(n)) == value && !Inspects(m, n, depth)) {
-      inspected = false;
-    }
-    return true;
-  };
-  if (function >= 0) {
-    Walk(m.functions()[function].node, visit);
-  } else {
-    Walk(m.syntax(), visit);
-  }
-  return inspected;
+  return EveryUse(m, assignment, [&](Node use) { return Inspects(m, use, depth); });
 }
 
 // Whether the ids a tokenizer call pads are only inspected, never given to a model: Hugging Face

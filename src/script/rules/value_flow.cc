@@ -44,30 +44,10 @@ Node Outermost(Node expr) {
 
 bool ExpressionReaches(const ScriptModel& model, Node expr, const Flow& flow, int depth);
 
-// Whether the value an assignment binds is used where it reaches a model. Only the uses in the
-// same function (or module) can see the binding.
+// Whether the value an assignment binds is used where it reaches a model.
 bool ValueReaches(const ScriptModel& model, Node assignment, const Flow& flow, int depth) {
-  const std::string_view name = assignment.field("left").text();
-  const Node value = assignment.field("right");
-  const int function = model.FunctionOf(assignment);
-  bool reaches = false;
-  auto visit = [&](Node n, int) {
-    if (reaches) return false;
-    // A name being assigned (`e = ...` after `e = <value>`) is not a use of the value.
-    const bool assigned = n.parent().is("assignment") && n.parent().field("left") == n;
-    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() && !assigned &&
-        model.ValueOf(name, n.begin(), model.FunctionOf(n)) == value &&
-        ExpressionReaches(model, n, flow, depth)) {
-      reaches = true;
-    }
-    return true;
-  };
-  if (function >= 0) {
-    Walk(model.functions()[function].node, visit);
-  } else {
-    Walk(model.syntax(), visit);
-  }
-  return reaches;
+  return !EveryUse(model, assignment,
+                   [&](Node use) { return !ExpressionReaches(model, use, flow, depth); });
 }
 
 bool ExpressionReaches(const ScriptModel& model, Node expr, const Flow& flow, int depth) {
@@ -89,6 +69,29 @@ bool ExpressionReaches(const ScriptModel& model, Node expr, const Flow& flow, in
 }
 
 }  // namespace
+
+bool EveryUse(const ScriptModel& model, Node assignment, const std::function<bool(Node)>& use) {
+  const std::string_view name = assignment.field("left").text();
+  const Node value = assignment.field("right");
+  const int function = model.FunctionOf(assignment);
+  bool holds = true;
+  auto visit = [&](Node n, int) {
+    if (!holds) return false;
+    // A name being assigned (`e = ...` after `e = <value>`) is not a use of the value.
+    const bool assigned = n.parent().is("assignment") && n.parent().field("left") == n;
+    if (n.is("identifier") && n.text() == name && n.begin() > assignment.end() && !assigned &&
+        model.ValueOf(name, n.begin(), model.FunctionOf(n)) == value) {
+      holds = use(n);
+    }
+    return true;
+  };
+  if (function >= 0) {
+    Walk(model.functions()[function].node, visit);
+  } else {
+    Walk(model.syntax(), visit);
+  }
+  return holds;
+}
 
 bool ReachesModel(const ScriptModel& model, Node expr, const Flow& flow) {
   return ExpressionReaches(model, expr, flow, 0);

@@ -22,4 +22,9 @@ struct Flow {
 // use of which does. A framework function's result carries the value on (`tf.reshape(x)`).
 bool ReachesModel(const ScriptModel& model, Node expr, const Flow& flow = {});
 
+// Whether `use` holds for every later use of the name an assignment binds (`x = <value>`), in the
+// same function (or at module level): the identifiers that read that binding, not one that
+// assigns the name again. Stops at the first use it does not hold for.
+bool EveryUse(const ScriptModel& model, Node assignment, const std::function<bool(Node)>& use);
+
 }  // namespace tpudoctor::script
