@@ -7,6 +7,9 @@
 
 #include "src/frontends/hlo/hlo_ast.h"
 #include "src/frontends/stablehlo/mlir_parser.h"
+#include "src/script/rule.h"
+#include "src/script/script_model.h"
+#include "src/script/syntax.h"
 #include "tpudoctor/check/check.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/frontend/hlo.h"
@@ -168,6 +171,55 @@ void BM_CheckProgram(benchmark::State& state, const std::string& path) {
     benchmark::DoNotOptimize(findings);
   }
 }
+
+// The phases of `check` on a training script (bench/gen_large_script.py's 10,000 lines): the
+// tree-sitter parse, the ScriptModel built over it, and every rule.
+constexpr const char* kLargeScript = "build/bench/script_10k.py";
+
+std::optional<script::ScriptText> LargeScript(benchmark::State& state) {
+  if (!std::filesystem::exists(std::string(TPUD_SOURCE_DIR) + "/" + kLargeScript)) {
+    state.SkipWithError("script missing: run bench/run.sh");
+    return std::nullopt;
+  }
+  auto text = script::ReadScript(Read(kLargeScript));
+  if (!text) std::abort();
+  return std::move(*text);
+}
+
+void BM_ScriptParse(benchmark::State& state) {
+  const auto text = LargeScript(state);
+  if (!text) return;
+  for (auto _ : state) {
+    auto syntax = script::Syntax::Parse(text->code);
+    benchmark::DoNotOptimize(syntax);
+  }
+}
+BENCHMARK(BM_ScriptParse)->Unit(benchmark::kMillisecond);
+
+void BM_ScriptModel(benchmark::State& state) {
+  const auto text = LargeScript(state);
+  if (!text) return;
+  const auto syntax = script::Syntax::Parse(text->code);
+  for (auto _ : state) {
+    const script::ScriptModel model(*text, *syntax);
+    benchmark::DoNotOptimize(&model);
+  }
+}
+BENCHMARK(BM_ScriptModel)->Unit(benchmark::kMillisecond);
+
+void BM_ScriptRules(benchmark::State& state) {
+  const auto text = LargeScript(state);
+  if (!text) return;
+  const auto syntax = script::Syntax::Parse(text->code);
+  const script::ScriptModel model(*text, *syntax);
+  for (auto _ : state) {
+    DiagnosticSink sink;
+    const script::ScriptContext context{model, kLargeScript, sink};
+    for (const auto& rule : script::AllScriptRules()) rule->Run(context);
+    benchmark::DoNotOptimize(sink);
+  }
+}
+BENCHMARK(BM_ScriptRules)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(BM_Load, llama_1b, "testdata/models/llama_1b.onnx")
     ->Unit(benchmark::kMillisecond);

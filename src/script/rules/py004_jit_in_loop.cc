@@ -1,8 +1,34 @@
+#include <algorithm>
+
 #include "src/script/rules/factories.h"
 #include "src/script/rules/torch_xla.h"
 
 namespace tpudoctor::script {
 namespace {
+
+// Whether the jit's own arguments (`out_shardings=`, `in_shardings=`, static arguments) read a
+// name the loop binds (`for layer_name, n in groups: jax.jit(f, out_shardings=sh[layer_name])`):
+// each iteration asks for a different program, so a function made once would compile on every
+// iteration as well.
+bool ConfiguredPerIteration(const Call& jit) {
+  if (!jit.loop.is("for_statement")) return false;
+  std::vector<std::string_view> targets;
+  Walk(jit.loop.field("left"), [&](Node n, int) {
+    if (n.is("identifier")) targets.push_back(n.text());
+    return true;
+  });
+  bool reads = false;
+  for (const auto& [keyword, value] : jit.kwargs) {
+    Walk(value, [&](Node n, int) {
+      if (n.is("identifier") &&
+          std::find(targets.begin(), targets.end(), n.text()) != targets.end()) {
+        reads = true;
+      }
+      return !reads;
+    });
+  }
+  return reads;
+}
 
 // jax.jit of a function created inside a loop: JAX caches compilations by the function object, so
 // a lambda or a def made anew on each iteration is traced and compiled again every time.
@@ -21,7 +47,7 @@ class Py004 final : public ScriptRule {
         const int f = c.model.LocalFunction(fn.text());
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
-      if (!made_in_loop) continue;
+      if (!made_in_loop || ConfiguredPerIteration(call)) continue;
       Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` of a function made inside the loop: each iteration has a "
