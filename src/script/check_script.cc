@@ -26,7 +26,7 @@ script::Node FirstLooseChild(script::Node root) {
   for (std::uint32_t i = 0; i < root.count(); ++i) {
     script::Node child = root.child(i);
     const std::string_view type = child.type();
-    if (!ts_node_is_named(child.raw()) ||
+    if (!child.is_named() ||
         !(type.ends_with("_statement") || type.ends_with("_definition") || type == "comment")) {
       return child;
     }

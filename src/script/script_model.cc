@@ -221,7 +221,7 @@ void ScriptModel::Build() {
     return true;
   });
   for (std::size_t i = 0; i < bindings_.size(); ++i) {
-    bindings_by_name_[bindings_[i].name].push_back(i);
+    bindings_by_scope_[{bindings_[i].name, bindings_[i].function}].push_back(i);
   }
   for (std::size_t i = 0; i < functions_.size(); ++i) {
     if (functions_[i].node.is(NodeType::kFunctionDefinition)) {
@@ -374,7 +374,6 @@ void ScriptModel::AddCall(Node call, const std::vector<Node>& ancestors, int fun
       }
     }
   }
-  call_index_[call.id()] = calls_.size();
   calls_.push_back(std::move(c));
 }
 
@@ -457,22 +456,30 @@ std::string ScriptModel::AliasOf(std::string_view module) const {
 }
 
 const Call* ScriptModel::CallAt(Node call) const {
-  auto it = call_index_.find(call.id());
-  return it == call_index_.end() ? nullptr : &calls_[it->second];
+  // Calls are in source order; those starting at the same byte (`f(x)(y)`) are few.
+  const std::uint32_t begin = call.begin();
+  auto it = std::lower_bound(calls_.begin(), calls_.end(), begin,
+                             [](const Call& c, std::uint32_t b) { return c.begin < b; });
+  for (; it != calls_.end() && it->begin == begin; ++it) {
+    if (it->node == call) return &*it;
+  }
+  return nullptr;
 }
 
 const Binding* ScriptModel::BindingOf(std::string_view name, std::uint32_t at, int function) const {
-  auto it = bindings_by_name_.find(name);
-  if (it == bindings_by_name_.end()) return nullptr;
   for (int scope : {function, -1}) {
-    const Binding* found = nullptr;
-    for (std::size_t i : it->second) {
-      const Binding& b = bindings_[i];
-      if (b.function != scope) continue;
-      if (scope == function && b.at > at) break;
-      found = &b;
+    auto it = bindings_by_scope_.find({name, scope});
+    if (it != bindings_by_scope_.end()) {
+      // In its own scope, the last binding before the first that takes effect after `at`; a
+      // module-level name seen from a function, its last binding (the function runs later).
+      const Binding* found = nullptr;
+      for (std::size_t i : it->second) {
+        const Binding& b = bindings_[i];
+        if (scope == function && b.at > at) break;
+        found = &b;
+      }
+      if (found != nullptr) return found;
     }
-    if (found != nullptr) return found;
     if (function == -1) break;
   }
   return nullptr;

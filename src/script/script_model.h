@@ -161,9 +161,20 @@ class ScriptModel {
   std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> imports_;
   std::vector<Function> functions_;
   std::vector<Call> calls_;
-  std::unordered_map<const void*, std::size_t> call_index_;
-  std::vector<Binding> bindings_;  // in source order
-  std::unordered_map<std::string_view, std::vector<std::size_t>> bindings_by_name_;
+  std::vector<Binding> bindings_;  // in the order the walk met them
+  struct Scoped {                  // a name in one function (-1: module level)
+    std::string_view name;
+    int function;
+    bool operator==(const Scoped&) const = default;
+  };
+  struct ScopedHash {
+    std::size_t operator()(const Scoped& s) const {
+      return std::hash<std::string_view>()(s.name) ^
+             (static_cast<std::size_t>(s.function) * 0x9e3779b97f4a7c15u);
+    }
+  };
+  // The bindings of each name in each scope (indices into bindings_, in order).
+  std::unordered_map<Scoped, std::vector<std::size_t>, ScopedHash> bindings_by_scope_;
   mutable std::unordered_map<const void*, Kind> kind_memo_;
   std::vector<std::vector<Node>> returns_;  // per function (index + 1; 0 is module level)
   std::unordered_map<std::string_view, int> function_by_name_;  // the last def of each name

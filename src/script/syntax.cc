@@ -1,11 +1,14 @@
 #include "src/script/syntax.h"
 
+#include <tree_sitter/api.h>
+
 #include <algorithm>
 #include <array>
 #include <bitset>
 #include <string>
 #include <thread>
 
+#include "src/script/parse_arena.h"
 #include "src/script/script_text.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -17,9 +20,19 @@ namespace {
 // longer is not a script anyone wrote.
 constexpr std::uint64_t kParseTimeoutMicros = 10'000'000;
 
-// A part of a large file is at least this long: below it a thread costs more than it saves.
-constexpr std::uint32_t kMinPartBytes = 64 << 10;
-constexpr unsigned kMaxParts = 8;
+// What a parse allocates in its arena: tree-sitter takes about 50 bytes per byte of source
+// (blocks' headers included); parts up to about 1.3 MB fit the budget, and past it the rest goes
+// to malloc.
+constexpr std::size_t kArenaBytesPerByte = 56;
+constexpr std::size_t kArenaBudget = std::size_t{64} << 20;
+
+// A large file is cut into parts of about this size: parts are parsed by as many threads as the
+// machine has, each thread parsing its parts one after another in the same arena memory (so a
+// file touches the memory of a few parts, not of all of it: fresh pages cost the kernel's
+// zeroing). A file below two parts' worth is parsed in one piece.
+constexpr std::uint32_t kPartBytes = 48 << 10;
+constexpr unsigned kMaxParts = 64;
+constexpr unsigned kMaxThreads = 8;
 
 // Whether almost nothing in a file parsed as Python: the statements tree-sitter could read (at the
 // top of each tree, even under an ERROR root) cover under a tenth of the code, comments aside.
@@ -29,7 +42,7 @@ bool NothingParsed(const std::vector<Node>& roots, std::uint32_t size) {
   std::uint64_t sound = 0, comments = 0;
   bool broken = false;
   for (Node root : roots) {
-    if (!ts_node_has_error(root.raw())) {
+    if (!root.has_error()) {
       sound += root.end() - root.begin();
       continue;
     }
@@ -46,14 +59,12 @@ bool NothingParsed(const std::vector<Node>& roots, std::uint32_t size) {
   return broken && sound * 10 < size - std::min<std::uint64_t>(comments, size);
 }
 
-// Where to cut a file into parts (offsets, ascending, none at 0): at most `max_parts` (0: one per
-// hardware thread), each at least kMinPartBytes, cut at the first top-level statement after an
-// even share.
+// Where to cut a file into parts (offsets, ascending, none at 0): about kPartBytes each, at most
+// `max_parts` (0: kMaxParts), cut at the first top-level statement after an even share.
 std::vector<std::uint32_t> Cuts(std::string_view text, unsigned max_parts) {
-  if (max_parts == 0) max_parts = std::thread::hardware_concurrency();
-  const unsigned threads = std::clamp(max_parts, 1u, kMaxParts);
+  if (max_parts == 0) max_parts = kMaxParts;
   const auto size = static_cast<std::uint32_t>(text.size());
-  const unsigned parts = std::min<unsigned>(threads, size / kMinPartBytes);
+  const unsigned parts = std::min<unsigned>(max_parts, size / kPartBytes);
   if (parts < 2) return {};
   const std::vector<std::uint32_t> starts = TopLevelStatementStarts(text);
   std::vector<std::uint32_t> cuts;
@@ -69,88 +80,223 @@ std::vector<std::uint32_t> Cuts(std::string_view text, unsigned max_parts) {
 struct ParserDeleter {
   void operator()(TSParser* parser) const { ts_parser_delete(parser); }
 };
+struct TreeDeleter {
+  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
+};
 
-constexpr std::size_t kMaxSymbols = 1024;
+// The grammar's names, looked up once: tree-sitter's own lookups measure the name (strlen) or
+// scan the field names (strncmp) on every call.
+struct GrammarNames {
+  std::vector<std::string_view> symbols;  // by public symbol
+  // By public symbol, a bit per NodeType whose name it carries (named symbols, aliases included).
+  std::vector<std::uint16_t> types;
+  std::vector<std::pair<std::string_view, std::uint8_t>> fields;
+};
 
-// For each NodeType, the grammar's symbols (named ones, aliases included) that carry its name.
-const std::array<std::bitset<kMaxSymbols>, static_cast<std::size_t>(NodeType::kCount)>&
-SymbolsOf() {
-  static const auto* table = [] {
-    static constexpr std::string_view kNames[] = {"assignment",
-                                                  "block",
-                                                  "call",
-                                                  "class_definition",
-                                                  "for_statement",
-                                                  "function_definition",
-                                                  "import_from_statement",
-                                                  "import_statement",
-                                                  "lambda",
-                                                  "named_expression",
-                                                  "return_statement",
-                                                  "while_statement",
-                                                  "with_statement"};
-    static_assert(std::size(kNames) == static_cast<std::size_t>(NodeType::kCount));
-    auto* t =
-        new std::array<std::bitset<kMaxSymbols>, static_cast<std::size_t>(NodeType::kCount)>();
+// NodeType's names, in its order.
+constexpr std::string_view kNodeTypeNames[] = {"assignment",
+                                               "block",
+                                               "call",
+                                               "class_definition",
+                                               "for_statement",
+                                               "function_definition",
+                                               "import_from_statement",
+                                               "import_statement",
+                                               "lambda",
+                                               "named_expression",
+                                               "return_statement",
+                                               "while_statement",
+                                               "with_statement"};
+static_assert(std::size(kNodeTypeNames) == static_cast<std::size_t>(NodeType::kCount));
+static_assert(static_cast<std::size_t>(NodeType::kCount) <= 16);
+
+const GrammarNames& Names() {
+  static const auto* names = [] {
+    auto* n = new GrammarNames();
     const TSLanguage* language = tree_sitter_python();
-    const std::uint32_t count = ts_language_symbol_count(language);
-    for (std::uint32_t symbol = 0; symbol < count && symbol < kMaxSymbols; ++symbol) {
-      if (ts_language_symbol_type(language, static_cast<TSSymbol>(symbol)) != TSSymbolTypeRegular) {
-        continue;
+    const std::uint32_t symbols = ts_language_symbol_count(language);
+    for (std::uint32_t s = 0; s < symbols; ++s) {
+      const std::string_view name = ts_language_symbol_name(language, static_cast<TSSymbol>(s));
+      n->symbols.push_back(name);
+      std::uint16_t types = 0;
+      for (std::size_t t = 0; t < std::size(kNodeTypeNames); ++t) {
+        if (ts_language_symbol_type(language, static_cast<TSSymbol>(s)) == TSSymbolTypeRegular &&
+            name == kNodeTypeNames[t]) {
+          types |= static_cast<std::uint16_t>(1u << t);
+        }
       }
-      const std::string_view name =
-          ts_language_symbol_name(language, static_cast<TSSymbol>(symbol));
-      for (std::size_t i = 0; i < std::size(kNames); ++i) {
-        if (name == kNames[i]) (*t)[i].set(symbol);
+      n->types.push_back(types);
+    }
+    const std::uint32_t fields = ts_language_field_count(language);
+    for (std::uint32_t f = 1; f <= fields && f <= UINT8_MAX; ++f) {
+      if (const char* name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(f))) {
+        n->fields.emplace_back(name, static_cast<std::uint8_t>(f));
       }
     }
-    return t;
+    return n;
   }();
-  return *table;
+  return *names;
+}
+
+std::uint8_t FieldId(std::string_view name) {
+  for (const auto& [field, id] : Names().fields) {
+    if (field == name) return id;
+  }
+  return 0;
+}
+
+// tree-sitter's tree as a SyntaxTree: one walk with its cursor, which visits the visible nodes
+// in pre-order and knows the field each fills (through hidden parents, as child_by_field does).
+std::unique_ptr<SyntaxTree> Flatten(TSTree* tree, std::string_view text, std::uint32_t base) {
+  auto out = std::make_unique<SyntaxTree>();
+  out->text = text;
+  out->symbol_names = Names().symbols;
+  out->symbol_types = Names().types;
+  std::vector<SyntaxTree::Entry>& nodes = out->nodes;
+  // Real scripts have 0.1 to 0.5 nodes per byte (pages not reached are never touched): growing the
+  // array as it fills would copy it several times over.
+  nodes.reserve(ts_node_end_byte(ts_tree_root_node(tree)) / 2 + 16);
+  struct Open {
+    std::uint32_t index;
+    std::uint32_t last_child = SyntaxTree::kNone;
+  };
+  std::vector<Open> open;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+  // The cursor's node becomes the next node, the last child of the innermost open one.
+  auto push = [&] {
+    const TSNode n = ts_tree_cursor_current_node(&cursor);
+    const auto index = static_cast<std::uint32_t>(nodes.size());
+    SyntaxTree::Entry e;
+    e.begin = base + ts_node_start_byte(n);
+    e.end = base + ts_node_end_byte(n);
+    e.symbol = ts_node_symbol(n);
+    e.flags = static_cast<std::uint8_t>((ts_node_is_named(n) ? SyntaxTree::kNamed : 0) |
+                                        (ts_node_is_missing(n) ? SyntaxTree::kMissing : 0) |
+                                        (ts_node_has_error(n) ? SyntaxTree::kHasError : 0));
+    if (!open.empty()) {
+      e.parent = open.back().index;
+      e.field = static_cast<std::uint8_t>(ts_tree_cursor_current_field_id(&cursor));
+      if (open.back().last_child != SyntaxTree::kNone) {
+        nodes[open.back().last_child].next_sibling = index;
+      }
+      open.back().last_child = index;
+    }
+    nodes.push_back(e);
+    open.push_back({index});
+  };
+  auto close = [&] {
+    nodes[open.back().index].subtree_end = static_cast<std::uint32_t>(nodes.size());
+    open.pop_back();
+  };
+  push();
+  for (;;) {
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      push();
+      continue;
+    }
+    for (;;) {  // close the node, then its ancestors until one has a next sibling
+      close();
+      if (open.empty()) {
+        ts_tree_cursor_delete(&cursor);
+        return out;
+      }
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        push();
+        break;
+      }
+      ts_tree_cursor_goto_parent(&cursor);
+    }
+  }
 }
 
 }  // namespace
 
-bool Node::is(NodeType type) const {
-  if (null()) return false;
-  const TSSymbol symbol = ts_node_symbol(node_);
-  return symbol < kMaxSymbols && SymbolsOf()[static_cast<std::size_t>(type)].test(symbol);
-}
-
 std::string_view Node::text() const {
   if (null()) return {};
   const std::uint32_t b = begin(), e = end();
-  if (b > text_.size() || e > text_.size() || b > e) return {};
-  return text_.substr(b, e - b);
+  const std::string_view text = tree_->text;
+  if (b > text.size() || e > text.size() || b > e) return {};
+  return text.substr(b, e - b);
 }
 
-Node Node::field(const char* name) const {
-  if (null()) return {};
-  return Wrap(ts_node_child_by_field_name(
-      node_, name, static_cast<std::uint32_t>(std::char_traits<char>::length(name))));
+Node Node::FirstChild() const {
+  if (null() || entry().subtree_end <= index_ + 1) return {};
+  return Node(tree_, index_ + 1);
 }
 
-Result<std::vector<Syntax::Tree>> Syntax::ParseParts(std::string_view text,
-                                                     const std::vector<std::uint32_t>& cuts) {
+Node Node::field(std::string_view name) const {
+  const std::uint8_t id = FieldId(name);
+  if (id == 0) return {};
+  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+    if (c.entry().field == id) return c;
+  }
+  return {};
+}
+
+std::uint32_t Node::count() const {
+  std::uint32_t n = 0;
+  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) ++n;
+  return n;
+}
+
+Node Node::child(std::uint32_t i) const {
+  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+    if (i-- == 0) return c;
+  }
+  return {};
+}
+
+std::uint32_t Node::named_count() const {
+  std::uint32_t n = 0;
+  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) n += c.is_named();
+  return n;
+}
+
+Node Node::named(std::uint32_t i) const {
+  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+    if (c.is_named() && i-- == 0) return c;
+  }
+  return {};
+}
+
+Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
+                                         const std::vector<std::uint32_t>& cuts) {
   const std::size_t parts = cuts.size() + 1;
-  std::vector<Tree> trees(parts);
+  Trees trees(parts);
   std::vector<std::string> errors(parts);
-  auto parse = [&](std::size_t i) {
+  // Thread `t` parses parts t, t + threads, ... in one arena, emptied between parts.
+  auto parse = [&](std::size_t i, ParseArena& arena) {
+    const std::uint32_t begin = i == 0 ? 0 : cuts[i - 1];
+    const std::uint32_t end = i + 1 == parts ? static_cast<std::uint32_t>(text.size()) : cuts[i];
+    arena.Reset(kArenaBytesPerByte * (end - begin));
     std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), tree_sitter_python())) {
       errors[i] = "tree-sitter's Python grammar does not match the tree-sitter library";
       return;
     }
     ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
-    const std::uint32_t begin = i == 0 ? 0 : cuts[i - 1];
-    const std::uint32_t end = i + 1 == parts ? static_cast<std::uint32_t>(text.size()) : cuts[i];
-    trees[i].reset(ts_parser_parse_string(parser.get(), nullptr, text.data() + begin, end - begin));
-    if (!trees[i]) errors[i] = "the Python parser gave up on it (too large or too complex)";
+    std::unique_ptr<TSTree, TreeDeleter> tree(
+        ts_parser_parse_string(parser.get(), nullptr, text.data() + begin, end - begin));
+    if (!tree) {
+      errors[i] = "the Python parser gave up on it (too large or too complex)";
+      return;
+    }
+    trees[i] = Flatten(tree.get(), text, begin);
+    if (!arena.overflowed()) {  // emptied with the arena: nothing of theirs is outside it
+      (void)parser.release();
+      (void)tree.release();
+    }
   };
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < parts; ++i) threads.emplace_back(parse, i);
-  parse(0);
-  for (std::thread& t : threads) t.join();
+  const std::size_t threads = std::min<std::size_t>(
+      {parts, kMaxThreads, std::max(1u, std::thread::hardware_concurrency())});
+  auto work = [&](std::size_t t) {
+    ParseArena arena(kArenaBudget);
+    for (std::size_t i = t; i < parts; i += threads) parse(i, arena);
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, t);
+  work(0);
+  for (std::thread& t : workers) t.join();
   for (const std::string& e : errors) {
     if (!e.empty()) return MakeError(e);
   }
@@ -165,15 +311,12 @@ Result<Syntax> Syntax::Parse(std::string_view text, unsigned max_parts) {
   auto trees = ParseParts(text, cuts);
   if (!trees) return trees.error();
   syntax.trees_ = std::move(*trees);
-  syntax.bases_ = {0};
-  syntax.bases_.insert(syntax.bases_.end(), cuts.begin(), cuts.end());
   // A cut in the wrong place (or broken code) shows as an error in some part: read the file as
   // one piece then, exactly as tree-sitter reads it.
   if (!cuts.empty() && syntax.has_error()) {
     trees = ParseParts(text, {});
     if (!trees) return trees.error();
     syntax.trees_ = std::move(*trees);
-    syntax.bases_ = {0};
   }
   if (NothingParsed(syntax.roots(), static_cast<std::uint32_t>(text.size()))) {
     return MakeError(
@@ -186,15 +329,13 @@ Result<Syntax> Syntax::Parse(std::string_view text, unsigned max_parts) {
 std::vector<Node> Syntax::roots() const {
   std::vector<Node> out;
   out.reserve(trees_.size());
-  for (std::size_t i = 0; i < trees_.size(); ++i) {
-    out.emplace_back(ts_tree_root_node(trees_[i].get()), text_, bases_[i]);
-  }
+  for (const auto& tree : trees_) out.emplace_back(tree.get(), 0);
   return out;
 }
 
 bool Syntax::has_error() const {
   return std::any_of(trees_.begin(), trees_.end(),
-                     [](const Tree& t) { return ts_node_has_error(ts_tree_root_node(t.get())); });
+                     [](const auto& t) { return Node(t.get(), 0).has_error(); });
 }
 
 }  // namespace tpudoctor::script
