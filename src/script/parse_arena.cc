@@ -118,10 +118,11 @@ bool ParseArena::AddChunk(std::size_t need) {
     limit_ = c.end;
     return true;
   }
-  std::size_t size = std::max(chunks_.empty() ? expected_ : used_, need);
+  if (need > budget_ - used_) return false;
+  std::size_t size = std::clamp(chunks_.empty() ? expected_ : used_, need, budget_ - used_);
   const bool mapped = size >= kMapFrom;
+  // Whole huge pages (the budget may be passed by less than one).
   if (mapped) size = (size + kHugePage - 1) / kHugePage * kHugePage;
-  if (used_ + size > budget_) return false;
   char* begin = mapped ? MapAligned(size) : static_cast<char*>(std::malloc(size));
   if (begin == nullptr) return false;
   chunks_.push_back({begin, begin + size, mapped});
