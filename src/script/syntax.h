@@ -76,12 +76,12 @@ class Node {
     return symbol == UINT16_MAX ? "ERROR" : "_ERROR";  // tree-sitter's two built-in error symbols
   }
   // Inline, so that comparing with a literal compiles to a few instructions.
-  bool is(std::string_view type) const {
+  [[gnu::always_inline]] bool is(std::string_view type) const {
     const std::string_view name = this->type();
     // The literal's length, known where this is inlined, lets the compiler compare in place.
     return name.size() == type.size() && std::memcmp(name.data(), type.data(), type.size()) == 0;
   }
-  bool is(NodeType type) const {
+  [[gnu::always_inline]] bool is(NodeType type) const {
     if (null()) return false;
     const std::uint16_t symbol = entry().symbol;
     return symbol < tree_->symbol_types.size() &&
