@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -16,9 +17,10 @@ extern "C" const TSLanguage* tree_sitter_python(void);
 namespace tpudoctor::script {
 namespace {
 
-// How long the parser may take: tree-sitter parses megabytes a second, so a file that takes
-// longer is not a script anyone wrote.
+// How long the parser may take (each thread, over all its parts): tree-sitter parses megabytes a
+// second, so a file that takes longer is not a script anyone wrote.
 constexpr std::uint64_t kParseTimeoutMicros = 10'000'000;
+using Clock = std::chrono::steady_clock;
 
 // What a parse allocates in its arena: tree-sitter takes about 50 bytes per byte of source
 // (blocks' headers included); parts up to about 1.3 MB fit the budget, and past it the rest goes
@@ -265,7 +267,8 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
   Trees trees(parts);
   std::vector<std::string> errors(parts);
   // Thread `t` parses parts t, t + threads, ... in one arena, emptied between parts.
-  auto parse = [&](std::size_t i, ParseArena& arena) {
+  // Each thread's parts share the time limit: the parser stops where the thread's time runs out.
+  auto parse = [&](std::size_t i, ParseArena& arena, Clock::time_point deadline) {
     const std::uint32_t begin = i == 0 ? 0 : cuts[i - 1];
     const std::uint32_t end = i + 1 == parts ? static_cast<std::uint32_t>(text.size()) : cuts[i];
     arena.Reset(kArenaBytesPerByte * (end - begin));
@@ -274,7 +277,10 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
       errors[i] = "tree-sitter's Python grammar does not match the tree-sitter library";
       return;
     }
-    ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
+    const auto left =
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now()).count();
+    // 0 would mean no limit.
+    ts_parser_set_timeout_micros(parser.get(), static_cast<std::uint64_t>(std::max<long>(1, left)));
     std::unique_ptr<TSTree, TreeDeleter> tree(
         ts_parser_parse_string(parser.get(), nullptr, text.data() + begin, end - begin));
     if (!tree) {
@@ -291,7 +297,11 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
       {parts, kMaxThreads, std::max(1u, std::thread::hardware_concurrency())});
   auto work = [&](std::size_t t) {
     ParseArena arena(kArenaBudget);
-    for (std::size_t i = t; i < parts; i += threads) parse(i, arena);
+    const auto deadline = Clock::now() + std::chrono::microseconds(kParseTimeoutMicros);
+    for (std::size_t i = t; i < parts; i += threads) {
+      parse(i, arena, deadline);
+      if (!errors[i].empty()) break;
+    }
   };
   std::vector<std::thread> workers;
   for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, t);
