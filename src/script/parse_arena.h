@@ -5,8 +5,8 @@
 // more. Inside an arena, allocations are bumped from large chunks, frees are nothing (the tree
 // is most of what a parse allocates: reusing freed blocks saved 4% of the memory), and the tree
 // is dropped with the arena instead of being walked: see Syntax::Parse. Past its budget an arena
-// hands allocations to malloc, and the parser and tree must then be deleted as usual
-// (`overflowed()`).
+// hands allocations to malloc, and the tree must then be deleted as usual (`overflowed()`). The
+// parser is always deleted: a grammar's external scanner allocates its state with malloc itself.
 //
 // The hooks are tree-sitter's process-wide allocator (ts_set_allocator, installed once): on a
 // thread with no arena open they are malloc, calloc, realloc and free, so other users of

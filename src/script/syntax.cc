@@ -288,10 +288,9 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
       return;
     }
     trees[i] = Flatten(tree.get(), text, begin);
-    if (!arena.overflowed()) {  // emptied with the arena: nothing of theirs is outside it
-      (void)parser.release();
-      (void)tree.release();
-    }
+    // The tree is emptied with the arena when all of it is there. The parser is deleted as usual:
+    // the grammar's external scanner keeps its state in malloc's memory.
+    if (!arena.overflowed()) (void)tree.release();
   };
   const std::size_t threads = std::min<std::size_t>(
       {parts, kMaxThreads, std::max(1u, std::thread::hardware_concurrency())});
