@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Fetches tree-sitter's Python grammar (the generated parser.c and scanner.c the build compiles)
 # from the npm registry into .deps/, once: the package's tarball is checked against its SHA-256
-# before anything is unpacked, and nothing of it is committed. Version 0.20.4 is the last whose
-# parser is ABI 14, the newest Debian 12's libtree-sitter 0.20.7 loads.
+# before anything is unpacked, and nothing of it is committed. Its parser is ABI 14
+# (LANGUAGE_VERSION in parser.c), the newest Debian 12's libtree-sitter 0.20.7 loads; 0.23 reads
+# what 0.20.4 could not (a trailing comma inside a subscript, `-> Tuple[int, int,]`; PEP 695's
+# `type` statements and type parameters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 NAME=tree-sitter-python
-VERSION=0.20.4
-SHA256=644cb3faabb8faae1a1c734d1a636f94f40b18e94265f018c4b90dc8cb9b00ba
+VERSION=0.23.6
+SHA256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
 DEST=.deps/$NAME-$VERSION
 
 if [[ -f $DEST/src/parser.c && -f $DEST/src/scanner.c ]]; then

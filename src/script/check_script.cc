@@ -59,11 +59,11 @@ void NoteBrokenCode(const script::ScriptModel& model, const std::string& file,
   Diagnostic d;
   d.code = "LOAD001";
   d.severity = Severity::kNote;
-  // Not "Python cannot parse": the grammar (tree-sitter-python 0.20) predates some syntax Python
-  // accepts (a trailing comma in an annotation's subscript, `-> Tuple[int, int,]`).
+  // Not "Python cannot parse": the grammar (tree-sitter-python 0.23) may not know syntax a newer
+  // Python accepts (0.20 could not read a trailing comma in a subscript, `-> Tuple[int, int,]`).
   d.message = "tpu-doctor's Python parser cannot read " + Plural(broken, "part", "parts") +
               " of the code (the first here: a syntax error, or syntax newer than its "
-              "tree-sitter-python 0.20 grammar): the findings cover the rest";
+              "tree-sitter-python 0.23 grammar): the findings cover the rest";
   const script::Position p = model.Locate(first);
   d.location.file = file;
   d.location.line = p.line;
