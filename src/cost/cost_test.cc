@@ -520,16 +520,19 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   EXPECT_EQ(v6e.fitted_for, "tpu-v6e");
   EXPECT_NE(v6e.matrix_efficiency, family.matrix_efficiency);
   EXPECT_EQ(v6e.conv_efficiency, family.conv_efficiency);  // no convolutional run fitted
-  // v4 has no fitted runs; its nearest sibling, v5e, has (MaxText's 32B on v5e-256).
-  ASSERT_EQ(T("tpu-v4").calibration_siblings.at(0), "tpu-v5e");
-  const Calibration& v4 = CalibrationFor(T("tpu-v4"), xla);
-  EXPECT_EQ(v4.fitted_for, "tpu-v5e");
-  EXPECT_EQ(v4.matrix_efficiency, CalibrationFor(T("tpu-v5e"), xla).matrix_efficiency);
+  // v4 has fitted runs of its own (MaxText's 22B and 52B tables).
+  EXPECT_EQ(CalibrationFor(T("tpu-v4"), xla).fitted_for, "tpu-v4");
+  // v3 has only a convolutional run: its matmul factor comes from its nearest sibling with one,
+  // v5p, and it says so; its convolution factor is its own.
+  ASSERT_EQ(T("tpu-v3").calibration_siblings.at(0), "tpu-v5p");
+  const Calibration& v3 = CalibrationFor(T("tpu-v3"), xla);
+  EXPECT_EQ(v3.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
+  EXPECT_NE(v3.source.find("its nearest sibling's"), std::string::npos);
   // v2's nearest sibling, v3, has only a convolutional factor: its matmul factor comes from the
   // next one that has one, v5p.
   const Calibration& v2 = CalibrationFor(T("tpu-v2"), xla);
   EXPECT_EQ(v2.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
-  EXPECT_NE(v4.source.find("tpu-v4 has none: its nearest sibling's"), std::string::npos);
+  EXPECT_NE(v2.source.find("tpu-v2 has none: its nearest sibling's"), std::string::npos);
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).fitted_for, "");
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).name, "xla-gpu");
 }
