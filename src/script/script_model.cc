@@ -231,13 +231,15 @@ void ScriptModel::Build() {
   // Functions passed to jax.jit (`step = jax.jit(train_step)`) are traced like decorated ones.
   for (const Call& c : calls_) {
     if (c.args.empty() || !c.args[0].is("identifier")) continue;
-    const bool jax_transform = c.name == "jax.jit" || c.name == "jax.pmap" ||
-                               c.name == "flax.nnx.jit" || c.name == "equinox.filter_jit";
+    const bool every_argument =
+        c.name == "jax.jit" || c.name == "jax.pmap" || c.name == "flax.nnx.jit";
+    const bool jax_transform = every_argument || c.name == "equinox.filter_jit";
     const bool tf_function = c.name == "tensorflow.function";
     if (!jax_transform && !tf_function) continue;
     const int f = LocalFunction(c.args[0].text());
     if (f < 0) continue;
     functions_[f].jax_traced |= jax_transform;
+    functions_[f].traces_every_argument |= every_argument;
     functions_[f].tf_function |= tf_function;
     // `jax.jit(step, static_argnums=(1,))` leaves those parameters untraced, as the decorator does.
     if (jax_transform) {
@@ -327,8 +329,10 @@ void ScriptModel::AddFunction(Node def, Node decorated, int parent, Node class_n
         if (kw.is("keyword_argument"))
           AddStaticParams(kw.field("name").text(), kw.field("value"), f);
       }
-      f.jax_traced |= name == "jax.jit" || name == "jax.pmap" || name == "flax.nnx.jit" ||
-                      name == "equinox.filter_jit";
+      const bool every_argument =
+          name == "jax.jit" || name == "jax.pmap" || name == "flax.nnx.jit";
+      f.jax_traced |= every_argument || name == "equinox.filter_jit";
+      f.traces_every_argument |= every_argument;
       f.tf_function |= name == "tensorflow.function";
       f.decorators.push_back(std::move(name));
     }

@@ -46,6 +46,10 @@ struct Function {
   std::vector<std::string> static_params;  // jax.jit's static_argnums / static_argnames
   // Traced by JAX (jax.jit, pmap, ...): Python control flow on its array arguments fails.
   bool jax_traced = false;
+  // jax.jit, pmap and nnx.jit trace every argument not marked static; equinox.filter_jit traces
+  // only the arguments that are arrays when called (other values are static): false when only
+  // filter_jit traces it.
+  bool traces_every_argument = false;
   bool tf_function = false;  // decorated with tf.function
 };
 

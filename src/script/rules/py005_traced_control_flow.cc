@@ -9,14 +9,30 @@ bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// Whether a parameter's annotation names an array type (`jax.Array`, `jnp.ndarray`, jaxtyping's
+// `Float[Array, "n"]`): a name or attribute whose last part is `Array` or `ndarray`.
+bool AnnotatedArray(Node typed_parameter) {
+  bool array = false;
+  Walk(typed_parameter.field("type"), [&](Node n, int) {
+    const Node last = n.is("attribute") ? n.field("attribute") : n;
+    if (last.is("identifier") && (last.text() == "Array" || last.text() == "ndarray")) {
+      array = true;
+    }
+    return !array;
+  });
+  return array;
+}
+
 // The parameters of a jitted function that JAX traces: not static, not `self`, and without a
-// default (a default's value may be a Python constant the caller never overrides).
+// default (a default's value may be a Python constant the caller never overrides). Under
+// equinox.filter_jit alone, only those annotated as arrays: it holds every other value static.
 std::vector<std::string> TracedParams(const Function& f) {
   std::vector<std::string> out;
   Node params = f.node.field("parameters");
   for (std::uint32_t i = 0; i < params.named_count(); ++i) {
     Node p = params.named(i);
     if (!p.is("identifier") && !p.is("typed_parameter")) continue;
+    if (!f.traces_every_argument && !(p.is("typed_parameter") && AnnotatedArray(p))) continue;
     std::string name(p.is("identifier") ? p.text() : p.named(0).text());
     if (name == "self" || name == "cls" || Contains(f.static_params, name)) continue;
     out.push_back(std::move(name));
