@@ -121,14 +121,21 @@ def main():
         print("leave-one-generation-out (each generation predicted with its nearest sibling's "
               "factor):")
         held_out = []
+        per_gen = {}
         for (gen, factor), group in sorted(groups.items()):
             donor = next((s for s in siblings(gen) if (s, factor) in fitted), None)
             value = fitted[(donor, factor)] if donor else base[factor]
             for r, e in zip(group, p.log_errors(group, factor, value)):
                 held_out.append(abs(math.expm1(e)))
+                per_gen.setdefault(gen, []).append(abs(math.expm1(e)))
                 print(f"  {gen:<8} from {donor or 'family':<8} {factor:<18} {value:.3f}  "
                       f"{r['row']['model'][:16]:<16} {r['row']['hardware'][:26]:<26} "
                       f"{math.expm1(e):+6.1%}")
+        print("leave-one-generation-out per generation (a generation with many runs weighs more "
+              "in the overall median):")
+        for gen, errs in sorted(per_gen.items()):
+            print(f"  {gen:<8} {len(errs):>2} rows, median |error| {statistics.median(errs):.1%}, "
+                  f"worst {max(errs):.1%}")
         print(f"leave-one-generation-out: {len(held_out)} rows, median |error| "
               f"{statistics.median(held_out):.1%}, within 20%: "
               f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
