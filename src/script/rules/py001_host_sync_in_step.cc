@@ -47,6 +47,24 @@ Node ReadsTensor(Node expr, const std::vector<std::string_view>& names) {
   return found;
 }
 
+// Whether `expr` is a tensor made on the host right there: a torch factory call without `device=`
+// (`torch.randint(0, n, (1,)).item()` draws a Python int from a CPU tensor: no device work and
+// no wait), directly or through the name it was assigned to. Factories allocate on the CPU unless
+// told otherwise, or unless the script moved the default (`torch.set_default_device`).
+bool HostTensor(const ScriptModel& model, Node expr) {
+  static constexpr std::string_view kFactories[] = {
+      "torch.arange", "torch.as_tensor", "torch.empty",  "torch.eye",  "torch.from_numpy",
+      "torch.full",   "torch.linspace",  "torch.ones",   "torch.rand", "torch.randint",
+      "torch.randn",  "torch.randperm",  "torch.tensor", "torch.zeros"};
+  const Call* call = model.CallAt(model.Resolve(expr));
+  if (call == nullptr || call->splat || call->Keyword("device")) return false;
+  if (std::find(std::begin(kFactories), std::end(kFactories), call->name) == std::end(kFactories)) {
+    return false;
+  }
+  return std::none_of(model.calls().begin(), model.calls().end(),
+                      [](const Call& c) { return c.name == "torch.set_default_device"; });
+}
+
 class Py001 final : public ScriptRule {
  public:
   TPUD_SCRIPT_RULE("PY001", "host-sync-in-step",
@@ -58,7 +76,7 @@ class Py001 final : public ScriptRule {
     for (const Call& call : c.model.calls()) {
       if (!call.receiver || !call.name.empty() || !call.args.empty()) continue;
       if (call.method != "item" && call.method != "cpu" && call.method != "tolist") continue;
-      if (!EveryStep(call, loops)) continue;
+      if (!EveryStep(call, loops) || HostTensor(c.model, call.receiver)) continue;
       Report(c, call.node, "`" + std::string(call.callee.text()) + "()`");
     }
     // `if loss < best:` or `print(loss)` on the step's loss: Python needs its value.
