@@ -50,12 +50,14 @@ Node ReadsTensor(Node expr, const std::vector<std::string_view>& names) {
 // Whether `expr` is a tensor made on the host right there: a torch factory call without `device=`
 // (`torch.randint(0, n, (1,)).item()` draws a Python int from a CPU tensor: no device work and
 // no wait), directly or through the name it was assigned to. Factories allocate on the CPU unless
-// told otherwise, or unless the script moved the default (`torch.set_default_device`).
+// told otherwise, or unless the script moved the default (`torch.set_default_device`). Only
+// factories that take sizes and numbers: `torch.tensor(loss)` would copy a device tensor to the
+// host in the factory itself.
 bool HostTensor(const ScriptModel& model, Node expr) {
   static constexpr std::string_view kFactories[] = {
-      "torch.arange", "torch.as_tensor", "torch.empty",  "torch.eye",  "torch.from_numpy",
-      "torch.full",   "torch.linspace",  "torch.ones",   "torch.rand", "torch.randint",
-      "torch.randn",  "torch.randperm",  "torch.tensor", "torch.zeros"};
+      "torch.arange",  "torch.empty",    "torch.eye",      "torch.from_numpy",
+      "torch.full",    "torch.linspace", "torch.ones",     "torch.rand",
+      "torch.randint", "torch.randn",    "torch.randperm", "torch.zeros"};
   const Call* call = model.CallAt(model.Resolve(expr));
   if (call == nullptr || call->splat || call->Keyword("device")) return false;
   if (std::find(std::begin(kFactories), std::end(kFactories), call->name) == std::end(kFactories)) {
