@@ -129,6 +129,25 @@ void AddStaticParams(std::string_view key, Node value, Function& f) {
   }
 }
 
+// The function transforms the model knows, by the canonical name of a decorator or of a call
+// given the function (`jax.jit(step)`).
+enum class Transform { kNone, kJaxEveryArgument, kJaxArraysOnly, kTfFunction };
+
+Transform TransformOf(std::string_view name) {
+  if (name == "jax.jit" || name == "jax.pmap" || name == "flax.nnx.jit") {
+    return Transform::kJaxEveryArgument;
+  }
+  if (name == "equinox.filter_jit") return Transform::kJaxArraysOnly;  // non-arrays are static
+  if (name == "tensorflow.function") return Transform::kTfFunction;
+  return Transform::kNone;
+}
+
+void Mark(Transform t, Function& f) {
+  f.jax_traced |= t == Transform::kJaxEveryArgument || t == Transform::kJaxArraysOnly;
+  f.traces_every_argument |= t == Transform::kJaxEveryArgument;
+  f.tf_function |= t == Transform::kTfFunction;
+}
+
 }  // namespace
 
 Node Call::Keyword(std::string_view name) const {
@@ -231,18 +250,13 @@ void ScriptModel::Build() {
   // Functions passed to jax.jit (`step = jax.jit(train_step)`) are traced like decorated ones.
   for (const Call& c : calls_) {
     if (c.args.empty() || !c.args[0].is("identifier")) continue;
-    const bool every_argument =
-        c.name == "jax.jit" || c.name == "jax.pmap" || c.name == "flax.nnx.jit";
-    const bool jax_transform = every_argument || c.name == "equinox.filter_jit";
-    const bool tf_function = c.name == "tensorflow.function";
-    if (!jax_transform && !tf_function) continue;
+    const Transform t = TransformOf(c.name);
+    if (t == Transform::kNone) continue;
     const int f = LocalFunction(c.args[0].text());
     if (f < 0) continue;
-    functions_[f].jax_traced |= jax_transform;
-    functions_[f].traces_every_argument |= every_argument;
-    functions_[f].tf_function |= tf_function;
+    Mark(t, functions_[f]);
     // `jax.jit(step, static_argnums=(1,))` leaves those parameters untraced, as the decorator does.
-    if (jax_transform) {
+    if (t != Transform::kTfFunction) {
       for (const auto& [key, value] : c.kwargs) AddStaticParams(key, value, functions_[f]);
     }
   }
@@ -329,11 +343,7 @@ void ScriptModel::AddFunction(Node def, Node decorated, int parent, Node class_n
         if (kw.is("keyword_argument"))
           AddStaticParams(kw.field("name").text(), kw.field("value"), f);
       }
-      const bool every_argument =
-          name == "jax.jit" || name == "jax.pmap" || name == "flax.nnx.jit";
-      f.jax_traced |= every_argument || name == "equinox.filter_jit";
-      f.traces_every_argument |= every_argument;
-      f.tf_function |= name == "tensorflow.function";
+      Mark(TransformOf(name), f);
       f.decorators.push_back(std::move(name));
     }
   }

@@ -3,8 +3,6 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
-#include <array>
-#include <bitset>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -221,6 +219,8 @@ std::string_view Node::text() const {
   return text.substr(b, e - b);
 }
 
+Node Node::NextSibling() const { return At(entry().next_sibling); }
+
 Node Node::FirstChild() const {
   if (null() || entry().subtree_end <= index_ + 1) return {};
   return Node(tree_, index_ + 1);
@@ -229,7 +229,7 @@ Node Node::FirstChild() const {
 Node Node::field(std::string_view name) const {
   const std::uint8_t id = FieldId(name);
   if (id == 0) return {};
-  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+  for (Node c = FirstChild(); c; c = c.NextSibling()) {
     if (c.entry().field == id) return c;
   }
   return {};
@@ -237,12 +237,12 @@ Node Node::field(std::string_view name) const {
 
 std::uint32_t Node::count() const {
   std::uint32_t n = 0;
-  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) ++n;
+  for (Node c = FirstChild(); c; c = c.NextSibling()) ++n;
   return n;
 }
 
 Node Node::child(std::uint32_t i) const {
-  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+  for (Node c = FirstChild(); c; c = c.NextSibling()) {
     if (i-- == 0) return c;
   }
   return {};
@@ -250,12 +250,12 @@ Node Node::child(std::uint32_t i) const {
 
 std::uint32_t Node::named_count() const {
   std::uint32_t n = 0;
-  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) n += c.is_named();
+  for (Node c = FirstChild(); c; c = c.NextSibling()) n += c.is_named();
   return n;
 }
 
 Node Node::named(std::uint32_t i) const {
-  for (Node c = FirstChild(); c; c = c.At(c.entry().next_sibling)) {
+  for (Node c = FirstChild(); c; c = c.NextSibling()) {
     if (c.is_named() && i-- == 0) return c;
   }
   return {};

@@ -121,7 +121,9 @@ class Node {
  private:
   const SyntaxTree::Entry& entry() const { return tree_->nodes[index_]; }
   Node At(std::uint32_t i) const { return i == SyntaxTree::kNone ? Node() : Node(tree_, i); }
+  // The children, in order: FirstChild, then each one's NextSibling, until null.
   Node FirstChild() const;
+  Node NextSibling() const;
   const SyntaxTree* tree_ = nullptr;
   std::uint32_t index_ = 0;
 };

@@ -50,7 +50,7 @@ Node ReadsTensor(Node expr, const std::vector<std::string_view>& names) {
 // Whether `expr` is a tensor made on the host right there: a torch factory call without `device=`
 // (`torch.randint(0, n, (1,)).item()` draws a Python int from a CPU tensor: no device work and
 // no wait), directly or through the name it was assigned to. Factories allocate on the CPU unless
-// told otherwise, or unless the script moved the default (`torch.set_default_device`). Only
+// told otherwise (`device=`, or `torch.set_default_device`, which the caller checks once). Only
 // factories that take sizes and numbers: `torch.tensor(loss)` would copy a device tensor to the
 // host in the factory itself.
 bool HostTensor(const ScriptModel& model, Node expr) {
@@ -59,12 +59,9 @@ bool HostTensor(const ScriptModel& model, Node expr) {
       "torch.full",    "torch.linspace", "torch.ones",     "torch.rand",
       "torch.randint", "torch.randn",    "torch.randperm", "torch.zeros"};
   const Call* call = model.CallAt(model.Resolve(expr));
-  if (call == nullptr || call->splat || call->Keyword("device")) return false;
-  if (std::find(std::begin(kFactories), std::end(kFactories), call->name) == std::end(kFactories)) {
-    return false;
-  }
-  return std::none_of(model.calls().begin(), model.calls().end(),
-                      [](const Call& c) { return c.name == "torch.set_default_device"; });
+  return call != nullptr && !call->splat && !call->Keyword("device") &&
+         std::find(std::begin(kFactories), std::end(kFactories), call->name) !=
+             std::end(kFactories);
 }
 
 class Py001 final : public ScriptRule {
@@ -75,10 +72,13 @@ class Py001 final : public ScriptRule {
   void Run(const ScriptContext& c) const override {
     if (!c.model.Imports("torch_xla")) return;
     const std::vector<Node> loops = StepLoops(c.model);
+    const bool cpu_default =
+        std::none_of(c.model.calls().begin(), c.model.calls().end(),
+                     [](const Call& call) { return call.name == "torch.set_default_device"; });
     for (const Call& call : c.model.calls()) {
       if (!call.receiver || !call.name.empty() || !call.args.empty()) continue;
       if (call.method != "item" && call.method != "cpu" && call.method != "tolist") continue;
-      if (!EveryStep(call, loops) || HostTensor(c.model, call.receiver)) continue;
+      if (!EveryStep(call, loops) || (cpu_default && HostTensor(c.model, call.receiver))) continue;
       Report(c, call.node, "`" + std::string(call.callee.text()) + "()`");
     }
     // `if loss < best:` or `print(loss)` on the step's loss: Python needs its value.
