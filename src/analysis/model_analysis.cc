@@ -13,35 +13,39 @@ bool StaticInputs(const Graph& graph) {
   return !graph.inputs().empty();
 }
 
-// Sets bit i of `mask` for each DType i of a value of `graph` or a graph it calls; a computation
+// What the values and nodes of a graph and the graphs it calls hold, in one walk; a computation
 // called from many places is read once.
-void CollectDTypes(const Graph& graph, std::uint64_t& mask,
-                   std::unordered_set<const Graph*>& seen) {
+struct Contents {
+  std::uint64_t dtypes = 0;  // bit i: DType i occurs
+  bool dataset_ops = false;
+};
+
+void Collect(const Graph& graph, Contents& contents, std::unordered_set<const Graph*>& seen) {
   if (!seen.insert(&graph).second) return;
   for (const Value& v : graph.values())
-    mask |= std::uint64_t{1} << static_cast<unsigned>(v.type.dtype);
+    contents.dtypes |= std::uint64_t{1} << static_cast<unsigned>(v.type.dtype);
   for (const Node& n : graph.nodes()) {
-    for (const Subgraph& sub : n.subgraphs) CollectDTypes(*sub.graph, mask, seen);
+    contents.dataset_ops |= n.traits.dataset;
+    for (const Subgraph& sub : n.subgraphs) Collect(*sub.graph, contents, seen);
   }
 }
 
-std::uint64_t DTypesOf(const Graph& graph) {
+Contents ContentsOf(const Graph& graph) {
   static_assert(static_cast<unsigned>(DType::kString) < 64);
-  std::uint64_t mask = 0;
+  Contents contents;
   std::unordered_set<const Graph*> seen;
-  CollectDTypes(graph, mask, seen);
-  return mask;
+  Collect(graph, contents, seen);
+  return contents;
 }
 
 }  // namespace
 
 ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
                              const StepAssumptions& step, int slice_chips)
-    : graph_(graph),
-      target_(target),
-      dynamism_(graph),
-      slice_chips_(std::max(1, slice_chips)),
-      dtypes_(DTypesOf(graph)) {
+    : graph_(graph), target_(target), dynamism_(graph), slice_chips_(std::max(1, slice_chips)) {
+  const Contents contents = ContentsOf(graph);
+  dtypes_ = contents.dtypes;
+  dataset_ops_ = contents.dataset_ops;
   if (!StaticInputs(graph) || !dynamism_.roots().empty()) return;
   batch_ = graph.facts().batch.value_or(0);
   estimate_options_.train = step.train;
@@ -60,8 +64,8 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
 const std::vector<OpCost>& ModelAnalysis::op_costs() const {
   static const std::vector<OpCost> kNone;
   if (!estimate_) return kNone;
-  if (!op_costs_) op_costs_ = ComputeOpCosts(graph_);
-  return *op_costs_;
+  std::call_once(op_costs_once_, [&] { op_costs_ = ComputeOpCosts(graph_); });
+  return op_costs_;
 }
 
 }  // namespace tpudoctor

@@ -1,5 +1,7 @@
 // The one list of checks. Keep it sorted by code.
 #include <algorithm>
+#include <atomic>
+#include <future>
 
 #include "src/checks/factories.h"
 #include "tpudoctor/check/check.h"
@@ -35,8 +37,6 @@ const std::vector<std::unique_ptr<Check>>& AllChecks() {
   return *checks;
 }
 
-namespace {}  // namespace
-
 bool RuleSelected(std::string_view code, const CheckOptions& options) {
   auto matches = [&](const std::vector<std::string>& prefixes) {
     return std::any_of(prefixes.begin(), prefixes.end(),
@@ -57,13 +57,26 @@ CheckContext::CheckContext(const ModelAnalysis& analysis, const CheckOptions& op
       slice_chips(analysis.slice_chips()),
       sharded_estimate(analysis.sharded_estimate() ? &*analysis.sharded_estimate() : nullptr) {}
 
+// The checks only read the analysis, so two threads take them in turn. Each check writes to its
+// own sink and the sinks are joined in registry order: the findings are those of running the
+// checks one after another.
 std::vector<Diagnostic> RunChecks(const ModelAnalysis& analysis, const CheckOptions& options) {
   const CheckContext context(analysis, options);
-  DiagnosticSink sink;
-  for (const auto& check : AllChecks()) {
-    if (RuleSelected(check->code(), options)) check->Run(context, sink);
+  const auto& checks = AllChecks();
+  std::vector<DiagnosticSink> sinks(checks.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < checks.size(); i = next++) {
+      if (RuleSelected(checks[i]->code(), options)) checks[i]->Run(context, sinks[i]);
+    }
+  };
+  auto helper = std::async(std::launch::async, work);
+  work();
+  helper.get();
+  std::vector<Diagnostic> findings;
+  for (DiagnosticSink& sink : sinks) {
+    for (Diagnostic& d : sink.Take()) findings.push_back(std::move(d));
   }
-  std::vector<Diagnostic> findings = sink.Take();
   SortDiagnostics(findings);
   return findings;
 }

@@ -160,6 +160,11 @@ std::optional<ValueId> Graph::NameIndex::Find(std::string_view name,
   }
 }
 
+void Graph::NameIndex::Prefetch(std::string_view name) const {
+  if (slots_.empty()) return;
+  __builtin_prefetch(&slots_[NameHash(name) & (slots_.size() - 1)]);
+}
+
 Result<Ok> Graph::Finalize() {
   const auto nvalues = static_cast<ValueId>(values_.size());
   auto valid = [&](ValueId v) { return v == kNoValue || (v >= 0 && v < nvalues); };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -37,7 +38,8 @@ class ModelAnalysis {
   const TargetSpec& target() const { return target_; }
   const Dynamism& dynamism() const { return dynamism_; }
   // Per NodeId of the top-level graph, at the widths the model declares; empty when there is no
-  // estimate (below). Computed on first use: only the rules that read single ops need it.
+  // estimate (below). Computed on first use (once, whichever rule's thread asks first): only
+  // the rules that read single ops need it.
   const std::vector<OpCost>& op_costs() const;
   // The model's per-device batch (ModelFacts::batch); 0 when unknown.
   std::int64_t batch() const { return batch_; }
@@ -54,18 +56,23 @@ class ModelAnalysis {
   // Whether any value of the graph or its subgraphs has this element type (the dtype rules look
   // for the origins of only the types a model has).
   bool HasDType(DType dtype) const { return (dtypes_ >> static_cast<unsigned>(dtype)) & 1u; }
+  // Whether the graph or a subgraph holds a tf.data dataset op (the pipeline rules read only such
+  // graphs; asked once here instead of by each of them walking every node).
+  bool HasDatasetOps() const { return dataset_ops_; }
 
  private:
   const Graph& graph_;
   const TargetSpec& target_;
   Dynamism dynamism_;
-  mutable std::optional<std::vector<OpCost>> op_costs_;
+  mutable std::once_flag op_costs_once_;
+  mutable std::vector<OpCost> op_costs_;
   std::int64_t batch_ = 0;
   std::optional<Estimate> estimate_;
   EstimateOptions estimate_options_;
   int slice_chips_ = 1;
   std::optional<Estimate> sharded_;
   std::uint64_t dtypes_ = 0;  // bit i: DType i occurs
+  bool dataset_ops_ = false;
 };
 
 }  // namespace tpudoctor

@@ -174,6 +174,9 @@ class Graph {
   const std::vector<ValueId>& outputs() const { return outputs_; }
   const std::vector<NodeId>& topo_order() const { return topo_; }
   std::optional<ValueId> FindValue(std::string_view value_name) const;
+  // Starts loading the index slot FindValue/AddValue will probe for `value_name`, so that a
+  // builder that knows which names come next overlaps their cache misses with its work.
+  void PrefetchName(std::string_view value_name) const { by_name_.Prefetch(value_name); }
 
  private:
   std::string name_;
@@ -197,6 +200,7 @@ class Graph {
     // Indexes values[id] under its name unless a value already holds it; returns whether it did.
     bool Insert(ValueId id, const std::vector<Value>& values);
     std::optional<ValueId> Find(std::string_view name, const std::vector<Value>& values) const;
+    void Prefetch(std::string_view name) const;
 
    private:
     struct Slot {

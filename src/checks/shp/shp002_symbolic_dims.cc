@@ -20,7 +20,8 @@ class Shp002SymbolicDims final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (pipe::IsPipelineGraph(ctx.graph)) return;  // a tf.data graph: no device shapes
+    if (ctx.analysis.HasDatasetOps() && pipe::IsPipelineGraph(ctx.graph))
+      return;  // a tf.data graph: no device shapes
     std::set<std::string> symbols;
     std::vector<std::string> symbol_order;
     bool unknown_input = false;

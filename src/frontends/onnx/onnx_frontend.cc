@@ -172,49 +172,60 @@ std::optional<std::vector<Dim>> KnownInts(const onnx::TensorProto& t) {
   return out;
 }
 
-// Checks every external-data location of the model's tensors; the files are never opened.
-Result<Ok> CheckExternalData(const onnx::GraphProto& g, int depth = 0) {
-  if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
-  auto check = [](const onnx::TensorProto& t) -> Result<Ok> {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Ok{};
-    for (const auto& kv : t.external_data()) {
-      if (kv.key() == "location" && !IsSafeRelativePath(kv.value())) {
-        return MakeError("initializer `" + t.name() + "` has external data at `" + kv.value() +
-                         "`, outside the model's folder; refusing to follow it");
-      }
+// Every graph of the model: the main graph, then the subgraphs (If/Loop/Scan bodies) in the
+// order a depth-first walk meets them. One walk over the nodes also checks every external-data
+// location of the model's tensors (the files are never opened), so the passes that rewrite
+// declared shapes visit the graphs without walking every node's attributes again.
+using GraphList = std::vector<onnx::GraphProto*>;
+
+Result<Ok> CheckExternalLocation(const onnx::TensorProto& t) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) return Ok{};
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location" && !IsSafeRelativePath(kv.value())) {
+      return MakeError("initializer `" + t.name() + "` has external data at `" + kv.value() +
+                       "`, outside the model's folder; refusing to follow it");
     }
-    return Ok{};
-  };
-  for (const auto& t : g.initializer()) {
-    if (auto r = check(t); !r) return r.error();
   }
-  for (const auto& n : g.node()) {
-    for (const auto& a : n.attribute()) {
+  return Ok{};
+}
+
+Result<Ok> CollectGraphs(onnx::GraphProto& g, int depth, GraphList& graphs) {
+  if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
+  graphs.push_back(&g);
+  for (const auto& t : g.initializer()) {
+    if (auto r = CheckExternalLocation(t); !r) return r.error();
+  }
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
       if (a.has_t()) {
-        if (auto r = check(a.t()); !r) return r.error();
+        if (auto r = CheckExternalLocation(a.t()); !r) return r.error();
       }
       if (a.has_g()) {
-        if (auto r = CheckExternalData(a.g(), depth + 1); !r) return r.error();
+        if (auto r = CollectGraphs(*a.mutable_g(), depth + 1, graphs); !r) return r.error();
       }
-      for (const auto& sub : a.graphs()) {
-        if (auto r = CheckExternalData(sub, depth + 1); !r) return r.error();
+      for (auto& sub : *a.mutable_graphs()) {
+        if (auto r = CollectGraphs(sub, depth + 1, graphs); !r) return r.error();
       }
     }
   }
   return Ok{};
 }
 
+Result<GraphList> CheckedGraphs(onnx::ModelProto& model) {
+  GraphList graphs;
+  if (auto r = CollectGraphs(*model.mutable_graph(), 0, graphs); !r) return r.error();
+  return graphs;
+}
+
 // ---- Making dims static (--dim / --batch) ----
 
-void ForEachValueInfo(onnx::GraphProto& g, const std::function<void(onnx::ValueInfoProto&)>& fn) {
-  for (auto& v : *g.mutable_input()) fn(v);
-  for (auto& v : *g.mutable_output()) fn(v);
-  for (auto& v : *g.mutable_value_info()) fn(v);
-  for (auto& n : *g.mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) ForEachValueInfo(*a.mutable_g(), fn);
-      for (auto& sub : *a.mutable_graphs()) ForEachValueInfo(sub, fn);
-    }
+// Calls fn on every declared input, output and value_info of every graph.
+template <typename Fn>
+void ForEachValueInfo(const GraphList& graphs, Fn&& fn) {
+  for (onnx::GraphProto* g : graphs) {
+    for (auto& v : *g->mutable_input()) fn(v);
+    for (auto& v : *g->mutable_output()) fn(v);
+    for (auto& v : *g->mutable_value_info()) fn(v);
   }
 }
 
@@ -229,8 +240,8 @@ std::set<std::string> InitializerNames(const onnx::GraphProto& g) {
   return names;
 }
 
-void CollectSymbols(onnx::GraphProto& g, std::set<std::string>& symbols) {
-  ForEachValueInfo(g, [&](onnx::ValueInfoProto& v) {
+void CollectSymbols(const GraphList& graphs, std::set<std::string>& symbols) {
+  ForEachValueInfo(graphs, [&](onnx::ValueInfoProto& v) {
     if (auto* s = MutableShape(v)) {
       for (const auto& d : s->dim()) {
         if (d.has_dim_param() && !d.dim_param().empty()) symbols.insert(d.dim_param());
@@ -257,9 +268,9 @@ std::vector<std::string> InputSymbols(const onnx::GraphProto& g) {
 // A declared dim is a size (>= 0) or a name; ONNX writes an unknown dim as one with neither. A
 // negative value is a damaged file (or one written by a tool that took TensorFlow's -1 for ONNX's
 // way of saying unknown): an input error, never silently an unknown dim.
-Result<Ok> CheckDeclaredDims(onnx::ModelProto& model) {
+Result<Ok> CheckDeclaredDims(const GraphList& graphs) {
   std::string bad;
-  ForEachValueInfo(*model.mutable_graph(), [&](onnx::ValueInfoProto& v) {
+  ForEachValueInfo(graphs, [&](onnx::ValueInfoProto& v) {
     const onnx::TensorShapeProto* shape = MutableShape(v);
     if (shape == nullptr || !bad.empty()) return;
     for (int i = 0; i < shape->dim_size(); ++i) {
@@ -273,7 +284,7 @@ Result<Ok> CheckDeclaredDims(onnx::ModelProto& model) {
     }
   });
   if (!bad.empty()) return MakeError(bad);
-  for (const auto& t : model.graph().initializer()) {
+  for (const auto& t : graphs.front()->initializer()) {
     for (std::int64_t d : t.dims()) {
       if (d < 0) {
         return MakeError("initializer `" + t.name() + "` has dim " + std::to_string(d) +
@@ -288,13 +299,14 @@ struct StaticizeResult {
   bool replaced_static_batch = false;
 };
 
-Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOptions& options,
+Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const GraphList& graphs,
+                                          const ShapeOptions& options,
                                           std::vector<std::string>& notes) {
   StaticizeResult result;
   onnx::GraphProto& g = *model.mutable_graph();
   std::map<std::string, std::int64_t> dims = options.dims;
   std::set<std::string> symbols;
-  CollectSymbols(g, symbols);
+  CollectSymbols(graphs, symbols);
   for (const auto& [name, value] : options.dims) {
     if (!symbols.count(name)) {
       std::string known;
@@ -334,7 +346,7 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const ShapeOp
   for (const auto& [name, value] : dims) {
     notes.push_back("dim `" + name + "` = " + std::to_string(value));
   }
-  ForEachValueInfo(g, [&](onnx::ValueInfoProto& v) {
+  ForEachValueInfo(graphs, [&](onnx::ValueInfoProto& v) {
     auto* s = MutableShape(v);
     if (s == nullptr) return;
     for (auto& d : *s->mutable_dim()) {
@@ -585,6 +597,10 @@ void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc,
 }
 
 class GraphBuilder {
+  // How many nodes ahead the builder prefetches the name-index slots of the names it will look
+  // up: a large graph's index is megabytes, and each lookup is otherwise a cache miss.
+  static constexpr int kPrefetchAhead = 8;
+
  public:
   GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
 
@@ -631,7 +647,11 @@ class GraphBuilder {
     // Declare every node output first, so a file whose nodes are out of order still links.
     std::vector<ValueId> declared;  // the named outputs of every node, in node order
     declared.reserve(outputs);
-    for (const auto& n : proto.node()) {
+    for (int i = 0; i < proto.node_size(); ++i) {
+      const onnx::NodeProto& n = proto.node(i);
+      if (i + kPrefetchAhead < proto.node_size()) {
+        for (const auto& out : proto.node(i + kPrefetchAhead).output()) g.PrefetchName(out);
+      }
       for (const auto& out : n.output()) {
         if (out.empty()) continue;
         const std::optional<ValueId> id =
@@ -644,6 +664,9 @@ class GraphBuilder {
     scopes.push_back(&g);
     const ValueId* next_declared = declared.data();
     for (int i = 0; i < proto.node_size(); ++i) {
+      if (i + kPrefetchAhead < proto.node_size()) {
+        for (const auto& in : proto.node(i + kPrefetchAhead).input()) g.PrefetchName(in);
+      }
       auto r = AddNode(g, proto.node(i), i, next_declared, scopes, depth);
       if (!r) {
         scopes.pop_back();
@@ -856,9 +879,9 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
   }
   if (!LooksLikeOnnx(model))
     return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
-  if (auto ext = CheckExternalData(model.graph()); !ext)
-    return MakeError(name + ": " + ext.error().message);
-  if (auto dims = CheckDeclaredDims(model); !dims)
+  auto graphs = CheckedGraphs(model);
+  if (!graphs) return MakeError(name + ": " + graphs.error().message);
+  if (auto dims = CheckDeclaredDims(*graphs); !dims)
     return MakeError(name + ": " + dims.error().message);
 
   LoadedModel loaded{
@@ -867,7 +890,7 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
     loaded.producer = model.producer_name() +
                       (model.producer_version().empty() ? "" : " " + model.producer_version());
   }
-  auto staticized = ApplyShapeOptions(model, options, loaded.shape_notes);
+  auto staticized = ApplyShapeOptions(model, *graphs, options, loaded.shape_notes);
   if (!staticized) return MakeError(staticized.error().message);
   const std::optional<std::int64_t> rebatch =
       staticized->replaced_static_batch ? options.batch : std::optional<std::int64_t>();
