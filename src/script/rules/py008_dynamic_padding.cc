@@ -109,14 +109,18 @@ class Py008 final : public ScriptRule {
   void Run(const ScriptContext& c) const override {
     const bool xla =
         c.model.Imports("torch_xla") || c.model.Imports("jax") || c.model.Imports("flax");
-    if (!xla || !c.model.Imports("transformers")) return;
+    if (!xla) return;
+    const bool transformers = c.model.Imports("transformers");
     for (const Call& call : c.model.calls()) {
       if (call.Keyword("pad_to_multiple_of") || call.splat) continue;
       Node padding = call.Keyword("padding");
       // max_length does not change padding=True: it truncates, and only padding="max_length"
       // pads to it.
       const bool collator = IsCollator(call.name) && (!padding || PadsToLongest(padding));
-      const bool tokenizer = padding && PadsToLongest(padding);
+      // A tokenizer handed in from elsewhere (`tokenizer, bert = models`) is known by its call:
+      // `return_tensors=` belongs to Hugging Face's tokenizers and processors.
+      const bool tokenizer = padding && PadsToLongest(padding) &&
+                             (transformers || call.Keyword("return_tensors"));
       if (!collator && !tokenizer) continue;
       if (tokenizer &&
           ConstantTexts(c.model, call.args.empty() ? call.Keyword("text") : call.args.front()))
