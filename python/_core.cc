@@ -38,6 +38,7 @@ T OrRaise(Result<T> r) {
 }
 
 struct PyAnalyzeArgs {
+  std::optional<double> moe_capacity_factor;  // --moe-capacity-factor
   std::string target = kDefaultTarget;
   std::optional<std::int64_t> batch;
   std::map<std::string, std::int64_t> dims;
@@ -57,6 +58,13 @@ struct PyAnalyzeArgs {
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
 };
 
+// --moe-capacity-factor's range, for the Python arguments that set it.
+std::optional<double> CheckedCapacityFactor(std::optional<double> f) {
+  if (f && !(*f >= 0.01 && *f <= 64))
+    throw ToolError("moe_capacity_factor must be between 0.01 and 64");
+  return f;
+}
+
 AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   AnalyzeOptions o;
   o.target = a.target;
@@ -66,6 +74,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (value < 1) throw ToolError("dim `" + name + "` must be a positive integer");
   }
   o.shapes.dims = a.dims;
+  o.shapes.moe_capacity_factor = CheckedCapacityFactor(a.moe_capacity_factor);
   o.input_format = a.input_format;
   o.check.train = a.train;
   auto optimizer = ParseOptimizer(a.optimizer);
@@ -152,6 +161,7 @@ std::optional<std::string> CheckEstimateJson(const Report& r) {
 
 struct PyPlanArgs {
   std::map<std::string, std::int64_t> dims;
+  std::optional<double> moe_capacity_factor;
   std::string input_format;
   std::vector<std::string> targets;
   int max_chips = 256;
@@ -175,6 +185,7 @@ std::pair<std::string, std::map<std::string, std::string>> PlanSource(const Sour
                                                                       const PyPlanArgs& a) {
   PlanOptions o;
   o.shapes.dims = a.dims;
+  o.shapes.moe_capacity_factor = CheckedCapacityFactor(a.moe_capacity_factor);
   o.input_format = a.input_format;
   o.generations = a.targets;
   o.max_chips = a.max_chips;
@@ -263,6 +274,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("target", &PyAnalyzeArgs::target)
       .def_readwrite("batch", &PyAnalyzeArgs::batch)
       .def_readwrite("dims", &PyAnalyzeArgs::dims)
+      .def_readwrite("moe_capacity_factor", &PyAnalyzeArgs::moe_capacity_factor)
       .def_readwrite("input_format", &PyAnalyzeArgs::input_format)
       .def_readwrite("train", &PyAnalyzeArgs::train)
       .def_readwrite("optimizer", &PyAnalyzeArgs::optimizer)
@@ -303,6 +315,7 @@ PYBIND11_MODULE(_core, m) {
   py::class_<PyPlanArgs>(m, "PlanArgs")
       .def(py::init<>())
       .def_readwrite("dims", &PyPlanArgs::dims)
+      .def_readwrite("moe_capacity_factor", &PyPlanArgs::moe_capacity_factor)
       .def_readwrite("input_format", &PyPlanArgs::input_format)
       .def_readwrite("targets", &PyPlanArgs::targets)
       .def_readwrite("max_chips", &PyPlanArgs::max_chips)

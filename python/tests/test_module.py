@@ -165,6 +165,21 @@ def test_estimate_runtime(testdata):
         tpudoctor.estimate(model, batch=32, runtime="jit")
 
 
+def test_estimate_moe_capacity_factor(testdata):
+    # A small MoE config: capacity dispatch adds the one-hot matmuls and pads the experts, so the
+    # same step takes longer; a factor out of range is an error.
+    config = ('{"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", '
+              '"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, '
+              '"num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, '
+              '"num_local_experts": 4, "num_experts_per_tok": 2}')
+    dropless = tpudoctor.estimate(config, seq=64, input_format="config").estimates[0]
+    dense = tpudoctor.estimate(config, seq=64, input_format="config",
+                               moe_capacity_factor=1.25).estimates[0]
+    assert dense.step_time_ms > dropless.step_time_ms
+    with pytest.raises(tpudoctor.Error, match="moe_capacity_factor"):
+        tpudoctor.estimate(config, seq=64, input_format="config", moe_capacity_factor=0)
+
+
 def test_estimate_of_a_symbolic_model_without_batch_raises(testdata):
     with pytest.raises(tpudoctor.Error, match="--batch"):
         tpudoctor.estimate(testdata / "models" / "resnet50.onnx")

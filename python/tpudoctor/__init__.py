@@ -155,6 +155,7 @@ def estimate(
     remat: str = "none",
     runtime: str = "auto",
     serve: Optional[Tuple[int, int, int]] = None,
+    moe_capacity_factor: Optional[float] = None,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -166,8 +167,9 @@ def estimate(
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
-    "Serving"). Raises Error when the model cannot be estimated (a symbolic dim without
-    `batch`/`dims`).
+    "Serving"). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
+    (`--moe-capacity-factor`, docs/plan.md "MoE dispatch"). Raises Error when the model cannot be
+    estimated (a symbolic dim without `batch`/`dims`).
     """
     if seq is not None:
         dims = {**(dims or {}), "seq": int(seq)}
@@ -189,6 +191,8 @@ def estimate(
         args.parallel = str(parallel)
     args.remat = str(remat)
     args.runtime = str(runtime)
+    if moe_capacity_factor is not None:
+        args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:
         prompt, output, concurrency = serve
         args.serve = (int(prompt), int(output), int(concurrency))
@@ -219,6 +223,7 @@ def plan(
     dataset_size: Optional[float] = None,
     deadline_hours: Optional[float] = None,
     fine_tune: bool = False,
+    moe_capacity_factor: Optional[float] = None,
 ) -> Plan:
     """The TPU slice, per-chip batch, parallelism and remat to train `obj` on (`tpu-doctor plan`).
 
@@ -228,12 +233,15 @@ def plan(
     (nothing is written). A job — `tokens`, or `epochs` with `dataset_size` (samples), and
     `deadline_hours` — ranks slices by what the job costs, drops those that would not finish, and
     explains the choice (`why`); `fine_tune` keeps a fine-tune's global batch.
+    `moe_capacity_factor`: as in `estimate`.
     """
     a = _core.PlanArgs()
     dims = dict(dims or {})
     if seq is not None:
         dims["seq"] = int(seq)
     a.dims = {str(k): int(v) for k, v in dims.items()}
+    if moe_capacity_factor is not None:
+        a.moe_capacity_factor = float(moe_capacity_factor)
     if isinstance(targets, str):
         targets = [t.strip() for t in targets.split(",") if t.strip()]
     a.targets = list(targets)

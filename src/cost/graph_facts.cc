@@ -85,6 +85,70 @@ void MarkAttention(const Graph& g, GraphFacts& f) {
   }
 }
 
+// Where an attention core takes its Q, K and V: an Attention op, or a matmul of two activations
+// at either end of a marked softmax(QK^T)V chain (the scores' QK^T, the context's PV).
+bool IsCoreMatmul(const Graph& g, const GraphFacts& f, const Node& n) {
+  if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty()) return false;
+  if (IsLiteral(g, n.input(0)) || IsLiteral(g, n.input(1))) return false;
+  for (NodeId u : g.value(n.outputs[0]).users) {
+    if (f.attention[static_cast<std::size_t>(u)]) return true;  // QK^T
+  }
+  for (ValueId in : n.inputs) {
+    const NodeId p = in == kNoValue ? kNoNode : g.value(in).producer;
+    if (p != kNoNode && f.attention[static_cast<std::size_t>(p)]) return true;  // PV
+  }
+  return false;
+}
+
+bool IsCore(const Graph& g, const GraphFacts& f, const Node& n) {
+  return n.op == Op::kAttention || IsCoreMatmul(g, f, n);
+}
+
+// Ops between a projection and the core: reshapes and transposes into heads, a bias, RoPE.
+bool IsProjectionLink(const Node& n) { return n.kind == OpKind::kLayout || IsPointwiseLink(n); }
+
+// Whether a core is reached from `v` through projection links only, forward (users) or backward
+// (producers): at most kHops links and kVisits ops, so that a graph of many layout ops costs
+// little. An export reaches K through more links than Q (RoPE, then GQA's expand and reshapes).
+bool ReachesCore(const Graph& g, const GraphFacts& f, ValueId start, bool forward) {
+  constexpr int kHops = 12;
+  constexpr std::size_t kVisits = 64;
+  std::vector<std::pair<ValueId, int>> queue = {{start, 0}};
+  for (std::size_t i = 0; i < queue.size() && i < kVisits; ++i) {
+    const auto [v, hops] = queue[i];
+    if (v == kNoValue) continue;
+    std::vector<NodeId> next;
+    if (forward) {
+      next = g.value(v).users;
+    } else if (g.value(v).producer != kNoNode) {
+      next = {g.value(v).producer};
+    }
+    for (NodeId id : next) {
+      const Node& n = g.node(id);
+      if (IsCore(g, f, n)) return true;
+      if (hops >= kHops || !IsProjectionLink(n)) continue;
+      if (forward) {
+        for (ValueId out : n.outputs) queue.emplace_back(out, hops + 1);
+      } else {
+        queue.emplace_back(n.input(0), hops + 1);
+      }
+    }
+  }
+  return false;
+}
+
+// Marks the weight matmuls whose output reaches a core (Q, K, V) or whose data input comes from
+// one (O), through reshapes, transposes and pointwise ops only.
+void MarkAttentionProjections(const Graph& g, GraphFacts& f) {
+  for (const Node& n : g.nodes()) {
+    if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty() ||
+        !IsLiteral(g, n.input(1)) || IsLiteral(g, n.input(0)))
+      continue;
+    f.attention_projection[static_cast<std::size_t>(n.id)] =
+        ReachesCore(g, f, n.outputs[0], true) || ReachesCore(g, f, n.input(0), false);
+  }
+}
+
 // A scalar literal operand of a pointwise op, as in x / 1.4142.
 bool IsConstantScalar(const Graph& g, ValueId v) {
   if (!IsLiteral(g, v)) return false;
@@ -159,12 +223,14 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.depthwise.assign(g.nodes().size(), false);
   f.inside_activation.assign(g.nodes().size(), false);
   f.activation_root.assign(g.nodes().size(), false);
+  f.attention_projection.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
   // The fused attention and activation kernels are the eager framework's; a compiled XLA
   // program's kernels are XLA's fusions (fusion.cc), whatever ops they contain.
   if (!g.facts().xla_program) {
     MarkAttention(g, f);
+    MarkAttentionProjections(g, f);
     MarkActivations(g, f);
   }
   f.channels_minor = ChannelsMinorValues(g);

@@ -22,6 +22,9 @@ struct GraphFacts {
   std::vector<bool> inside_activation;
   std::vector<bool> activation_root;
   std::vector<std::string> layer;  // LayerKey of the node's scope, "" outside layers
+  // A weight matmul that computes an attention core's Q, K or V, or projects its output (O): what
+  // MaxText's offloading remat policies send to host memory instead of recomputing.
+  std::vector<bool> attention_projection;
   bool any_attention = false;
   bool any_implied_batchnorm = false;
   bool any_activation = false;  // any activation_root

@@ -78,7 +78,11 @@ void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTi
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   fb.forward_s += t + overhead_s;
   if (!matrix) fb.forward_vector_s += t + overhead_s;
-  if (!c.facts.layer[static_cast<std::size_t>(nt.node)].empty()) {
+  const auto node = static_cast<std::size_t>(nt.node);
+  // Offloading remat brings the attention projections' outputs back from host memory instead of
+  // computing them again (MaxText's offload policies: query/key/value/out_proj).
+  const bool offloaded = c.remat == Remat::kOffload && c.facts.attention_projection[node];
+  if (!c.facts.layer[node].empty() && !offloaded) {
     fb.layer_forward_s += t + overhead_s;
     if (!matrix) fb.layer_forward_vector_s += t + overhead_s;
   }

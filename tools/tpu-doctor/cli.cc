@@ -77,6 +77,13 @@ void AddShapeFlags(CLI::App* cmd, ModelArgs& args, std::vector<std::string>& dim
          "sequence length (the `seq` dim; model configs default to 2048)")
       ->type_name("N")
       ->check(PositiveDim());
+  cmd->add_option_function<double>(
+         "--moe-capacity-factor", [&args](double f) { args.moe_capacity_factor = f; },
+         "MoE model configs: each expert takes at most this factor x its even share of a "
+         "sequence's tokens, dispatched by one-hot matmuls (GShard; MaxText sparse_matmul=False); "
+         "default: dropless")
+      ->type_name("F")
+      ->check(CLI::Range(0.01, 64.0));
   cmd->add_option(
          "--input-format", args.input_format,
          "read the model as this format instead of detecting it: config, hlo, keras, onnx, pt2, "

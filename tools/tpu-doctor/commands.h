@@ -15,6 +15,7 @@ struct ModelArgs {
   std::string model;  // empty: the bundled example
   std::optional<std::int64_t> batch;
   std::map<std::string, std::int64_t> dims;
+  std::optional<double> moe_capacity_factor;
   std::string input_format;  // empty: detect from the bytes
   bool free_model = true;    // false when the process exits right after (AnalyzeOptions)
 };

@@ -27,6 +27,7 @@ AnalyzeOptions ModelOptions(const ModelArgs& args) {
   AnalyzeOptions options;
   options.shapes.batch = args.batch;
   options.shapes.dims = args.dims;
+  options.shapes.moe_capacity_factor = args.moe_capacity_factor;
   options.input_format = args.input_format;
   options.free_model = args.free_model;
   return options;

@@ -63,6 +63,12 @@ struct ShapeOptions {
   // The sequence a model config is built over when `dims` has no `seq` (estimate --serve: the
   // prompt); formats whose inputs carry their own dims ignore it.
   std::optional<std::int64_t> config_seq;
+  // How a model config's MoE layers dispatch tokens (--moe-capacity-factor): each expert takes at
+  // most ceil(seq x experts-per-token / experts) x F tokens of a sequence, gathered and scattered
+  // by one-hot matmuls (GShard; MaxText with sparse_matmul=False). Unset: dropless, each routed
+  // token computed once (Hugging Face, vLLM, MaxText's default megablox). Other formats carry
+  // their dispatch in the graph and ignore it.
+  std::optional<double> moe_capacity_factor;
 };
 
 }  // namespace tpudoctor

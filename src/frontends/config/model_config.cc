@@ -43,6 +43,11 @@ bool Bool(const json& j, std::string_view key, bool fallback) {
   return m != nullptr && m->is_boolean() ? m->get<bool>() : fallback;
 }
 
+double Number(const json& j, std::string_view key, double fallback) {
+  const json* m = Member(j, key);
+  return m != nullptr && m->is_number() ? m->get<double>() : fallback;
+}
+
 // silu/swish, gelu (all approximations), relu; `gated-gelu` style names set the gate.
 std::string ActivationName(std::string act, bool& gated) {
   act = AsciiLower(act);
@@ -290,6 +295,11 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
     s.experts = 0;
   } else {
     s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
+    // MaxText drops tokens past `capacity_factor` (base.yml: -1, dropless); only its dense path
+    // (`sparse_matmul: False`) dispatches with one-hot matmuls, the sparse one computes the
+    // routed tokens with grouped matmuls.
+    const double cf = Number(cfg, "capacity_factor", -1);
+    if (cf > 0 && !Bool(cfg, "sparse_matmul", true)) s.capacity_factor = cf;
   }
   std::vector<std::string> acts;
   if (const json* a = Member(cfg, "mlp_activations"); a != nullptr && a->is_array()) {
@@ -307,6 +317,22 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   if (s.layers == 0 && s.hidden == 0)
     return MakeError(what + ": YAML without MaxText's `base_emb_dim`/`base_num_decoder_layers`");
   return s;
+}
+
+// --moe-capacity-factor over what the config says; the choice is stated with the shape notes.
+void ApplyMoeDispatch(const ShapeOptions& options, TransformerSpec& spec) {
+  if (options.moe_capacity_factor) {
+    if (spec.experts > 0) {
+      spec.capacity_factor = *options.moe_capacity_factor;
+    } else {
+      spec.notes.push_back("--moe-capacity-factor ignored: the model has no experts");
+    }
+  }
+  if (spec.capacity_factor > 0) {
+    spec.notes.push_back("MoE capacity factor " + FormatFixed(spec.capacity_factor, 2) +
+                         ": experts padded to capacity, tokens dispatched and combined by "
+                         "one-hot matmuls (GShard; MaxText sparse_matmul=False)");
+  }
 }
 
 bool LooksLikeYaml(const Source& source) {
@@ -343,6 +369,7 @@ Result<LoadedModel> LoadModelConfig(const Source& source, const ShapeOptions& op
   const bool maxtext = Member(*doc, "base_emb_dim") != nullptr;
   auto spec = maxtext ? FromMaxText(*doc, what) : FromHuggingFace(*doc, what);
   if (!spec) return spec.error();
+  ApplyMoeDispatch(options, *spec);
   if (auto ok = config::ValidateSpec(*spec, what); !ok) return ok.error();
 
   LoadedModel out;

@@ -223,5 +223,42 @@ TEST(ModelConfigTest, DenseAndMoeLayersAsTheConfigSaysThem) {
             (std::vector<int>{3, 3, 3, 0}));
 }
 
+// Capacity dispatch, by hand: seq 16, 4 experts, 2 per token, factor 1.5 give each expert
+// max(ceil(16 x 2 / 4) x 1.5, 1.5) = 12 slots per sequence, 48 over the experts. Per layer and
+// sequence (batch 2): the dispatch and the combine matmuls are 2 x 48 x 16 x 64 FLOPs each, and
+// the experts' gate projection 2 x 4 x (2 x 12) x 64 x 128 over the batch. Dropless, the same
+// projection computes 16 x 2 x 2 = 64 routed tokens: 2 x 64 x 64 x 128.
+TEST(ModelConfigTest, MoeCapacityDispatchByHand) {
+  const std::string json = std::string("{\"architectures\": [\"X\"], ") + kSmallDecoder +
+                           R"(, "num_local_experts": 4, "num_experts_per_tok": 2})";
+  auto layer0 = [&](std::optional<double> cf) {
+    ShapeOptions o;
+    o.dims["seq"] = 16;
+    o.batch = 2;
+    o.moe_capacity_factor = cf;
+    LoadedModel m = LoadOrDie(Source{"config.json", json}, o);
+    const std::vector<OpCost> costs = ComputeOpCosts(m.graph);
+    std::vector<double> flops;  // layer 0's MoE matmuls, in graph order
+    for (const Node& n : m.graph.nodes()) {
+      if (n.op_type == "MatMul" && n.loc.scope.find("layers.0/mlp") != std::string::npos)
+        flops.push_back(costs[static_cast<std::size_t>(n.id)].flops);
+    }
+    return std::make_pair(flops, m.shape_notes);
+  };
+  const auto [dense, notes] = layer0(1.5);
+  // gate (router), dispatch, expert gate/up/down, combine
+  ASSERT_EQ(dense.size(), 6u);
+  EXPECT_DOUBLE_EQ(dense[1], 2.0 * 2 * 48 * 16 * 64);
+  EXPECT_DOUBLE_EQ(dense[2], 2.0 * 4 * 24 * 64 * 128);
+  EXPECT_DOUBLE_EQ(dense[5], 2.0 * 2 * 16 * 48 * 64);
+  EXPECT_NE(
+      std::find_if(notes.begin(), notes.end(),
+                   [](const std::string& n) { return n.starts_with("MoE capacity factor 1.50"); }),
+      notes.end());
+  const auto [dropless, none] = layer0(std::nullopt);
+  ASSERT_EQ(dropless.size(), 4u);  // router, gate/up/down
+  EXPECT_DOUBLE_EQ(dropless[1], 2.0 * 64 * 64 * 128);
+}
+
 }  // namespace
 }  // namespace tpudoctor

@@ -31,6 +31,10 @@ struct TransformerSpec {
   std::int64_t experts = 0;            // MoE: routed experts per layer
   std::int64_t experts_per_token = 0;
   std::int64_t shared_expert_ffn = 0;  // Qwen-MoE's always-on expert
+  // MoE dispatch: 0 for dropless (each routed token computed once); F > 0 for capacity dispatch:
+  // each expert takes at most max(ceil(seq x experts_per_token / experts) x F, F) tokens of a
+  // sequence (MaxText's formula), gathered and scattered by one-hot matmuls.
+  double capacity_factor = 0;
   // MoE models whose layers are not all MoE (Llama 4's interleave step, DeepSeek's first dense
   // layers, Qwen-MoE's mlp_only_layers): per layer, a dense MLP of `dense_ffn` (0: `ffn`) instead
   // of the experts. Empty: every layer routes.

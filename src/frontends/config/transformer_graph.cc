@@ -96,6 +96,9 @@ class Builder {
                     std::int64_t window = 0);
   ValueId Mlp(ValueId x, const std::string& name, std::int64_t ffn);
   ValueId Moe(ValueId x);
+  ValueId Experts(ValueId routed);
+  ValueId Dropless(ValueId flat, ValueId chosen, ValueId weights);
+  ValueId DenseDispatch(ValueId x, ValueId chosen);
   ValueId Block(ValueId x, ValueId memory, bool causal, bool cross, std::int64_t layer = -1);
   ValueId Embed(ValueId ids, ValueId positions, ValueId& table);
   ValueId Loss(ValueId x, ValueId table, ValueId labels);
@@ -144,14 +147,16 @@ ValueId Builder::Mlp(ValueId x, const std::string& name, std::int64_t ffn) {
 }
 
 // A routed expert MLP: the router picks `experts_per_token` experts per token; each expert runs
-// its MLP on the tokens routed to it (capacity factor 1: tokens x k / experts slots each); the
-// outputs are weighted by the router and summed per token.
+// its MLP on the tokens routed to it, and the outputs are weighted by the router and summed per
+// token. Dropless (capacity factor 0): tokens x k / experts slots each, gathered and scattered
+// by index. With a capacity factor, GShard's dense dispatch (MaxText's `sparse_matmul=False`):
+// each expert has a fixed capacity per sequence, and one-hot masks [batch, seq, experts x
+// capacity] move the tokens in and out by matmuls ("BSM,BSEC->EBCM", "EBCM,BSEC->BSM").
 ValueId Builder::Moe(ValueId x) {
   const std::string outer = scope_;
   scope_ += "/mlp";
   const std::int64_t tokens = b_ * s_, e = spec_.experts, k = spec_.experts_per_token;
-  const std::int64_t h = spec_.hidden, f = spec_.ffn;
-  const std::int64_t slots = (tokens * k + e - 1) / e;
+  const std::int64_t h = spec_.hidden;
   const ValueId flat = Reshape(x, {tokens, h});
   const ValueId probs = Op("Softmax", {Linear(flat, "gate", e, false)}, Float({tokens, e}));
   Node topk;
@@ -166,25 +171,8 @@ ValueId Builder::Moe(ValueId x) {
                                          ValueOrigin::kNodeOutput);
   topk.outputs = {weights, chosen};
   graph_.AddNode(std::move(topk));
-  // Dispatch: each expert's slots gathered from the tokens routed to it.
-  const ValueId slot_index =
-      Op("Reshape", {chosen, ShapeConstant({e, slots})}, Typed(DType::kInt64, {e, slots}));
-  const ValueId routed =
-      Op("Gather", {flat, slot_index}, Float({e, slots, h}), {{"axis", std::int64_t{0}}});
-  auto expert = [&](ValueId in, const std::string& name, std::int64_t n) {
-    const std::int64_t kin = DimsOf(in).back();
-    return Op("MatMul", {in, Weight("experts." + name + ".weight", {e, kin, n})},
-              Float({e, slots, n}));
-  };
-  ValueId act = Activation(expert(routed, spec_.gated_mlp ? "gate_proj" : "up_proj", f));
-  if (spec_.gated_mlp) act = Op("Mul", {act, expert(routed, "up_proj", f)}, Float({e, slots, f}));
-  const ValueId out = expert(act, "down_proj", h);
-  // Combine: back to (token, choice), weighted by the router, summed over the choices.
-  const ValueId per_choice = Reshape(out, {tokens, k, h});
-  const ValueId weighted =
-      Op("Mul", {per_choice, Reshape(weights, {tokens, k, 1})}, Float({tokens, k, h}));
-  ValueId y = Op("ReduceSum", {weighted, ShapeConstant({1})}, Float({tokens, h}),
-                 {{"keepdims", std::int64_t{0}}});
+  ValueId y =
+      spec_.capacity_factor > 0 ? DenseDispatch(x, chosen) : Dropless(flat, chosen, weights);
   scope_ = outer;
   if (spec_.shared_expert_ffn > 0) {
     const std::int64_t dense_ffn = spec_.shared_expert_ffn;
@@ -192,6 +180,62 @@ ValueId Builder::Moe(ValueId x) {
            Float({tokens, h}));
   }
   return Reshape(y, {b_, s_, h});
+}
+
+// The experts' MLP on [experts, slots, hidden]: one batched matmul per projection.
+ValueId Builder::Experts(ValueId routed) {
+  const std::int64_t e = spec_.experts, slots = DimsOf(routed)[1];
+  auto expert = [&](ValueId in, const std::string& name, std::int64_t n) {
+    const std::int64_t kin = DimsOf(in).back();
+    return Op("MatMul", {in, Weight("experts." + name + ".weight", {e, kin, n})},
+              Float({e, slots, n}));
+  };
+  const std::int64_t f = spec_.ffn;
+  ValueId act = Activation(expert(routed, spec_.gated_mlp ? "gate_proj" : "up_proj", f));
+  if (spec_.gated_mlp) act = Op("Mul", {act, expert(routed, "up_proj", f)}, Float({e, slots, f}));
+  return expert(act, "down_proj", spec_.hidden);
+}
+
+// Dropless: each expert's tokens x k / experts slots gathered from the tokens routed to it; its
+// outputs back to (token, choice), weighted by the router, summed over the choices. [tokens, h].
+ValueId Builder::Dropless(ValueId flat, ValueId chosen, ValueId weights) {
+  const std::int64_t tokens = b_ * s_, e = spec_.experts, k = spec_.experts_per_token;
+  const std::int64_t h = spec_.hidden;
+  const std::int64_t slots = (tokens * k + e - 1) / e;
+  const ValueId slot_index =
+      Op("Reshape", {chosen, ShapeConstant({e, slots})}, Typed(DType::kInt64, {e, slots}));
+  const ValueId routed =
+      Op("Gather", {flat, slot_index}, Float({e, slots, h}), {{"axis", std::int64_t{0}}});
+  const ValueId out = Experts(routed);
+  const ValueId per_choice = Reshape(out, {tokens, k, h});
+  const ValueId weighted =
+      Op("Mul", {per_choice, Reshape(weights, {tokens, k, 1})}, Float({tokens, k, h}));
+  return Op("ReduceSum", {weighted, ShapeConstant({1})}, Float({tokens, h}),
+            {{"keepdims", std::int64_t{0}}});
+}
+
+// Capacity dispatch on [batch, seq, h] x: capacity c = max(ceil(seq x k / e) x F, F) per
+// sequence; the combine mask (router weights at each token's slot) and its boolean copy, the
+// dispatch mask, are [batch, seq, e x c]. [tokens, h].
+ValueId Builder::DenseDispatch(ValueId x, ValueId chosen) {
+  const std::int64_t e = spec_.experts, k = spec_.experts_per_token, h = spec_.hidden;
+  const double even = static_cast<double>((s_ * k + e - 1) / e);
+  const auto c =
+      static_cast<std::int64_t>(std::max(even * spec_.capacity_factor, spec_.capacity_factor));
+  const std::int64_t slots = e * c;
+  const ValueId mask = Op("OneHot", {chosen, ShapeConstant({slots})}, Float({b_, s_, slots}));
+  const ValueId mask_t = Op("Transpose", {mask}, Float({b_, slots, s_}),
+                            {{"perm", std::vector<std::int64_t>{0, 2, 1}}});
+  const ValueId dispatched = Op("MatMul", {mask_t, x}, Float({b_, slots, h}));  // BSEC,BSM->BECM
+  const ValueId by_expert =
+      Op("Transpose", {Reshape(dispatched, {b_, e, c, h})}, Float({e, b_, c, h}),
+         {{"perm", std::vector<std::int64_t>{1, 0, 2, 3}}});
+  const ValueId out = Experts(Reshape(by_expert, {e, b_ * c, h}));
+  const ValueId by_sequence = Op("Transpose", {Reshape(out, {e, b_, c, h})}, Float({b_, e, c, h}),
+                                 {{"perm", std::vector<std::int64_t>{1, 0, 2, 3}}});
+  const ValueId combined =
+      Op("MatMul", {mask, Reshape(by_sequence, {b_, slots, h})}, Float({b_, s_, h}));
+  return Reshape(combined, {b_ * s_, h});
 }
 
 // One layer: pre-norm (x + attn(norm(x)), then x + mlp(norm(x))) or post-norm (BERT). A decoder
@@ -331,6 +375,8 @@ Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
   if (spec.experts < 0 || spec.experts > 4096 || spec.experts_per_token < 0 ||
       (spec.experts > 0 && (spec.experts_per_token < 1 || spec.experts_per_token > spec.experts)))
     return bad("experts per token must be between 1 and the number of experts");
+  if (!(spec.capacity_factor >= 0 && spec.capacity_factor <= 64))
+    return bad("the MoE capacity factor must be between 0 and 64");
   if (spec.learned_positions < 0 || spec.learned_positions > kMax || spec.shared_expert_ffn < 0 ||
       spec.shared_expert_ffn > kMax || spec.num_labels < 1 || spec.num_labels > kMax)
     return bad("a size is out of range");
