@@ -118,6 +118,22 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                             ", not overlapped"
                       : ""));
   }
+  if (p.expert > 1) {
+    out.push_back(
+        "expert parallelism over " + std::to_string(p.expert) + " devices: they split the batch " +
+        "like data replicas and each holds 1/" + std::to_string(p.expert) + " of every MoE " +
+        "layer's experts (" + FormatFixed(c.facts.expert_params / 1e9, 2) +
+        "B expert parameters in all); each MoE layer sends the tokens routed to other devices' "
+        "experts and takes the results back by all-to-alls over " +
+        c.target.Interconnect(options.chips) +
+        " at each device's link bandwidth (perfectly balanced routing; a torus's bisection can "
+        "make the exchange slower), " +
+        (!options.train ? std::string()
+         : c.remat == Remat::kLayer || c.remat == Remat::kOffload
+             ? std::string("forward, backward and in the recomputed forward, ")
+             : std::string("forward and backward, ")) +
+        "not overlapped with the experts, which wait for their tokens");
+  }
   if (options.slices > 1 && options.dcn == DcnParallelism::kFsdp) {
     out.push_back(std::to_string(options.slices) + " slices sharing the training state by FSDP: " +
                   (c.target.dcn_gbps

@@ -86,6 +86,23 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
          a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
 }
 
+// Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole
+// experts to each device.
+Result<Ok> CheckExpertParallelism(const Graph& graph, const Parallelism& p) {
+  if (p.expert == 1) return Ok{};
+  const std::int64_t experts = graph.facts().experts;
+  if (experts < 2) {
+    return MakeError("--parallel ep=" + std::to_string(p.expert) +
+                     ": the model has no MoE experts to shard (expert parallelism is estimated for "
+                     "MoE model configs)");
+  }
+  if (experts % p.expert != 0) {
+    return MakeError("--parallel ep=" + std::to_string(p.expert) + " does not divide the " +
+                     std::to_string(experts) + " experts of each MoE layer");
+  }
+  return Ok{};
+}
+
 Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
@@ -107,6 +124,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   const int devices_per_chip = std::max(1, target.devices_per_chip);
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
+  if (auto ep = CheckExpertParallelism(graph, *parallel); !ep) return ep.error();
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph);
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;

@@ -149,6 +149,64 @@ void MarkAttentionProjections(const Graph& g, GraphFacts& f) {
   }
 }
 
+// Whether `n` is one expert projection of an MoE layer with `experts` experts: a matmul of a
+// [experts, slots, in] activation with a [experts, in, out] weight.
+bool IsExpertMatmul(const Graph& g, const Node& n, std::int64_t experts) {
+  if (n.op != Op::kMatMul || n.inputs.size() < 2 || !IsLiteral(g, n.input(1))) return false;
+  const Shape& x = g.value(n.input(0)).type.shape;
+  const Shape& w = g.value(n.input(1)).type.shape;
+  return x.rank_known() && w.rank_known() && x.rank() == 3 && w.rank() == 3 &&
+         x.dim(0).is_static() && w.dim(0).is_static() && x.dim(0).value() == experts &&
+         w.dim(0).value() == experts;
+}
+
+// Whether `v` was computed from an expert matmul's output through pointwise ops (the gated
+// MLP's act(gate) x up between the experts' projections).
+bool FromExpertMatmul(const Graph& g, const GraphFacts& f, ValueId v, int hops) {
+  if (v == kNoValue) return false;
+  const NodeId p = g.value(v).producer;
+  if (p == kNoNode) return false;
+  if (f.expert_matmul[static_cast<std::size_t>(p)]) return true;
+  const Node& n = g.node(p);
+  if (hops == 0 || !IsPointwiseLink(n)) return false;
+  return std::ranges::any_of(n.inputs,
+                             [&](ValueId in) { return FromExpertMatmul(g, f, in, hops - 1); });
+}
+
+// Whether an expert matmul reads `v`, directly or through pointwise ops.
+bool ReadByExpertMatmul(const Graph& g, const GraphFacts& f, ValueId v, int hops) {
+  return std::ranges::any_of(g.value(v).users, [&](NodeId u) {
+    if (f.expert_matmul[static_cast<std::size_t>(u)]) return true;
+    const Node& n = g.node(u);
+    return hops > 0 && IsPointwiseLink(n) && !n.outputs.empty() &&
+           ReadByExpertMatmul(g, f, n.outputs[0], hops - 1);
+  });
+}
+
+void MarkExperts(const Graph& g, GraphFacts& f) {
+  const std::int64_t experts = g.facts().experts;
+  if (experts < 2) return;
+  for (const Node& n : g.nodes())
+    f.expert_matmul[static_cast<std::size_t>(n.id)] = IsExpertMatmul(g, n, experts);
+  auto elements = [&](ValueId v) {
+    const auto e = g.value(v).type.shape.NumElements();
+    return e ? static_cast<double>(*e) : 0.0;
+  };
+  constexpr int kHops = 4;
+  std::vector<bool> sent(g.values().size(), false);  // gate and up read the same tokens
+  for (const Node& n : g.nodes()) {
+    if (!f.expert_matmul[static_cast<std::size_t>(n.id)]) continue;
+    f.expert_params += elements(n.input(1));
+    const auto in = static_cast<std::size_t>(n.input(0));
+    if (!sent[in] && !FromExpertMatmul(g, f, n.input(0), kHops)) {
+      sent[in] = true;
+      f.expert_exchange_elements += elements(n.input(0));
+    }
+    if (!n.outputs.empty() && !ReadByExpertMatmul(g, f, n.outputs[0], kHops))
+      f.expert_exchange_elements += elements(n.outputs[0]);
+  }
+}
+
 // A scalar literal operand of a pointwise op, as in x / 1.4142.
 bool IsConstantScalar(const Graph& g, ValueId v) {
   if (!IsLiteral(g, v)) return false;
@@ -224,6 +282,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.inside_activation.assign(g.nodes().size(), false);
   f.activation_root.assign(g.nodes().size(), false);
   f.attention_projection.assign(g.nodes().size(), false);
+  f.expert_matmul.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
   // The fused attention and activation kernels are the eager framework's; a compiled XLA
@@ -233,6 +292,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
     MarkAttentionProjections(g, f);
     MarkActivations(g, f);
   }
+  MarkExperts(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });

@@ -25,6 +25,13 @@ struct GraphFacts {
   // A weight matmul that computes an attention core's Q, K or V, or projects its output (O): what
   // MaxText's offloading remat policies send to host memory instead of recomputing.
   std::vector<bool> attention_projection;
+  // MoE experts (ModelFacts::experts): the batched matmuls [experts, slots, in] x [experts, in,
+  // out], their weights' elements, and per forward pass the elements of the tokens sent to them
+  // (their inputs that no other expert matmul computed) and taken back from them (their outputs
+  // that no other expert matmul reads): what expert parallelism shards and exchanges.
+  std::vector<bool> expert_matmul;
+  double expert_params = 0;
+  double expert_exchange_elements = 0;
   bool any_attention = false;
   bool any_implied_batchnorm = false;
   bool any_activation = false;  // any activation_root

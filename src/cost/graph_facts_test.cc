@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/test_util.h"
 #include "tpudoctor/frontend/model_config.h"
 
@@ -26,6 +28,27 @@ TEST(GraphFactsTest, AttentionProjectionsAreTheFourMatmulsAroundTheCore) {
   }
   ASSERT_EQ(marked.size(), 8u);  // 2 layers x (Q, K, V, O)
   for (const std::string& scope : marked) EXPECT_NE(scope.find("self_attn"), std::string::npos);
+}
+
+// The experts of a small MoE config (4 layers, 4 experts, 2 per token, hidden 64, MLP 128) at
+// batch 2 x seq 16: 32 tokens x 2 choices = 64 routed, 16 slots per expert. Per layer the experts'
+// gate, up and down weights are 3 x 4 x 64 x 128 elements; the tokens they are sent ([4, 16, 64],
+// read by gate and up: counted once) and the results taken back ([4, 16, 64]) 8,192 elements.
+TEST(GraphFactsTest, ExpertMatmulsTheirWeightsAndTheirExchange) {
+  const std::string json = R"({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+      "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+      "num_local_experts": 4, "num_experts_per_tok": 2})";
+  ShapeOptions o;
+  o.dims["seq"] = 16;
+  o.batch = 2;
+  auto m = LoadModel(Source{"config.json", json}, o);
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->graph.facts().experts, 4);
+  const GraphFacts f = AnalyzeGraph(m->graph);
+  EXPECT_EQ(std::count(f.expert_matmul.begin(), f.expert_matmul.end(), true), 12);
+  EXPECT_DOUBLE_EQ(f.expert_params, 4 * 3 * 4.0 * 64 * 128);
+  EXPECT_DOUBLE_EQ(f.expert_exchange_elements, 4 * 2 * 4.0 * 16 * 64);
 }
 
 }  // namespace

@@ -68,15 +68,16 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
              : layer_phase;
 }
 
-// Sharding: FSDP and tensor parallelism divide the parameter state; tensor parallelism divides
-// activations too (sequence-parallel layout between the matmuls). An FSDP chip also holds two
-// gathered weights: XLA's SPMD partitioner all-gathers each sharded parameter just before the op
-// that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
+// Sharding: FSDP and tensor parallelism divide the parameter state (`share` of it left after
+// expert parallelism took the experts' 1/ep: StepContext::ExpertStateShare); tensor parallelism
+// divides activations too (sequence-parallel layout between the matmuls). An FSDP chip also holds
+// two gathered weights: XLA's SPMD partitioner all-gathers each sharded parameter just before the
+// op that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
 // ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
 // 175B's published v6e-256 run, about 3.6 GB of weights a layer, "not fit").
-void ShardMemory(const StepContext& c, Estimate& e) {
+void ShardMemory(const StepContext& c, double share, Estimate& e) {
   MemoryBreakdown& m = e.memory;
-  const double shards = c.StateShards();
+  const double shards = c.StateShards() / share;
   const double tp = c.parallel.tensor;
   m.weights /= shards;
   m.gradients /= shards;
@@ -178,7 +179,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   e.components.largest_tensor_bytes = largest;
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
   m.padding_waste = act.layout_total - act.natural_total;
-  ShardMemory(c, e);
+  ShardMemory(c, c.ExpertStateShare(params.count), e);
   // With every layer's input kept, the backward pass frees them one layer at a time as it
   // produces that layer's gradients: kept inputs and gradients together peak at the larger of
   // the two, so only the gradients beyond the kept inputs add to the peak.

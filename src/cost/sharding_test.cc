@@ -36,6 +36,33 @@ TEST(ShardingTest, ParsesAndResolvesDegrees) {
   EXPECT_FALSE(ParseRemat("some"));
 }
 
+// Expert parallelism by hand: 8 chips as data 2 x ep 4, 1e9 parameters of which 6e8 experts'.
+TEST(ShardingTest, ExpertParallelAllToAllsAndGradients) {
+  auto p = ParseParallelism("ep=4");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->expert, 4);
+  auto r = ResolveParallelism(*p, 8);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->data, 2);
+  EXPECT_EQ(ToString(*r), "data=2,ep=4");
+  EXPECT_FALSE(ResolveParallelism(*p, 6));
+  CollectiveInputs in;
+  in.parallel = *r;
+  in.param_count = 1e9;
+  in.expert_param_count = 6e8;
+  in.expert_exchange_bytes = 2e9;  // a device's tokens to the experts and back, per pass
+  in.expert_passes = 3;            // forward, backward, recomputed forward
+  in.link_bytes_s = 1e11;
+  in.train = true;
+  const CollectiveTimes t = Collectives(in);
+  // All-to-all: 3/4 of the tokens leave the device, each pass.
+  EXPECT_NEAR(t.expert_s, 0.75 * 2e9 * 3 / 1e11, 1e-12);
+  // fp32 gradients: the dense 4e8 all-reduced over the 8 devices (2 x 7/8), the experts' 6e8 / 4
+  // over the 2 data replicas (2 x 1/2).
+  EXPECT_NEAR(t.data_s, 2 * (0.875 * 4e8 + 0.5 * 1.5e8) * 4 / 1e11, 1e-12);
+  EXPECT_EQ(t.fsdp_s, 0);
+}
+
 TEST(ShardingTest, RingCollectives) {
   CollectiveInputs in;
   in.parallel = {2, 4, 1};
@@ -74,6 +101,42 @@ std::optional<Estimate> TrainStep(const char* config, const char* target, std::i
   EXPECT_TRUE(e) << (e ? "" : e.error().message);
   if (!e) return std::nullopt;
   return *e;
+}
+
+// Mixtral 8x7B on 8 chips, expert parallel 8 against data parallel 8: each chip keeps one of
+// the 8 experts of each layer (45.1B of the 46.7B parameters are the experts'), the step adds the
+// token all-to-alls, and a model without experts, or a degree that does not divide them, is an
+// error.
+TEST(ShardingTest, ExpertParallelismShardsTheExperts) {
+  EstimateOptions o;
+  o.batch = 1;
+  o.chips = 8;
+  const auto data = TrainStep("mixtral-8x7b.json", "tpu-v5p", 1024, o);
+  o.parallel.expert = 8;
+  const auto ep = TrainStep("mixtral-8x7b.json", "tpu-v5p", 1024, o);
+  ASSERT_TRUE(data && ep);
+  const double experts = 32 * 8 * 3 * 4096.0 * 14336, total = 46.70e9;
+  EXPECT_NEAR(ep->memory.weights / data->memory.weights, 1 - experts / total * 7 / 8, 0.01);
+  EXPECT_EQ(data->expert_ms, 0);
+  EXPECT_GT(ep->expert_ms, 0);
+  EXPECT_NEAR(
+      ep->step_ms - data->step_ms,
+      ep->expert_ms + ep->allreduce_ms - data->allreduce_ms + ep->optimizer_ms - data->optimizer_ms,
+      1e-6 * ep->step_ms);
+  EstimateOptions bad;
+  bad.chips = 8;
+  bad.train = true;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-8b.json").string());
+  auto dense = LoadModel(*src, {});
+  ASSERT_TRUE(dense);
+  bad.parallel = {1, 1, 1, 8};
+  EXPECT_FALSE(EstimateStep(dense->graph, **FindTarget("tpu-v5p"), bad));  // no experts
+  auto moe_src = ReadSource((testing::SourceDir() / "examples/configs/mixtral-8x7b.json").string());
+  auto moe = LoadModel(*moe_src, {});
+  ASSERT_TRUE(moe);
+  bad.chips = 3;
+  bad.parallel = {1, 1, 1, 3};
+  EXPECT_FALSE(EstimateStep(moe->graph, **FindTarget("tpu-v5p"), bad));  // 8 experts over 3
 }
 
 class ShardedEstimateTest : public ::testing::Test {

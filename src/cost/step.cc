@@ -56,6 +56,13 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   CollectiveInputs ci;
   ci.parallel = c.parallel;
   ci.param_count = params.count;
+  ci.expert_param_count = c.facts.expert_params;
+  // Activations cross in the compute dtype (bf16 unless fp32).
+  ci.expert_exchange_bytes =
+      c.facts.expert_exchange_elements * (c.element_bytes > 0 ? c.element_bytes : 2);
+  ci.expert_passes = !options.train                                           ? 1
+                     : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3
+                                                                              : 2;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param =
       options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
@@ -78,10 +85,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.forward_ms = fb.forward_s / tp * 1e3;
   e.backward_ms = fb.backward_s / tp * 1e3;
   e.recompute_ms = recompute / tp * 1e3;
-  e.optimizer_ms = opt / shards * 1e3;
+  e.optimizer_ms = opt / shards * c.ExpertStateShare(params.count) * 1e3;
   e.allreduce_ms = coll.data_s * 1e3;
   e.fsdp_ms = coll.fsdp_s * 1e3;
   e.tensor_ms = coll.tensor_s * 1e3;
+  e.expert_ms = coll.expert_s * 1e3;
   // XLA overlaps the FSDP all-gather of the next layer with the current one: only what the
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
@@ -106,8 +114,9 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.host_ms =
       c.cal.step_overhead_us * 1e-3 * (options.train ? kTrainingPasses : 1) +
       c.cal.host_op_us * 1e-3 * (e.components.forward_kernels + e.components.backward_kernels);
+  // The experts wait for their tokens: the all-to-alls are on the critical path.
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
-              exposed_fsdp_ms + exposed_dcn_ms;
+              e.expert_ms + exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / tp * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;

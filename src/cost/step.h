@@ -63,6 +63,12 @@ struct StepContext {
     return static_cast<double>(parallel.fsdp) * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
   }
+  // Of the state StateShards leaves a device, the share expert parallelism keeps: the experts'
+  // 1/expert and all the rest (1 without expert parallelism).
+  double ExpertStateShare(double param_count) const {
+    if (parallel.expert <= 1 || param_count <= 0) return 1;
+    return 1 - facts.expert_params / param_count * (1 - 1.0 / parallel.expert);
+  }
 };
 
 // The layers node scopes name, the bytes crossing between them, the largest layer's weights.

@@ -21,11 +21,13 @@ ordered_json EstimateJson(const Estimate& e) {
   j["allreduce_ms"] = e.allreduce_ms;
   j["fsdp_ms"] = e.fsdp_ms;
   j["tensor_parallel_ms"] = e.tensor_ms;
+  if (e.parallel.expert > 1) j["expert_parallel_ms"] = e.expert_ms;
   j["recompute_ms"] = e.recompute_ms;
   j["slices"] = e.slices;
   j["dcn_ms"] = e.dcn_ms;
   j["parallel"] = {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
+  if (e.parallel.expert > 1) j["parallel"]["expert"] = e.parallel.expert;
   j["remat"] = std::string(NameOf(e.remat));
   j["runtime"] = std::string(NameOf(e.runtime));
   j["host_ms"] = e.host_ms;
@@ -199,18 +201,21 @@ std::string RenderEstimateText(const Report& r) {
         (e.memory.padding_waste > 0 ? " (tile padding " + FormatBytes(e.memory.padding_waste) + ")"
                                     : "") +
         " of " + FormatBytes(e.hbm_bytes) + " HBM\n";
-    if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.remat != Remat::kNone || e.slices > 1) {
-      out += "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
-             ", global batch " + std::to_string(e.global_batch) + "; forward " +
-             FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) +
-             " ms, recompute " + FormatMs(e.recompute_ms) + " ms, optimizer " +
-             FormatMs(e.optimizer_ms) + " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) +
-             " ms, FSDP collectives " + FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " +
-             FormatMs(e.tensor_ms) + " ms" +
-             (e.slices > 1 ? ", " + std::to_string(e.slices) + " slices: DCN all-reduce " +
-                                 FormatMs(e.dcn_ms) + " ms (overlapped)"
-                           : "") +
-             "\n";
+    if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.parallel.expert > 1 ||
+        e.remat != Remat::kNone || e.slices > 1) {
+      out +=
+          "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
+          ", global batch " + std::to_string(e.global_batch) + "; forward " +
+          FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) + " ms, recompute " +
+          FormatMs(e.recompute_ms) + " ms, optimizer " + FormatMs(e.optimizer_ms) +
+          " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) + " ms, FSDP collectives " +
+          FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " + FormatMs(e.tensor_ms) +
+          " ms" +
+          (e.parallel.expert > 1 ? ", expert all-to-alls " + FormatMs(e.expert_ms) + " ms" : "") +
+          (e.slices > 1 ? ", " + std::to_string(e.slices) + " slices: DCN all-reduce " +
+                              FormatMs(e.dcn_ms) + " ms (overlapped)"
+                        : "") +
+          "\n";
     }
     for (const std::string& s : e.assumptions) out += "  assumes: " + s + "\n";
   }

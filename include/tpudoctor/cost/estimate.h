@@ -55,9 +55,13 @@ struct Parallelism {
   int data = 0;
   int fsdp = 1;
   int tensor = 1;
+  // Expert parallelism (MaxText's ici_expert_parallelism, GShard): the devices of an expert
+  // group split the batch like data replicas and each holds 1/expert of every MoE layer's
+  // experts; the routed tokens go to their experts' devices and back by all-to-alls.
+  int expert = 1;
   bool operator==(const Parallelism&) const = default;
 };
-// `data=2,fsdp=16,tp=4` (keys data|dp, fsdp, tensor|tp; positive integers).
+// `data=2,fsdp=16,tp=4,ep=8` (keys data|dp, fsdp, tensor|tp, expert|ep; positive integers).
 Result<Parallelism> ParseParallelism(std::string_view text);
 std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when > 1)
 
@@ -299,6 +303,7 @@ struct Estimate {
   double allreduce_ms = 0;  // data-parallel gradient all-reduce (not overlapped)
   double fsdp_ms = 0;       // FSDP all-gathers and reduce-scatters (overlapped with compute)
   double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
+  double expert_ms = 0;     // expert-parallel token all-to-alls (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
   std::optional<ServingEstimate> serving;  // with EstimateOptions::serve

@@ -38,6 +38,9 @@ struct ModelFacts {
   // The per-device batch the graph's shapes were made static with; nullopt when unknown.
   std::optional<std::int64_t> batch;
   BatchSource batch_source = BatchSource::kNone;
+  // MoE: the routed experts of each MoE layer, when the loader knows them (model configs); 0
+  // otherwise. The cost model finds the experts' batched matmuls by it (expert parallelism).
+  std::int64_t experts = 0;
 
   // The per-device batch a step of the model is estimated at when nobody gives one: its own, or
   // 1 when it has none (a compiled XLA program; the checks' estimate and the job rules use it).

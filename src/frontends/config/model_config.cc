@@ -393,6 +393,7 @@ Result<LoadedModel> LoadModelConfig(const Source& source, const ShapeOptions& op
   if (!graph) return MakeError(what + ": " + graph.error().message);
   out.graph = std::move(*graph);
   if (maxtext) out.graph.mutable_facts().framework = Framework::kJax;
+  out.graph.mutable_facts().experts = spec->experts;
   return WithOpSupport(std::move(out));
 }
 
