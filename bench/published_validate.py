@@ -139,6 +139,33 @@ ROWS = [
          target="tpu-v6e-8", serve=(1000, 1000, 64), chips=8, per="serve"),
     dict(match=("Llama-3.3-70B-Instruct", "concurrency 128"), model="llama-3.1-70b.json",
          target="tpu-v6e-8", serve=(1000, 1000, 128), chips=8, per="serve"),
+    # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
+    # together, as the serving model's round of prefills and decode steps assumes). LLaMA 7B has
+    # Llama 2 7B's architecture; the 70B row is Llama 2 70B (grouped-query attention).
+    dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(128, 128, 64), chips=1, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(128, 2048, 64), chips=1, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(2048, 128, 64), chips=1, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(2048, 2048, 32), chips=1, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-70b.json",
+         target="nvidia-h100-4", serve=(128, 128, 64), chips=4, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-70b.json",
+         target="nvidia-h100-4", serve=(128, 2048, 64), chips=4, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-70b.json",
+         target="nvidia-h100-4", serve=(2048, 128, 64), chips=4, per="serve",
+         precision="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-70b.json",
+         target="nvidia-h100-4", serve=(2048, 2048, 64), chips=4, per="serve",
+         precision="fp8"),
     # ResNet-50 (the bundled ONNX export of torchvision's ResNet-50).
     dict(match=("ResNet-50 (Flax example)", "TPU v3"), model=RESNET, target="tpu-v3-8", batch=128,
          chips=4, per="samples"),
@@ -175,7 +202,7 @@ def predict(binary, spec, calibration=None):
         prompt, output, concurrency = spec["serve"]
         cmd = [binary, "estimate", model, "--serve", "--prompt-tokens", str(prompt),
                "--output-tokens", str(output), "--concurrency", str(concurrency), "--targets",
-               spec["target"], "--format", "json"]
+               spec["target"], "--format", "json", "--precision", spec.get("precision", "bf16")]
         e = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)[
             "estimates"][0]
         e["fits"] = e["serving"]["fits"]

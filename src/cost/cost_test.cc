@@ -549,7 +549,8 @@ TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
     for (const std::string& d : m.default_for) ++defaults[d];
   }
   // `auto` resolves to exactly one model for each case.
-  EXPECT_EQ(defaults, (std::map<std::string, int>{{"gpu", 1}, {"tpu", 1}, {"xla_program", 1}}));
+  EXPECT_EQ(defaults, (std::map<std::string, int>{
+                          {"gpu", 1}, {"gpu_serving", 1}, {"tpu", 1}, {"xla_program", 1}}));
   EXPECT_TRUE(FindEmbedded("data/calibration/xla-tpu.json"));
   EXPECT_TRUE(ParseRuntime("auto")->is_auto());
   EXPECT_FALSE(ParseRuntime("jit"));

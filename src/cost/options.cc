@@ -108,10 +108,12 @@ Runtime DefaultFor(std::string_view what) {
 
 }  // namespace
 
-Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph) {
+Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph,
+                       bool serving) {
   if (target.is_tpu()) return DefaultFor("tpu");  // every TPU program is an XLA program
   if (!requested.is_auto()) return requested;
-  return DefaultFor(graph.facts().xla_program ? "xla_program" : "gpu");
+  if (graph.facts().xla_program) return DefaultFor("xla_program");
+  return DefaultFor(serving ? "gpu_serving" : "gpu");
 }
 
 std::string_view NameOf(Precision p) {

@@ -221,8 +221,10 @@ double PaddedFlops(const MatmulDims& d, const TargetSpec& t);
 // The calibration of a runtime on a target: the target's own generation file, else its nearest
 // sibling's that has one (TargetSpec::calibration_siblings), else the family's.
 const Calibration& CalibrationFor(const TargetSpec& target, Runtime runtime);
-// `requested` with auto resolved for a graph on a target (see Runtime).
-Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph);
+// `requested` with auto resolved for a graph on a target (see Runtime); `serving`: the step is a
+// served model's (a serving engine runs it, not the training framework's eager loop).
+Runtime ResolveRuntime(Runtime requested, const TargetSpec& target, const Graph& graph,
+                       bool serving = false);
 // A calibration from JSON text (the format of data/calibration/*.json), e.g. fitted to your own
 // cluster's measurements; `name` is used in messages.
 Result<Calibration> ParseCalibration(std::string_view text, const std::string& name);
