@@ -152,7 +152,9 @@ void MarkAttentionProjections(const Graph& g, GraphFacts& f) {
 // Whether `n` is one expert projection of an MoE layer with `experts` experts: a matmul of a
 // [experts, slots, in] activation with a [experts, in, out] weight.
 bool IsExpertMatmul(const Graph& g, const Node& n, std::int64_t experts) {
-  if (n.op != Op::kMatMul || n.inputs.size() < 2 || !IsLiteral(g, n.input(1))) return false;
+  if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.input(0) == kNoValue ||
+      !IsLiteral(g, n.input(1)))
+    return false;
   const Shape& x = g.value(n.input(0)).type.shape;
   const Shape& w = g.value(n.input(1)).type.shape;
   return x.rank_known() && w.rank_known() && x.rank() == 3 && w.rank() == 3 &&
