@@ -185,6 +185,51 @@ bool ReadByExpertMatmul(const Graph& g, const GraphFacts& f, ValueId v, int hops
   });
 }
 
+// Whether `v` reaches an expert matmul's data input (forward) or comes from an expert matmul's
+// output (backward) through layout ops only: the reshapes and transposes between [batch, experts
+// x capacity, hidden] and [experts, batch x capacity, hidden].
+bool LayoutLinkedToExperts(const Graph& g, const GraphFacts& f, ValueId v, int hops, bool forward) {
+  if (v == kNoValue) return false;
+  if (!forward) {
+    const NodeId p = g.value(v).producer;
+    if (p == kNoNode) return false;
+    if (f.expert_matmul[static_cast<std::size_t>(p)]) return true;
+    const Node& n = g.node(p);
+    return hops > 0 && n.kind == OpKind::kLayout &&
+           LayoutLinkedToExperts(g, f, n.input(0), hops - 1, false);
+  }
+  return std::ranges::any_of(g.value(v).users, [&](NodeId u) {
+    const Node& n = g.node(u);
+    if (f.expert_matmul[static_cast<std::size_t>(u)]) return n.input(0) == v;
+    return hops > 0 && n.kind == OpKind::kLayout && !n.outputs.empty() &&
+           LayoutLinkedToExperts(g, f, n.outputs[0], hops - 1, true);
+  });
+}
+
+// The dispatch and combine matmuls of capacity dispatch (two activations, linked to the experts
+// by layout ops) and, from the dispatch's shapes — [batch, experts x capacity, seq] x [batch,
+// seq, hidden] — how full the experts' slots are: seq x experts_per_token of experts x capacity.
+void MarkDispatch(const Graph& g, GraphFacts& f) {
+  constexpr int kHops = 4;
+  for (const Node& n : g.nodes()) {
+    if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty() || n.input(0) == kNoValue ||
+        n.input(1) == kNoValue || IsLiteral(g, n.input(0)) || IsLiteral(g, n.input(1)))
+      continue;
+    const bool dispatch = LayoutLinkedToExperts(g, f, n.outputs[0], kHops, true);
+    const bool combine = std::ranges::any_of(
+        n.inputs, [&](ValueId in) { return LayoutLinkedToExperts(g, f, in, kHops, false); });
+    if (!dispatch && !combine) continue;
+    f.moe_dispatch[static_cast<std::size_t>(n.id)] = true;
+    const Shape& mask = g.value(n.input(0)).type.shape;
+    const std::int64_t k = g.facts().experts_per_token;
+    if (dispatch && k > 0 && mask.rank_known() && mask.rank() == 3 && mask.is_static()) {
+      const double slots = static_cast<double>(mask.dim(1).value());
+      const double seq = static_cast<double>(mask.dim(2).value());
+      if (slots > 0) f.expert_fill = std::min(1.0, seq * static_cast<double>(k) / slots);
+    }
+  }
+}
+
 void MarkExperts(const Graph& g, GraphFacts& f) {
   const std::int64_t experts = g.facts().experts;
   if (experts < 2) return;
@@ -207,6 +252,7 @@ void MarkExperts(const Graph& g, GraphFacts& f) {
     if (!n.outputs.empty() && !ReadByExpertMatmul(g, f, n.outputs[0], kHops))
       f.expert_exchange_elements += elements(n.outputs[0]);
   }
+  MarkDispatch(g, f);
 }
 
 // A scalar literal operand of a pointwise op, as in x / 1.4142.
@@ -285,6 +331,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.activation_root.assign(g.nodes().size(), false);
   f.attention_projection.assign(g.nodes().size(), false);
   f.expert_matmul.assign(g.nodes().size(), false);
+  f.moe_dispatch.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) f.layer.push_back(LayerKey(n.loc.scope));
   // The fused attention and activation kernels are the eager framework's; a compiled XLA

@@ -32,6 +32,16 @@ struct GraphFacts {
   std::vector<bool> expert_matmul;
   double expert_params = 0;
   double expert_exchange_elements = 0;
+  // Capacity dispatch: the one-hot matmuls that move the tokens to the experts and back (their
+  // output reaches an expert matmul, or their input comes from one, through layout ops), and the
+  // share of the experts' padded slots that routed tokens fill.
+  std::vector<bool> moe_dispatch;
+  double expert_fill = 1;
+  // Of a matrix op's FLOPs, the model's own work (what MFU counts, as MaxText's TFLOP/s does):
+  // none of a dispatch matmul's, the filled share of an expert's, all of any other's.
+  double UsefulShare(std::size_t node) const {
+    return moe_dispatch[node] ? 0 : expert_matmul[node] ? expert_fill : 1;
+  }
   bool any_attention = false;
   bool any_implied_batchnorm = false;
   bool any_activation = false;  // any activation_root

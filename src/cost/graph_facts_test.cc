@@ -49,6 +49,22 @@ TEST(GraphFactsTest, ExpertMatmulsTheirWeightsAndTheirExchange) {
   EXPECT_EQ(std::count(f.expert_matmul.begin(), f.expert_matmul.end(), true), 12);
   EXPECT_DOUBLE_EQ(f.expert_params, 4 * 3 * 4.0 * 64 * 128);
   EXPECT_DOUBLE_EQ(f.expert_exchange_elements, 4 * 2 * 4.0 * 16 * 64);
+  EXPECT_EQ(std::count(f.moe_dispatch.begin(), f.moe_dispatch.end(), true), 0);
+  EXPECT_DOUBLE_EQ(f.expert_fill, 1);
+  // Capacity dispatch, factor 1.5: 12 slots per expert and sequence, 48 in all, of which the 16
+  // tokens x 2 choices fill two thirds; a dispatch and a combine matmul per layer, no model work.
+  o.moe_capacity_factor = 1.5;
+  auto capped = LoadModel(Source{"config.json", json}, o);
+  ASSERT_TRUE(capped) << capped.error().message;
+  const GraphFacts c = AnalyzeGraph(capped->graph);
+  EXPECT_EQ(std::count(c.expert_matmul.begin(), c.expert_matmul.end(), true), 12);
+  EXPECT_EQ(std::count(c.moe_dispatch.begin(), c.moe_dispatch.end(), true), 8);
+  EXPECT_DOUBLE_EQ(c.expert_fill, 32.0 / 48);
+  for (const Node& n : capped->graph.nodes()) {
+    const auto i = static_cast<std::size_t>(n.id);
+    if (c.moe_dispatch[i]) EXPECT_EQ(c.UsefulShare(i), 0);
+    if (c.expert_matmul[i]) EXPECT_DOUBLE_EQ(c.UsefulShare(i), 32.0 / 48);
+  }
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
       const double tc = MatrixSeconds(c, n, cost, e, nt);
       nt.compute_bound = tc >= t;
       t = std::max(tc, t);
-      fb.useful_flops += cost.flops;
+      fb.useful_flops += cost.flops * c.facts.UsefulShare(ni);
       if (c.options.train && c.facts.implied_batchnorm[ni]) {
         t += ImpliedBatchNormSeconds(c, cost, e) + overhead_s;
         e.components.forward_kernels += 1;
@@ -168,7 +168,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       matrix = true;
       depthwise |= c.facts.depthwise[static_cast<std::size_t>(id)];
       tc += MatrixSeconds(c, n, cost, e, nt);
-      fb.useful_flops += cost.flops;
+      fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;
     }

@@ -41,6 +41,7 @@ struct ModelFacts {
   // MoE: the routed experts of each MoE layer, when the loader knows them (model configs); 0
   // otherwise. The cost model finds the experts' batched matmuls by it (expert parallelism).
   std::int64_t experts = 0;
+  std::int64_t experts_per_token = 0;
 
   // The per-device batch a step of the model is estimated at when nobody gives one: its own, or
   // 1 when it has none (a compiled XLA program; the checks' estimate and the job rules use it).

@@ -394,6 +394,7 @@ Result<LoadedModel> LoadModelConfig(const Source& source, const ShapeOptions& op
   out.graph = std::move(*graph);
   if (maxtext) out.graph.mutable_facts().framework = Framework::kJax;
   out.graph.mutable_facts().experts = spec->experts;
+  out.graph.mutable_facts().experts_per_token = spec->experts_per_token;
   return WithOpSupport(std::move(out));
 }
 
