@@ -122,8 +122,10 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back(
         "expert parallelism over " + std::to_string(p.expert) + " devices: they split the batch " +
         "like data replicas and each holds 1/" + std::to_string(p.expert) + " of every MoE " +
-        "layer's experts (" + FormatFixed(c.facts.expert_params / 1e9, 2) +
-        "B expert parameters in all); each MoE layer sends the tokens routed to other devices' "
+        "layer's experts (" +
+        (c.facts.expert_params >= 1e9 ? FormatFixed(c.facts.expert_params / 1e9, 2) + "B"
+                                      : FormatFixed(c.facts.expert_params / 1e6, 2) + "M") +
+        " expert parameters in all); each MoE layer sends the tokens routed to other devices' "
         "experts and takes the results back by all-to-alls over " +
         c.target.Interconnect(options.chips) +
         " at each device's link bandwidth (perfectly balanced routing; a torus's bisection can "
