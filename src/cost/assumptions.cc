@@ -15,9 +15,16 @@ std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
            ", one per op): per op max(FLOPs / (peak x efficiency), bytes / (bandwidth x "
            "efficiency)) + launch overhead";
   }
+  const std::string combine =
+      c.cal.matrix_memory_overlap >= 1 ? std::string("max(")
+      : c.cal.matrix_memory_overlap <= 0
+          ? std::string("the sum, for a kernel with a matmul, else the max, of (")
+          : "max + " + FormatFixed(1 - c.cal.matrix_memory_overlap, 2) +
+                " x min, for a kernel with a matmul, of (";
   return "runtime " + std::string(NameOf(c.runtime)) + " (" + kernels +
-         " after fusion): per fused kernel max(FLOPs / (peak x efficiency), bytes crossing "
-         "its boundary / (bandwidth x efficiency)) + launch overhead";
+         " after fusion): per fused kernel " + combine +
+         "FLOPs / (peak x efficiency), bytes crossing its boundary / (bandwidth x efficiency)) + "
+         "launch overhead";
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.fused_attention = j.value("fused_attention", c.fused_attention);
   c.fused_activations = j.value("fused_activations", c.fused_activations);
   c.memory_efficiency = j.value("memory_efficiency", c.memory_efficiency);
+  c.matrix_memory_overlap = j.value("matrix_memory_overlap", c.matrix_memory_overlap);
   c.kernel_overhead_us = j.value("kernel_overhead_us", c.kernel_overhead_us);
   c.step_overhead_us = j.value("step_overhead_us", c.step_overhead_us);
   c.host_op_us = j.value("host_op_us", c.host_op_us);

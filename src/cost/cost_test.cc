@@ -16,6 +16,24 @@ Graph Parse(const char* text) { return testing::ParseOrDie(text); }
 
 const TargetSpec& T(const char* name) { return **FindTarget(name); }
 
+// One 4096 x 4096 by 4096 x 4096 matmul, the smallest step that is all matrix work.
+Graph SquareMatmul() {
+  return testing::ParseOrDie(R"(graph g {
+  input %x: f32[4096,4096]
+  init %w: f32[4096,4096]
+  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
+  output %y
+})");
+}
+
+// A target's XLA calibration with its kernels timed by the roofline's max(compute, memory), for
+// tests of the compute side alone (xla-tpu adds a matmul kernel's memory time to it).
+Calibration FullOverlap(const char* target) {
+  Calibration c = CalibrationFor(T(target), *ParseRuntime("xla"));
+  c.matrix_memory_overlap = 1;
+  return c;
+}
+
 TEST(OpCostTest, SingleMatmul) {
   // [64,256] x [256,512]: 2*64*256*512 FLOPs; reads 64*256*4 + 256*512*4, writes 64*512*4 bytes.
   Graph g = Parse(R"(graph g {
@@ -381,6 +399,8 @@ TEST(EstimateTest, MxuPaddingSlowsOddSizes) {
 })");
   EstimateOptions o;
   o.batch = 4096;
+  const Calibration full = FullOverlap("tpu-v5e");
+  o.calibration = &full;
   auto a = EstimateStep(odd, T("tpu-v5e"), o);
   auto b = EstimateStep(even, T("tpu-v5e"), o);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -388,6 +408,26 @@ TEST(EstimateTest, MxuPaddingSlowsOddSizes) {
   EXPECT_NEAR(a->top_nodes[0].mxu_utilization, 1000.0 / 1024, 1e-9);
   EXPECT_TRUE(a->top_nodes[0].compute_bound);
   EXPECT_NEAR(a->forward_ms, b->forward_ms, b->forward_ms * 1e-6);
+}
+
+// A TPU matmul kernel adds the time of its bytes to its compute time (xla-tpu's
+// matrix_memory_overlap 0); the roofline's max hides the shorter of the two. One bf16 matmul of
+// 4096 x 4096 by 4096 x 4096 reads two and writes one 4096 x 4096 tensor: 3 x 32 MiB.
+TEST(EstimateTest, TpuMatmulKernelsAddTheirMemoryTime) {
+  Graph g = SquareMatmul();
+  const TargetSpec& v5e = T("tpu-v5e");
+  const Calibration& cal = CalibrationFor(v5e, *ParseRuntime("xla"));
+  ASSERT_EQ(cal.matrix_memory_overlap, 0);
+  const Calibration full = FullOverlap("tpu-v5e");
+  EstimateOptions o;
+  o.batch = 4096;
+  auto sum = EstimateStep(g, v5e, o);
+  o.calibration = &full;
+  auto max = EstimateStep(g, v5e, o);
+  ASSERT_TRUE(sum.ok() && max.ok());
+  const double memory_ms =
+      3.0 * 4096 * 4096 * 2 / (*v5e.hbm_gbps * 1e9 * cal.memory_efficiency) * 1e3;
+  EXPECT_NEAR(sum->forward_ms - max->forward_ms, memory_ms, 1e-6);
 }
 
 TEST(EstimateTest, SlicesCountChipsOrCores) {
@@ -432,16 +472,13 @@ TEST(EstimateTest, GoogleCloudAcceleratorNames) {
 TEST(EstimateTest, Fp16OnTensorCoresAndNotOnTpus) {
   ASSERT_EQ(ParsePrecision("fp16"), Precision::kFp16);
   EXPECT_EQ(NameOf(Precision::kFp16), "fp16");
-  Graph g = Parse(R"(graph g {
-  input %x: f32[4096,4096]
-  init %w: f32[4096,4096]
-  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
-  output %y
-})");
+  Graph g = SquareMatmul();
+  const Calibration tpu = FullOverlap("tpu-v5e");  // the rates alone
   auto step_ms = [&](const char* target, Precision p) {
     EstimateOptions o;
     o.batch = 4096;
     o.precision = p;
+    if (T(target).is_tpu()) o.calibration = &tpu;
     auto e = EstimateStep(g, **FindTarget(target), o);
     EXPECT_TRUE(e.ok());
     return e.ok() ? e->forward_ms : 0.0;
@@ -587,12 +624,7 @@ namespace {
 // MFU is the useful FLOPs over the peak of the precision the matmuls run at: a V100 (no bf16)
 // runs mixed precision on its fp16 tensor cores (125 TFLOP/s), not at its fp32 15.7.
 TEST(EstimateTest, MfuIsAgainstThePeakOfThePrecisionUsed) {
-  Graph g = testing::ParseOrDie(R"(graph g {
-  input %x: f32[4096,4096]
-  init %w: f32[4096,4096]
-  %y: f32[4096,4096] = MatMul[matmul](%x, %w)
-  output %y
-})");
+  Graph g = SquareMatmul();
   EstimateOptions o;
   o.runtime = *ParseRuntime("eager");
   auto e = EstimateStep(g, T("nvidia-v100"), o);

@@ -125,8 +125,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
   if (auto ep = CheckExpertParallelism(graph, *parallel); !ep) return ep.error();
-  const Runtime runtime =
-      ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
+  const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;
   const EstimateCache::Entry& derived =

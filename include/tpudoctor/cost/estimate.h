@@ -190,7 +190,11 @@ struct Calibration {
   // GELU and SiLU run as one kernel each though the export spelled them out (PyTorch's modules).
   bool fused_activations = false;
   double memory_efficiency = 0.8;  // achieved share of HBM bandwidth
-  double kernel_overhead_us = 0;   // fixed cost per launched kernel (eager frameworks)
+  // How much of a kernel's memory time a matmul in it hides (its operands streaming from HBM
+  // while the matrix units work): 1, the roofline's max(compute, memory); 0, their sum.
+  // Convolution kernels keep the max.
+  double matrix_memory_overlap = 1.0;
+  double kernel_overhead_us = 0;  // fixed cost per launched kernel (eager frameworks)
   // The host side of an eager step, which the GPU runs asynchronously behind: each launched op
   // costs `host_op_us` of Python, dispatcher and launch work, and each pass of the step loop
   // (forward, backward and optimizer when training; one for inference) `step_overhead_us`. The

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Create the TPU VM(s) for: v6e-256 (16x16), fsdp=128,tp=2, remat none, global batch 128 (planned by tpu-doctor for examples/configs/llama-3.1-70b.json)
+# Create the TPU VM(s) for: v6e-256 (16x16), fsdp=64,tp=4, remat none, global batch 128 (planned by tpu-doctor for examples/configs/llama-3.1-70b.json)
 set -euo pipefail
 PROJECT=PROJECT_ID
 ZONE=us-central1-b
@@ -16,4 +16,4 @@ gcloud compute tpus tpu-vm create "$NAME" --project="$PROJECT" --zone="$ZONE" \
 # Run the training script on every host of the slice (64 hosts):
 gcloud compute tpus tpu-vm scp train.py "$NAME": --project="$PROJECT" --zone="$ZONE" --worker=all
 gcloud compute tpus tpu-vm ssh "$NAME" --project="$PROJECT" --zone="$ZONE" --worker=all \
-  --command="PJRT_DEVICE=TPU python3 train.py --per_device_batch=0.50 --global_batch=128 --ici_fsdp_parallelism=128 --ici_tensor_parallelism=2"
+  --command="PJRT_DEVICE=TPU python3 train.py --per_device_batch=0.50 --global_batch=128 --ici_fsdp_parallelism=64 --ici_tensor_parallelism=4"

@@ -1,4 +1,4 @@
-# PyTorch/XLA training skeleton: v6e-256 (16x16), fsdp=128,tp=2, remat none, global batch 128 (planned by tpu-doctor for examples/configs/llama-3.1-70b.json)
+# PyTorch/XLA training skeleton: v6e-256 (16x16), fsdp=64,tp=4, remat none, global batch 128 (planned by tpu-doctor for examples/configs/llama-3.1-70b.json)
 # PJRT runtime: one process per TPU device, started by xmp.spawn without nprocs.
 import argparse
 import os
@@ -30,7 +30,7 @@ def _mp_fn(index):
     device = torch_xla.device()
     world = xr.world_size()
     assert args.global_batch == args.per_device_batch * world, "global batch != per-device x devices"
-    # The plan shards parameters (fsdp=128,tp=2): FSDP wraps every submodule of 100M+ parameters and moves each to the
+    # The plan shards parameters (fsdp=64,tp=4): FSDP wraps every submodule of 100M+ parameters and moves each to the
     # device as it shards it; the whole model never sits on one chip.
     import functools
     from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP
