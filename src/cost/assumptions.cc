@@ -1,6 +1,4 @@
 // The assumptions an estimate prints: the runtime and kernels, rates, calibration, memory model.
-#include <algorithm>
-
 #include "src/cost/step.h"
 #include "tpudoctor/support/strings.h"
 
@@ -166,24 +164,21 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (options.train && options.remat != Remat::kNone) {
     if (c.remat == Remat::kLayer || c.remat == Remat::kOffload) {
-      out.push_back(
-          "rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
-          " layers keeps the tensors that leave it" +
-          (c.remat == Remat::kOffload
-               ? " in host memory (" + FormatBytes(c.layers.boundary_bytes) +
-                     " offloaded per step, the transfers assumed hidden behind compute)"
-               : std::string()) +
-          ", and runs its forward pass again in the backward pass" +
-          (c.remat == Remat::kOffload && std::find(c.facts.attention_projection.begin(),
-                                                   c.facts.attention_projection.end(),
-                                                   true) != c.facts.attention_projection.end()
-               ? " except its attention projections (Q, K, V, O), whose outputs come "
-                 "back from host memory too (MaxText's offload policies)"
-               : std::string()) +
-          (c.remat == Remat::kLayer
-               ? "; the gradients take the place of the kept layer inputs as the "
-                 "backward pass frees them, so only what they exceed them by counts"
-               : std::string()));
+      out.push_back("rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
+                    " layers keeps the tensors that leave it" +
+                    (c.remat == Remat::kOffload
+                         ? " in host memory (" + FormatBytes(c.layers.boundary_bytes) +
+                               " offloaded per step, the transfers assumed hidden behind compute)"
+                         : std::string()) +
+                    ", and runs its forward pass again in the backward pass" +
+                    (c.remat == Remat::kOffload && c.facts.any_attention_projection
+                         ? " except its attention projections (Q, K, V, O), whose outputs come "
+                           "back from host memory too (MaxText's offload policies)"
+                         : std::string()) +
+                    (c.remat == Remat::kLayer
+                         ? "; the gradients take the place of the kept layer inputs as the "
+                           "backward pass frees them, so only what they exceed them by counts"
+                         : std::string()));
     } else {
       out.push_back(
           std::string(options.remat != Remat::kDots

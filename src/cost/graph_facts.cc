@@ -107,45 +107,55 @@ bool IsCore(const Graph& g, const GraphFacts& f, const Node& n) {
 // Ops between a projection and the core: reshapes and transposes into heads, a bias, RoPE.
 bool IsProjectionLink(const Node& n) { return n.kind == OpKind::kLayout || IsPointwiseLink(n); }
 
-// Whether a core is reached from `v` through projection links only, forward (users) or backward
-// (producers): at most kHops links and kVisits ops, so that a graph of many layout ops costs
-// little. An export reaches K through more links than Q (RoPE, then GQA's expand and reshapes).
-bool ReachesCore(const Graph& g, const GraphFacts& f, ValueId start, bool forward) {
-  constexpr int kHops = 12;
+// Whether a walk from `start` meets a node `is_target(node, value it was reached by)` accepts,
+// passing only through nodes `is_link` accepts: forward along users (a link passes on its
+// outputs), backward along producers (a link passes on its inputs). At most `hops` links deep and
+// kVisits values wide, so that a graph of many layout ops costs little.
+template <typename Link, typename Target>
+bool Reaches(const Graph& g, ValueId start, bool forward, int hops, Link is_link,
+             Target is_target) {
   constexpr std::size_t kVisits = 64;
   std::vector<std::pair<ValueId, int>> queue = {{start, 0}};
   for (std::size_t i = 0; i < queue.size() && i < kVisits; ++i) {
-    const auto [v, hops] = queue[i];
+    const auto [v, depth] = queue[i];
     if (v == kNoValue) continue;
-    std::vector<NodeId> next;
-    if (forward) {
-      next = g.value(v).users;
-    } else if (g.value(v).producer != kNoNode) {
-      next = {g.value(v).producer};
-    }
+    const Value& value = g.value(v);
+    std::vector<NodeId> next = value.users;
+    if (!forward)
+      next = value.producer == kNoNode ? std::vector<NodeId>{} : std::vector{value.producer};
     for (NodeId id : next) {
       const Node& n = g.node(id);
-      if (IsCore(g, f, n)) return true;
-      if (hops >= kHops || !IsProjectionLink(n)) continue;
-      if (forward) {
-        for (ValueId out : n.outputs) queue.emplace_back(out, hops + 1);
-      } else {
-        queue.emplace_back(n.input(0), hops + 1);
-      }
+      if (is_target(n, v)) return true;
+      if (depth >= hops || !is_link(n)) continue;
+      for (ValueId w : forward ? n.outputs : n.inputs) queue.emplace_back(w, depth + 1);
     }
   }
   return false;
 }
 
+// Whether a core is reached from `v` through projection links only, forward (users) or backward
+// (producers). An export reaches K through more links than Q (RoPE, then GQA's expand and
+// reshapes).
+bool ReachesCore(const Graph& g, const GraphFacts& f, ValueId v, bool forward) {
+  return Reaches(g, v, forward, 12, IsProjectionLink,
+                 [&](const Node& n, ValueId) { return IsCore(g, f, n); });
+}
+
 // Marks the weight matmuls whose output reaches a core (Q, K, V) or whose data input comes from
 // one (O), through reshapes, transposes and pointwise ops only.
 void MarkAttentionProjections(const Graph& g, GraphFacts& f) {
+  const bool any_core = f.any_attention || std::ranges::any_of(g.nodes(), [](const Node& n) {
+                          return n.op == Op::kAttention;
+                        });
+  if (!any_core) return;
   for (const Node& n : g.nodes()) {
     if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty() ||
         !IsLiteral(g, n.input(1)) || IsLiteral(g, n.input(0)))
       continue;
-    f.attention_projection[static_cast<std::size_t>(n.id)] =
+    const bool projection =
         ReachesCore(g, f, n.outputs[0], true) || ReachesCore(g, f, n.input(0), false);
+    f.attention_projection[static_cast<std::size_t>(n.id)] = projection;
+    f.any_attention_projection |= projection;
   }
 }
 
@@ -163,61 +173,36 @@ bool IsExpertMatmul(const Graph& g, const Node& n, std::int64_t experts) {
 }
 
 // Whether `v` was computed from an expert matmul's output through pointwise ops (the gated
-// MLP's act(gate) x up between the experts' projections).
-bool FromExpertMatmul(const Graph& g, const GraphFacts& f, ValueId v, int hops) {
-  if (v == kNoValue) return false;
-  const NodeId p = g.value(v).producer;
-  if (p == kNoNode) return false;
-  if (f.expert_matmul[static_cast<std::size_t>(p)]) return true;
-  const Node& n = g.node(p);
-  if (hops == 0 || !IsPointwiseLink(n)) return false;
-  return std::ranges::any_of(n.inputs,
-                             [&](ValueId in) { return FromExpertMatmul(g, f, in, hops - 1); });
-}
-
-// Whether an expert matmul reads `v`, directly or through pointwise ops.
-bool ReadByExpertMatmul(const Graph& g, const GraphFacts& f, ValueId v, int hops) {
-  return std::ranges::any_of(g.value(v).users, [&](NodeId u) {
-    if (f.expert_matmul[static_cast<std::size_t>(u)]) return true;
-    const Node& n = g.node(u);
-    return hops > 0 && IsPointwiseLink(n) && !n.outputs.empty() &&
-           ReadByExpertMatmul(g, f, n.outputs[0], hops - 1);
+// MLP's act(gate) x up between the experts' projections), or (forward) whether an expert matmul
+// reads it, directly or through pointwise ops.
+bool PointwiseLinkedToExperts(const Graph& g, const GraphFacts& f, ValueId v, bool forward) {
+  return Reaches(g, v, forward, 4, IsPointwiseLink, [&](const Node& n, ValueId) {
+    return f.expert_matmul[static_cast<std::size_t>(n.id)];
   });
 }
 
 // Whether `v` reaches an expert matmul's data input (forward) or comes from an expert matmul's
 // output (backward) through layout ops only: the reshapes and transposes between [batch, experts
 // x capacity, hidden] and [experts, batch x capacity, hidden].
-bool LayoutLinkedToExperts(const Graph& g, const GraphFacts& f, ValueId v, int hops, bool forward) {
-  if (v == kNoValue) return false;
-  if (!forward) {
-    const NodeId p = g.value(v).producer;
-    if (p == kNoNode) return false;
-    if (f.expert_matmul[static_cast<std::size_t>(p)]) return true;
-    const Node& n = g.node(p);
-    return hops > 0 && n.kind == OpKind::kLayout &&
-           LayoutLinkedToExperts(g, f, n.input(0), hops - 1, false);
-  }
-  return std::ranges::any_of(g.value(v).users, [&](NodeId u) {
-    const Node& n = g.node(u);
-    if (f.expert_matmul[static_cast<std::size_t>(u)]) return n.input(0) == v;
-    return hops > 0 && n.kind == OpKind::kLayout && !n.outputs.empty() &&
-           LayoutLinkedToExperts(g, f, n.outputs[0], hops - 1, true);
-  });
+bool LayoutLinkedToExperts(const Graph& g, const GraphFacts& f, ValueId v, bool forward) {
+  return Reaches(
+      g, v, forward, 4, [](const Node& n) { return n.kind == OpKind::kLayout; },
+      [&](const Node& n, ValueId via) {
+        return f.expert_matmul[static_cast<std::size_t>(n.id)] && (!forward || n.input(0) == via);
+      });
 }
 
 // The dispatch and combine matmuls of capacity dispatch (two activations, linked to the experts
 // by layout ops) and, from the dispatch's shapes — [batch, experts x capacity, seq] x [batch,
 // seq, hidden] — how full the experts' slots are: seq x experts_per_token of experts x capacity.
 void MarkDispatch(const Graph& g, GraphFacts& f) {
-  constexpr int kHops = 4;
   for (const Node& n : g.nodes()) {
     if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty() || n.input(0) == kNoValue ||
         n.input(1) == kNoValue || IsLiteral(g, n.input(0)) || IsLiteral(g, n.input(1)))
       continue;
-    const bool dispatch = LayoutLinkedToExperts(g, f, n.outputs[0], kHops, true);
+    const bool dispatch = LayoutLinkedToExperts(g, f, n.outputs[0], true);
     const bool combine = std::ranges::any_of(
-        n.inputs, [&](ValueId in) { return LayoutLinkedToExperts(g, f, in, kHops, false); });
+        n.inputs, [&](ValueId in) { return LayoutLinkedToExperts(g, f, in, false); });
     if (!dispatch && !combine) continue;
     f.moe_dispatch[static_cast<std::size_t>(n.id)] = true;
     const Shape& mask = g.value(n.input(0)).type.shape;
@@ -239,17 +224,16 @@ void MarkExperts(const Graph& g, GraphFacts& f) {
     const auto e = g.value(v).type.shape.NumElements();
     return e ? static_cast<double>(*e) : 0.0;
   };
-  constexpr int kHops = 4;
   std::vector<bool> sent(g.values().size(), false);  // gate and up read the same tokens
   for (const Node& n : g.nodes()) {
     if (!f.expert_matmul[static_cast<std::size_t>(n.id)]) continue;
     f.expert_params += elements(n.input(1));
     const auto in = static_cast<std::size_t>(n.input(0));
-    if (!sent[in] && !FromExpertMatmul(g, f, n.input(0), kHops)) {
+    if (!sent[in] && !PointwiseLinkedToExperts(g, f, n.input(0), false)) {
       sent[in] = true;
       f.expert_exchange_elements += elements(n.input(0));
     }
-    if (!n.outputs.empty() && !ReadByExpertMatmul(g, f, n.outputs[0], kHops))
+    if (!n.outputs.empty() && !PointwiseLinkedToExperts(g, f, n.outputs[0], true))
       f.expert_exchange_elements += elements(n.outputs[0]);
   }
   MarkDispatch(g, f);

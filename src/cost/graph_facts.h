@@ -43,6 +43,7 @@ struct GraphFacts {
     return moe_dispatch[node] ? 0 : expert_matmul[node] ? expert_fill : 1;
   }
   bool any_attention = false;
+  bool any_attention_projection = false;
   bool any_implied_batchnorm = false;
   bool any_activation = false;  // any activation_root
   bool any_depthwise = false;

@@ -18,8 +18,7 @@ class Pipe001PythonInPipeline final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps()) return;
-    pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& dataset) {
+    pipe::ForEachDatasetOp(ctx, [&](const Graph& g, const Node& dataset) {
       for (const Subgraph& sub : dataset.subgraphs) {
         ForEachNodeDeep(*sub.graph, [&](const Graph&, const Node& n) {
           if (!IsPython(n)) return;

@@ -15,8 +15,7 @@ class Pipe002SequentialMap final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps()) return;
-    pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
+    pipe::ForEachDatasetOp(ctx, [&](const Graph& g, const Node& n) {
       const bool sequential = n.op == Op::kMapDataset;
       const bool one = n.op == Op::kParallelMapDataset && pipe::LastConstInput(g, n) == 1;
       if (!sequential && !one) return;

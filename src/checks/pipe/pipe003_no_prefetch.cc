@@ -16,7 +16,7 @@ class Pipe003NoPrefetch final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps() || !pipe::IsPipelineGraph(ctx.graph)) return;
+    if (!pipe::IsPipelineGraph(ctx)) return;
     const Node* last = nullptr;
     bool prefetch = false;
     for (NodeId id : ctx.graph.topo_order()) {

@@ -19,8 +19,7 @@ class Pipe004PartialBatch final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps()) return;
-    pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
+    pipe::ForEachDatasetOp(ctx, [&](const Graph& g, const Node& n) {
       // Batch ops whose last input is drop_remainder, and the V1 ops that have none.
       bool partial = n.op == Op::kBatchKeepsRemainder;
       std::string why = "has no drop_remainder";

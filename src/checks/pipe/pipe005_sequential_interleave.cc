@@ -15,8 +15,7 @@ class Pipe005SequentialInterleave final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps()) return;
-    pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
+    pipe::ForEachDatasetOp(ctx, [&](const Graph& g, const Node& n) {
       if (n.op != Op::kInterleaveDataset) return;
       Diagnostic d = NewFinding();
       d.severity = Severity::kWarning;

@@ -19,8 +19,7 @@ class Pipe006SmallShuffle final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps()) return;
-    pipe::ForEachDatasetOp(ctx.graph, [&](const Graph& g, const Node& n) {
+    pipe::ForEachDatasetOp(ctx, [&](const Graph& g, const Node& n) {
       if (n.op != Op::kShuffleDataset) return;
       const auto buffer = pipe::ConstInput(g, n, 1);
       if (!buffer || *buffer >= kSmallBuffer) return;

@@ -22,7 +22,7 @@ class Pipe007DataOutsideGcs final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (!ctx.analysis.HasDatasetOps() || !pipe::IsPipelineGraph(ctx.graph)) return;
+    if (!pipe::IsPipelineGraph(ctx)) return;
     std::set<std::string> reported;
     ForEachNodeDeep(ctx.graph, [&](const Graph& g, const Node& n) {
       if (!ReadsFiles(n)) return;

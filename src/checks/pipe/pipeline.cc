@@ -1,18 +1,20 @@
 #include "src/checks/pipe/pipeline.h"
 
+#include <algorithm>
+
 namespace tpudoctor::pipe {
 
 bool IsDatasetOp(const Node& n) { return n.traits.dataset; }
 
-bool IsPipelineGraph(const Graph& g) {
-  for (const Node& n : g.nodes()) {
-    if (IsDatasetOp(n)) return true;
-  }
-  return false;
+bool IsPipelineGraph(const CheckContext& ctx) {
+  return ctx.analysis.HasDatasetOps() &&
+         std::ranges::any_of(ctx.graph.nodes(), [](const Node& n) { return IsDatasetOp(n); });
 }
 
-void ForEachDatasetOp(const Graph& g, const std::function<void(const Graph&, const Node&)>& fn) {
-  ForEachNodeDeep(g, [&](const Graph& graph, const Node& n) {
+void ForEachDatasetOp(const CheckContext& ctx,
+                      const std::function<void(const Graph&, const Node&)>& fn) {
+  if (!ctx.analysis.HasDatasetOps()) return;
+  ForEachNodeDeep(ctx.graph, [&](const Graph& graph, const Node& n) {
     if (IsDatasetOp(n)) fn(graph, n);
   });
 }

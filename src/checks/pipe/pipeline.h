@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "tpudoctor/check/check.h"
 #include "tpudoctor/diag/diagnostic.h"
 #include "tpudoctor/ir/graph.h"
 
@@ -14,11 +15,14 @@ namespace tpudoctor::pipe {
 // A tf.data op (`MapDataset`, `BatchDatasetV2`, ...).
 bool IsDatasetOp(const Node& n);
 
-// True when the graph holds a tf.data pipeline.
-bool IsPipelineGraph(const Graph& g);
+// True when the checked graph holds a tf.data pipeline (its top level has a dataset op).
+bool IsPipelineGraph(const CheckContext& ctx);
 
-// Calls fn(graph, node) for every dataset op, nested functions included.
-void ForEachDatasetOp(const Graph& g, const std::function<void(const Graph&, const Node&)>& fn);
+// Calls fn(graph, node) for every dataset op of the checked graph, nested functions included.
+// Both ask the analysis first whether the model has any dataset op, so a model without one is
+// not walked by every pipeline rule.
+void ForEachDatasetOp(const CheckContext& ctx,
+                      const std::function<void(const Graph&, const Node&)>& fn);
 
 // The value of input `i` when it is a known integer (or bool) constant.
 std::optional<std::int64_t> ConstInput(const Graph& g, const Node& n, std::size_t i);

@@ -20,8 +20,7 @@ class Shp002SymbolicDims final : public Check {
   }
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
-    if (ctx.analysis.HasDatasetOps() && pipe::IsPipelineGraph(ctx.graph))
-      return;  // a tf.data graph: no device shapes
+    if (pipe::IsPipelineGraph(ctx)) return;  // a tf.data graph: no device shapes
     std::set<std::string> symbols;
     std::vector<std::string> symbol_order;
     bool unknown_input = false;

@@ -88,7 +88,7 @@ class Tpu003UnsupportedOp final : public Check {
 
   void Run(const CheckContext& ctx, DiagnosticSink& sink) const override {
     // A tf.data graph runs on the host by design; the PIPE rules judge it.
-    if (ctx.analysis.HasDatasetOps() && pipe::IsPipelineGraph(ctx.graph)) return;
+    if (pipe::IsPipelineGraph(ctx)) return;
     struct Group {
       OpInfo info;
       std::string first_path;

@@ -600,6 +600,9 @@ class GraphBuilder {
   // How many nodes ahead the builder prefetches the name-index slots of the names it will look
   // up: a large graph's index is megabytes, and each lookup is otherwise a cache miss.
   static constexpr int kPrefetchAhead = 8;
+  static const onnx::NodeProto* Ahead(const onnx::GraphProto& proto, int i) {
+    return i + kPrefetchAhead < proto.node_size() ? &proto.node(i + kPrefetchAhead) : nullptr;
+  }
 
  public:
   GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
@@ -649,8 +652,8 @@ class GraphBuilder {
     declared.reserve(outputs);
     for (int i = 0; i < proto.node_size(); ++i) {
       const onnx::NodeProto& n = proto.node(i);
-      if (i + kPrefetchAhead < proto.node_size()) {
-        for (const auto& out : proto.node(i + kPrefetchAhead).output()) g.PrefetchName(out);
+      if (const onnx::NodeProto* ahead = Ahead(proto, i)) {
+        for (const auto& out : ahead->output()) g.PrefetchName(out);
       }
       for (const auto& out : n.output()) {
         if (out.empty()) continue;
@@ -664,8 +667,8 @@ class GraphBuilder {
     scopes.push_back(&g);
     const ValueId* next_declared = declared.data();
     for (int i = 0; i < proto.node_size(); ++i) {
-      if (i + kPrefetchAhead < proto.node_size()) {
-        for (const auto& in : proto.node(i + kPrefetchAhead).input()) g.PrefetchName(in);
+      if (const onnx::NodeProto* ahead = Ahead(proto, i)) {
+        for (const auto& in : ahead->input()) g.PrefetchName(in);
       }
       auto r = AddNode(g, proto.node(i), i, next_declared, scopes, depth);
       if (!r) {
