@@ -41,13 +41,34 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
   return out;
 }
 
+namespace {
+
+// The ten slowest kernels, slowest first, named for the report.
+std::vector<NodeTime> TopNodes(const Graph& graph, std::vector<KernelTime> times) {
+  std::sort(times.begin(), times.end(),
+            [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
+  if (times.size() > 10) times.resize(10);
+  std::vector<NodeTime> out;
+  out.reserve(times.size());
+  for (const KernelTime& t : times) {
+    const Node& n = graph.node(t.node);
+    out.push_back({t.node, n.name,
+                   n.QualifiedOp() + (t.fused > 0 ? "+" + std::to_string(t.fused) : ""), t.ms,
+                   t.compute_bound, t.mxu_utilization});
+  }
+  return out;
+}
+
+}  // namespace
+
 struct EstimateCache::Entry {
   Entry(const Graph& g, int eb, bool fused_kernels)
       : graph(&g),
         element_bytes(eb),
         fused(fused_kernels),
         costs(ComputeOpCosts(g, eb)),
-        facts(AnalyzeGraph(g)) {
+        facts(AnalyzeGraph(g)),
+        params(CountParameters(g)) {
     if (!fused) return;
     FusionOptions fo;
     fo.element_bytes = eb;
@@ -62,6 +83,7 @@ struct EstimateCache::Entry {
   bool fused;
   std::vector<OpCost> costs;
   GraphFacts facts;
+  Parameters params;
   std::optional<FusionPlan> fusion;
   std::vector<bool> written;
   mutable TargetMemo memo;
@@ -166,7 +188,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   ForwardBackward fb = TimeForwardBackward(c, e);
   e.kernels = static_cast<int>(e.components.forward_kernels);
   e.coverage_warning = CoverageWarning(e);
-  const Parameters params = CountParameters(graph);
+  const Parameters& params = derived.params;
   AssembleStep(c, fb, params, e);
   MemoryPerChip(c, params, e);
   FitAndMaxBatch(c, e);
@@ -174,10 +196,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (options.serve) {
     if (auto served = EstimateServing(c, params, e); !served) return served.error();
   }
-  std::sort(fb.times.begin(), fb.times.end(),
-            [](const NodeTime& a, const NodeTime& b) { return a.ms > b.ms; });
-  if (fb.times.size() > 10) fb.times.resize(10);
-  e.top_nodes = std::move(fb.times);
+  e.top_nodes = TopNodes(graph, std::move(fb.times));
   e.assumptions = Assumptions(c, e);
   return e;
 }

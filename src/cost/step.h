@@ -74,6 +74,16 @@ struct StepContext {
 // The layers node scopes name, the bytes crossing between them, the largest layer's weights.
 Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts);
 
+// One kernel's (an eager op's) time. Only the slowest ten get the report's names (NodeTime, made
+// by TopNodes), so the thousands of candidates a plan times copy no strings.
+struct KernelTime {
+  NodeId node = kNoNode;
+  std::size_t fused = 0;  // how many more ops the kernel fused ("+N" after the node's op)
+  double ms = 0;          // forward (and, when training, backward)
+  bool compute_bound = false;
+  double mxu_utilization = 1;  // useful / padded FLOPs (matrix ops on TPUs)
+};
+
 struct ForwardBackward {
   double forward_s = 0;
   double forward_vector_s = 0;  // of which ops other than matmuls and convolutions
@@ -83,7 +93,7 @@ struct ForwardBackward {
   double layer_forward_vector_s = 0;
   double backward_s = 0;
   double useful_flops = 0;  // forward, unpadded
-  std::vector<NodeTime> times;
+  std::vector<KernelTime> times;
 };
 
 struct Parameters {

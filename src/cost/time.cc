@@ -32,7 +32,7 @@ double PrecisionSlowdown(const StepContext& c, const Node& n) {
 // The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
 // depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
-                     NodeTime& nt) {
+                     KernelTime& nt) {
   const Calibration& cal = c.cal;
   const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
@@ -83,7 +83,7 @@ double BackwardRatio(const StepContext& c, bool depthwise) {
 
 // Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
 // kernels for a matrix op's data and weight gradients) to the step.
-void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTime nt,
+void AddKernel(const StepContext& c, double t, bool matrix, double ratio, KernelTime nt,
                ForwardBackward& fb, Estimate& e) {
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   fb.forward_s += t + overhead_s;
@@ -106,7 +106,7 @@ void AddKernel(const StepContext& c, double t, bool matrix, double ratio, NodeTi
     total += tb;
   }
   nt.ms = total * 1e3;
-  fb.times.push_back(std::move(nt));
+  fb.times.push_back(nt);
 }
 
 // The folded BatchNorm a training step runs again after a conv: its output read and written once
@@ -128,7 +128,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const std::size_t ni = static_cast<std::size_t>(id);
     if (InsideFusedKernel(c, ni)) continue;
     const Node& n = c.graph.node(id);
-    NodeTime nt{id, n.name, n.QualifiedOp()};
+    KernelTime nt{id};
     // A fused activation reads its input and writes its result, both of the result's size.
     const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
     const double bytes = activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written;
@@ -148,7 +148,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     } else {
       e.components.vector_bytes += bytes;
     }
-    AddKernel(c, t, matrix, BackwardRatio(c, depthwise), std::move(nt), fb, e);
+    AddKernel(c, t, matrix, BackwardRatio(c, depthwise), nt, fb, e);
   }
   return fb;
 }
@@ -163,10 +163,8 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     const auto named = std::ranges::find_if(k.nodes, [&](NodeId id) {
       return c.costs[static_cast<std::size_t>(id)].cls == CostClass::kMatrix;
     });
-    const Node& root = c.graph.node(named != k.nodes.end() ? *named : k.root);
-    NodeTime nt{
-        root.id, root.name,
-        root.QualifiedOp() + (k.nodes.size() > 1 ? "+" + std::to_string(k.nodes.size() - 1) : "")};
+    KernelTime nt{named != k.nodes.end() ? *named : k.root,
+                  k.nodes.size() > 1 ? k.nodes.size() - 1 : 0};
     double tc = 0;
     double bytes = k.bytes_in + k.bytes_out;
     bool matrix = false;
@@ -188,7 +186,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
     nt.compute_bound = matrix && tc >= tm;
     AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix,
-              BackwardRatio(c, depthwise), std::move(nt), fb, e);
+              BackwardRatio(c, depthwise), nt, fb, e);
   }
   return fb;
 }

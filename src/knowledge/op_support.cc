@@ -54,20 +54,33 @@ OpInfo LookupOp(std::string_view domain, std::string_view op_type) {
 
 OpInfo LookupOp(const Node& node) { return LookupOp(node.domain, node.op_type); }
 
+const OpLookupMemo::Entry& OpLookupMemo::Get(std::string_view domain, std::string_view op_type) {
+  key_.assign(domain).push_back('\n');
+  key_.append(op_type);
+  auto it = entries_.find(key_);
+  if (it != entries_.end()) return it->second;
+  Entry e;
+  const OpInfo info = LookupOp(domain, op_type);
+  e.kind = info.kind;
+  e.support = info.support;
+  e.semantics = LookupSemantics(domain, op_type);
+  return entries_.emplace(key_, e).first->second;
+}
+
 namespace {
 
 // Subgraphs are shared (an XLA computation called from many places): each is annotated once.
-void Annotate(Graph& graph, std::unordered_set<const Graph*>& done) {
+void Annotate(Graph& graph, std::unordered_set<const Graph*>& done, OpLookupMemo& memo) {
   if (!done.insert(&graph).second) return;
   for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
     Node& node = graph.mutable_node(static_cast<NodeId>(i));
-    node.support = LookupOp(node.domain, node.op_type).support;
-    const OpSemantics semantics = LookupSemantics(node.domain, node.op_type);
-    node.op = semantics.op;
-    node.traits = semantics.traits;
+    const OpLookupMemo::Entry& op = memo.Get(node.domain, node.op_type);
+    node.support = op.support;
+    node.op = op.semantics.op;
+    node.traits = op.semantics.traits;
     node.control = ControlFlowOf(node);
     for (Subgraph& sub : node.subgraphs) {
-      if (sub.graph) Annotate(*sub.graph, done);
+      if (sub.graph) Annotate(*sub.graph, done, memo);
     }
   }
 }
@@ -76,7 +89,8 @@ void Annotate(Graph& graph, std::unordered_set<const Graph*>& done) {
 
 void AnnotateOpSupport(Graph& graph) {
   std::unordered_set<const Graph*> done;
-  Annotate(graph, done);
+  OpLookupMemo memo;
+  Annotate(graph, done, memo);
 }
 
 bool RunsOnHost(const Node& node) {

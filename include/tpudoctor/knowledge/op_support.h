@@ -9,9 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "tpudoctor/ir/graph.h"
 #include "tpudoctor/ir/op_kind.h"
+#include "tpudoctor/knowledge/op_semantics.h"
 
 namespace tpudoctor {
 
@@ -30,6 +32,23 @@ std::optional<OpSupport> ParseOpSupport(std::string_view word);
 OpInfo LookupOp(std::string_view domain, std::string_view op_type);
 // The same for a node's op (what it says of Node::support, and why).
 OpInfo LookupOp(const Node& node);
+
+// What LookupOp and LookupSemantics say of each distinct op met in one pass over a graph: a model
+// has thousands of nodes but tens of distinct ops, and the tables are keyed by string. One per
+// pass (not thread-safe); the reason and fix strings are not kept (LookupOp gives them).
+class OpLookupMemo {
+ public:
+  struct Entry {
+    OpKind kind = OpKind::kUnknown;
+    OpSupport support = OpSupport::kUnknownOp;
+    OpSemantics semantics;
+  };
+  const Entry& Get(std::string_view domain, std::string_view op_type);
+
+ private:
+  std::unordered_map<std::string, Entry> entries_;
+  std::string key_;  // domain '\n' op_type, reused between calls
+};
 
 // Sets Node::support of every node of `graph` and its subgraphs from the tables above. Frontends
 // call it once, as their last step; graphs built by hand (tests) call it after building.

@@ -17,6 +17,7 @@
 #include "tpudoctor/frontend/onnx.h"
 #include "tpudoctor/ir/verify.h"
 #include "tpudoctor/knowledge/onnx_ops.h"
+#include "tpudoctor/knowledge/op_support.h"
 #include "tpudoctor/support/string_view_map.h"
 #include "tpudoctor/support/strings.h"
 
@@ -710,7 +711,7 @@ class GraphBuilder {
     n.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
     n.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
     n.op_type = proto.op_type();
-    n.kind = LookupOnnxOp(n.domain, n.op_type).kind;
+    n.kind = ops_.Get(n.domain, n.op_type).kind;
     if (auto slash = proto.name().rfind('/'); slash != std::string::npos && slash > 0) {
       n.loc.scope = proto.name().substr(0, slash);
     }
@@ -814,6 +815,7 @@ class GraphBuilder {
 
   std::vector<Diagnostic>& diags_;
   onnx::StringStringEntryProto metadata_entry_;  // ReadExporterMetadata's, reused
+  OpLookupMemo ops_;
 };
 
 // A static shape whose byte size does not fit in 64 bits describes no tensor that can exist.
