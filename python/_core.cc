@@ -56,6 +56,7 @@ struct PyAnalyzeArgs {
   std::string runtime = "auto";
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
+  std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
 };
 
 // --moe-capacity-factor's range, for the Python arguments that set it.
@@ -102,7 +103,11 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (prompt < 1 || output < 1 || concurrency < 1)
       throw ToolError("serve needs positive prompt tokens, output tokens and concurrency");
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
-    SetServing(o, ServingOptions{prompt, output, concurrency});
+    if (!a.kv_cache_dtype.empty() && !KvCacheDtypeBytes(a.kv_cache_dtype))
+      throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not bf16, fp16 or fp8");
+    SetServing(o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype});
+  } else if (!a.kv_cache_dtype.empty()) {
+    throw ToolError("kv_cache_dtype is a serving option: pass serve=(prompt, output, concurrency)");
   }
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
@@ -287,6 +292,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("parallel", &PyAnalyzeArgs::parallel)
       .def_readwrite("remat", &PyAnalyzeArgs::remat)
       .def_readwrite("serve", &PyAnalyzeArgs::serve)
+      .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime);
 
   py::class_<Report>(m, "Report")

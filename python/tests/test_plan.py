@@ -87,6 +87,22 @@ def test_serving_estimate_matches_the_cli():
         tpudoctor.estimate(LLAMA70B, targets="v6e-8", train=True, serve=(10, 10, 1))
 
 
+def test_fp8_kv_cache_matches_the_cli():
+    served = tpudoctor.estimate(LLAMA70B, targets="h200", precision="fp8",
+                                serve=(128, 2048, 192), kv_cache_dtype="fp8").estimates[0]
+    cli = json.loads(subprocess.run(
+        [BINARY, "estimate", LLAMA70B, "--serve", "--prompt-tokens", "128", "--output-tokens",
+         "2048", "--concurrency", "192", "--targets", "h200", "--precision", "fp8",
+         "--kv-cache-dtype", "fp8", "--format", "json"],
+        capture_output=True, text=True, check=True).stdout)["estimates"][0]
+    assert served.serving == cli["serving"]
+    assert served.serving["kv_bytes_per_token"] == 80 * 2 * 8 * 128 * 1
+    with pytest.raises(tpudoctor.Error, match="serving option"):
+        tpudoctor.estimate(LLAMA70B, targets="h200", kv_cache_dtype="fp8")
+    with pytest.raises(tpudoctor.Error, match="not bf16, fp16 or fp8"):
+        tpudoctor.estimate(LLAMA70B, targets="h200", serve=(1, 1, 1), kv_cache_dtype="int4")
+
+
 def test_results_are_typed():
     plan = tpudoctor.plan(MISTRAL, seq=4096, tokens=2e9, deadline_hours=24, fine_tune=True)
     assert isinstance(plan, tpudoctor.Plan) and isinstance(plan.choice, tpudoctor.SliceChoice)

@@ -156,6 +156,7 @@ def estimate(
     runtime: str = "auto",
     serve: Optional[Tuple[int, int, int]] = None,
     moe_capacity_factor: Optional[float] = None,
+    kv_cache_dtype: Optional[str] = None,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -167,7 +168,8 @@ def estimate(
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
-    "Serving"). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
+    "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8") holds its KV cache in another dtype than
+    the compute dtype (`--kv-cache-dtype`). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
     (`--moe-capacity-factor`, docs/plan.md "MoE dispatch"). Raises Error when the model cannot be
     estimated (a symbolic dim without `batch`/`dims`).
     """
@@ -196,6 +198,8 @@ def estimate(
     if serve is not None:
         prompt, output, concurrency = serve
         args.serve = (int(prompt), int(output), int(concurrency))
+    if kv_cache_dtype is not None:
+        args.kv_cache_dtype = str(kv_cache_dtype)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)

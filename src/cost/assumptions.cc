@@ -5,6 +5,14 @@
 namespace tpudoctor {
 namespace {
 
+// The KV cache's dtype as a serving estimate holds it: --kv-cache-dtype, else the compute dtype's.
+std::string KvCacheDtypeName(const StepContext& c) {
+  const std::string& asked = c.options.serve->kv_cache_dtype;
+  if (!asked.empty()) return asked;
+  if (c.element_bytes == 4) return "fp32";
+  return c.options.precision == Precision::kFp16 ? "fp16" : "bf16";
+}
+
 // How ops became kernels, in the words the report prints.
 std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
   const std::string kernels = std::to_string(e.kernels) + " kernels per forward pass";
@@ -200,7 +208,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         std::to_string(options.serve->prompt_tokens) + " tokens in and " +
         std::to_string(options.serve->output_tokens) +
         " out, continuously batched: a decode step runs one token of each, reading the weights "
-        "once and each sequence's KV cache (bf16) at the mean context, its matmuls and attention "
+        "once and each sequence's KV cache (" +
+        KvCacheDtypeName(c) +
+        ") at the mean context, its matmuls and attention "
         "overlapped with the reads; every request's prefill is one inference step over its "
         "prompt (TTFT without queueing), run between the decode steps; the KV cache is held at "
         "each sequence's full length");

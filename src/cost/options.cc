@@ -26,6 +26,12 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<int> KvCacheDtypeBytes(std::string_view name) {
+  if (name == "bf16" || name == "fp16") return 2;
+  if (name == "fp8") return 1;
+  return std::nullopt;
+}
+
 const std::vector<std::string>& PrecisionNames() {
   static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",
                                                  "fp8",  "mixed", "bf16-params"};

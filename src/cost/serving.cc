@@ -94,19 +94,21 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double in_flight = std::ceil(static_cast<double>(s.concurrency) / replicas);
   const double value_bytes = c.element_bytes > 0 ? c.element_bytes : 2;
   const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
+  // The cache keeps the compute dtype unless --kv-cache-dtype says otherwise.
+  const double kv_bytes = s.kv_cache_dtype.empty()
+                              ? value_bytes
+                              : KvCacheDtypeBytes(s.kv_cache_dtype).value_or(value_bytes);
   ServingEstimate out;
   // Per token of context, every layer (a windowed layer's cache stops growing at its window).
-  out.kv_bytes_per_token = p.KvElements(1) * value_bytes;
-  // fp8 serving reads fp8 weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints); the KV
-  // cache stays in the compute dtype.
+  out.kv_bytes_per_token = p.KvElements(1) * kv_bytes;
+  // fp8 serving reads fp8 weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints).
   const double weight_bytes = c.options.precision == Precision::kFp8 ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   // One decode step: every sequence in flight adds a token. The weights are read once, each
   // sequence's KV cache once; the matmuls and attention overlap with the reads.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
-  out.decode_kv_ms =
-      in_flight * p.KvElements(out.mean_context) * value_bytes / tp / bandwidth * 1e3;
+  out.decode_kv_ms = in_flight * p.KvElements(out.mean_context) * kv_bytes / tp / bandwidth * 1e3;
   out.decode_compute_ms = in_flight * (p.matmul_flops + p.AttentionFlops(out.mean_context)) / tp /
                           (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
@@ -136,7 +138,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
     out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
   // Memory: the weights, every sequence's KV cache at its full length, one prefill's activations.
   const double sequence_kv =
-      p.KvElements(static_cast<double>(s.prompt_tokens + s.output_tokens)) * value_bytes / tp;
+      p.KvElements(static_cast<double>(s.prompt_tokens + s.output_tokens)) * kv_bytes / tp;
   out.kv_cache_bytes = in_flight * sequence_kv;
   const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/test_util.h"
 #include "tpudoctor/frontend/frontend.h"
 
@@ -389,6 +391,24 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
   // Throughput and latency agree: every sequence in flight makes a token per TPOT.
   EXPECT_NEAR(s.output_tokens_per_s, 64 / (s.tpot_ms / 1e3), 1e-6);
   EXPECT_GT(e->tensor_ms, 0);  // the prefill's all-reduces are charged
+  EXPECT_NE(std::find_if(e->assumptions.begin(), e->assumptions.end(),
+                         [](const std::string& a) {
+                           return a.find("KV cache (bf16)") != std::string::npos;
+                         }),
+            e->assumptions.end());
+  // An fp8 KV cache (--kv-cache-dtype fp8): one byte per element to hold and to read; the
+  // weights are read as before.
+  o.serve->kv_cache_dtype = "fp8";
+  auto fp8 = EstimateStep(m->graph, v6e, o);
+  ASSERT_TRUE(fp8) << fp8.error().message;
+  EXPECT_DOUBLE_EQ(fp8->serving->kv_bytes_per_token, 80.0 * 2 * 8 * 128 * 1);
+  EXPECT_DOUBLE_EQ(fp8->serving->kv_cache_bytes, s.kv_cache_bytes / 2);
+  EXPECT_NEAR(fp8->serving->decode_kv_ms, s.decode_kv_ms / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(fp8->serving->weight_bytes, s.weight_bytes);
+  EXPECT_GT(fp8->serving->max_concurrency, s.max_concurrency);
+  EXPECT_EQ(KvCacheDtypeBytes("fp16"), 2);
+  EXPECT_FALSE(KvCacheDtypeBytes("int4"));
+  o.serve->kv_cache_dtype.clear();
   // A model without attention ops has no KV cache to read.
   Graph mlp = testing::ParseOrDie(R"(graph g {
   input %x: f32[1,16]

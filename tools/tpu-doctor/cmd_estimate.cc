@@ -53,7 +53,11 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
       err << "tpu-doctor: --serve estimates inference; drop --train\n";
       return std::nullopt;
     }
-    SetServing(options, ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency});
+    SetServing(options, ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency,
+                                       args.kv_cache_dtype});
+  } else if (!args.kv_cache_dtype.empty()) {
+    err << "tpu-doctor: --kv-cache-dtype is a --serve option\n";
+    return std::nullopt;
   }
   if (auto dcn = ParseDcnParallelism(args.dcn)) {
     options.dcn = *dcn;

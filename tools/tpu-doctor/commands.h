@@ -68,6 +68,7 @@ struct EstimateArgs {
   std::int64_t prompt_tokens = 1024;
   std::int64_t output_tokens = 1024;
   std::int64_t concurrency = 1;
+  std::string kv_cache_dtype;  // --kv-cache-dtype bf16|fp16|fp8 (empty: the compute dtype's)
   std::string format = "text";
 };
 

@@ -40,6 +40,8 @@ std::optional<Optimizer> ParseOptimizer(
 std::optional<Precision> ParsePrecision(std::string_view name);
 const std::vector<std::string>& PrecisionNames();  // every name ParsePrecision takes
 std::string PrecisionChoices();                    // the names for messages, "a, b or c"
+// Bytes per element of a --kv-cache-dtype name ("bf16", "fp16", "fp8"); nullopt for another name.
+std::optional<int> KvCacheDtypeBytes(std::string_view name);
 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
@@ -128,6 +130,10 @@ struct ServingOptions {
   std::int64_t prompt_tokens = 1024;
   std::int64_t output_tokens = 1024;
   std::int64_t concurrency = 1;
+  // The KV cache's element type (`--kv-cache-dtype`, vLLM's flag): "" keeps the compute dtype's
+  // (bf16, fp32 for an fp32 estimate); "bf16", "fp16" or "fp8" (the engines' fp8 KV cache,
+  // quantized per tensor: half the bytes to hold and to read each decode step).
+  std::string kv_cache_dtype;
   bool operator==(const ServingOptions&) const = default;
 };
 
