@@ -504,6 +504,42 @@ Node ScriptModel::ValueOf(std::string_view name, std::uint32_t at, int function)
   return b == nullptr ? Node() : b->value;
 }
 
+Node ScriptModel::DefaultWhenOmitted(Node identifier) const {
+  const std::string_view name = identifier.text();
+  const Binding* b = BindingOf(name, identifier.begin(), FunctionOf(identifier));
+  if (b == nullptr || b->value || b->unpacked || b->function < 0) return {};
+  const Function& f = functions_[static_cast<std::size_t>(b->function)];
+  if (f.class_node || !f.node.is("function_definition") || b->at != f.node.begin()) return {};
+  // The parameter, and its place among those a call may fill by position (-1 after `*`).
+  const Node params = f.node.field("parameters");
+  Node default_value;
+  int position = 0;
+  for (std::uint32_t i = 0; i < params.named_count(); ++i) {
+    const Node p = params.named(i);
+    if (p.is("list_splat_pattern") || p.is("keyword_separator") ||
+        p.is("dictionary_splat_pattern")) {
+      position = -1;
+      continue;
+    }
+    if (ParamIdentifier(p).text() == name) {
+      if (!p.is("default_parameter") && !p.is("typed_default_parameter")) return {};
+      default_value = p.field("value");
+      break;
+    }
+    if (position >= 0) ++position;
+  }
+  if (!default_value) return {};
+  int calls = 0;
+  for (const Call& call : calls_) {
+    if (LocalCallee(call) != b->function) continue;
+    if (call.splat || call.Keyword(name) ||
+        (position >= 0 && call.args.size() > static_cast<std::size_t>(position)))
+      return {};
+    ++calls;
+  }
+  return calls > 0 ? default_value : Node();
+}
+
 Node ScriptModel::UnpackedAt(Node identifier) const {
   const Binding* b = BindingOf(identifier.text(), identifier.begin(), FunctionOf(identifier));
   return b == nullptr ? Node() : b->unpacked;

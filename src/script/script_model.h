@@ -113,6 +113,11 @@ class ScriptModel {
   // The value an identifier was unpacked from where it appears (`(x, y), _ = load_data()` gives
   // the call for x and y), or null.
   Node UnpackedAt(Node identifier) const;
+  // The default of the parameter an identifier names, when every call of its function in the
+  // file leaves the parameter out (`def batches(ds, batch_size=1)` called as `batches(ds)`):
+  // null when a call passes it (or may, through *args / **kwargs), when nothing here calls the
+  // function, for a method, and for a name that is not such a parameter.
+  Node DefaultWhenOmitted(Node identifier) const;
   // An identifier's bound value (ValueAt); any other expression as it is.
   Node Resolve(Node expr) const { return expr.is("identifier") ? ValueAt(expr) : expr; }
   // What an expression evaluates to, following names, calls and local functions' returns.

@@ -18,8 +18,11 @@ class Pipe001 final : public ScriptRule {
         const Call* python = PythonCallWithin(c.model, FunctionBody(c.model, fn));
         if (python == nullptr) continue;
         const Position at = c.model.Locate(python->node);
+        // A pipeline the script only iterates itself (a preparation pass, a look at elements)
+        // does not feed the step: a note.
+        const bool looked_at = c.TfData().OnlyLookedAt(*call);
         Diagnostic d = c.Finding(
-            code(), Severity::kWarning, call->node,
+            code(), looked_at ? Severity::kNote : Severity::kWarning, call->node,
             "`." + call->method + "(" + std::string(fn.is("lambda") ? "lambda ..." : fn.text()) +
                 ")` runs Python (`" + std::string(python->callee.text()) +
                 "`) for every element: tf.data serializes it on the GIL and cannot keep a TPU fed");
@@ -28,6 +31,12 @@ class Pipe001 final : public ScriptRule {
         d.notes.push_back(
             "num_parallel_calls does not help: py_function and numpy_function hold the Python "
             "global interpreter lock");
+        if (looked_at) {
+          d.notes.push_back(
+              "only a note: the script iterates this pipeline itself, in no training step (a "
+              "preparation pass, a look at elements); a pipeline starves a TPU where it feeds "
+              "the step");
+        }
         d.fix =
             Fix{"rewrite the function with TensorFlow ops (tf.image, tf.strings, tf.io) so "
                 "tf.data runs it in C++ threads; or precompute its result into the TFRecords",

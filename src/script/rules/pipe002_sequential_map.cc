@@ -40,7 +40,17 @@ class Pipe002 final : public ScriptRule {
             "map by itself (map_parallelization), older versions and stateful functions "
             "map one element at a time; say it explicitly";
       }
+      // A pipeline the script only iterates itself (a preparation pass, a look at elements)
+      // does not feed the step: a note.
+      const bool looked_at = severity == Severity::kWarning && c.TfData().OnlyLookedAt(*call);
+      if (looked_at) severity = Severity::kNote;
       Diagnostic d = c.Finding(code(), severity, call->node, message);
+      if (looked_at) {
+        d.notes.push_back(
+            "only a note: the script iterates this pipeline itself, in no training step (a "
+            "preparation pass, a look at elements); a pipeline starves a TPU where it feeds "
+            "the step");
+      }
       const std::string autotune = c.Autotune();
       d.fix = Fix{"map with `num_parallel_calls=tf.data.AUTOTUNE`", FixApplicability::kDisplayOnly};
       if (!autotune.empty()) {

@@ -11,6 +11,16 @@ namespace {
 // TensorFlow 2.12 tf.data injects a prefetch after a last synchronous transformation by itself
 // (OptimizationOptions.inject_prefetch), so the pipeline overlaps there; an explicit prefetch is
 // what makes it overlap on every version.
+// tf.data's CSV and Example readers that batch and prefetch themselves: `prefetch_buffer_size`
+// defaults to AUTOTUNE (make_csv_dataset, make_batched_features_dataset); 0 turns it off.
+bool ReaderPrefetches(const Call& source) {
+  if (!source.name.ends_with("data.experimental.make_csv_dataset") &&
+      !source.name.ends_with("data.experimental.make_batched_features_dataset"))
+    return false;
+  const Node size = source.Keyword("prefetch_buffer_size");
+  return !size || IntLiteral(size) != 0;
+}
+
 class Pipe003 final : public ScriptRule {
  public:
   TPUD_SCRIPT_RULE("PIPE003", "no-prefetch",
@@ -25,7 +35,8 @@ class Pipe003 final : public ScriptRule {
       std::vector<const Call*> chain = c.model.Chain(consumed);
       if (chain.empty()) continue;
       const bool prefetches = std::any_of(chain.begin(), chain.end(), [](const Call* call) {
-        return call->method == "prefetch" || call->method == "prefetch_to_device";
+        return call->method == "prefetch" || call->method == "prefetch_to_device" ||
+               ReaderPrefetches(*call);
       });
       const Call* last = chain.back();
       if (prefetches || !reported.insert(last->node.id()).second) continue;

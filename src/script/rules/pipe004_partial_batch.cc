@@ -62,7 +62,9 @@ class Pipe004 final : public ScriptRule {
         if (!HasStep(before, "shuffle") || RepeatsForever(before)) continue;
         if (!training.contains(call->node.id())) continue;
         // A batch of one is never partial.
-        if (IntLiteral(c.model.Resolve(Argument(*call, 0, "batch_size"))) == 1) continue;
+        const Node size = Argument(*call, 0, "batch_size");
+        if (IntLiteral(c.model.Resolve(size)) == 1) continue;
+        if (size.is("identifier") && IntLiteral(c.model.DefaultWhenOmitted(size)) == 1) continue;
         Diagnostic d = c.Finding(
             code(), Severity::kWarning, call->node,
             "`." + call->method +

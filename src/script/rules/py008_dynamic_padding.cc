@@ -119,8 +119,8 @@ class Py008 final : public ScriptRule {
       const bool collator = IsCollator(call.name) && (!padding || PadsToLongest(padding));
       // A tokenizer handed in from elsewhere (`tokenizer, bert = models`) is known by its call:
       // `return_tensors=` belongs to Hugging Face's tokenizers and processors.
-      const bool tokenizer = padding && PadsToLongest(padding) &&
-                             (transformers || call.Keyword("return_tensors"));
+      const bool tokenizer =
+          padding && PadsToLongest(padding) && (transformers || call.Keyword("return_tensors"));
       if (!collator && !tokenizer) continue;
       if (tokenizer &&
           ConstantTexts(c.model, call.args.empty() ? call.Keyword("text") : call.args.front()))

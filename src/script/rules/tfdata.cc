@@ -73,13 +73,30 @@ const Call* PythonCallWithin(const ScriptModel& model, Node body, int depth) {
   return nullptr;
 }
 
+namespace {
+
+// Whether a node of a function body runs only under a Python condition of the body (`if
+// training:`, `x if flag else y`): whether tf.data's trace of the function holds it depends on
+// values the script computes when it builds the pipeline.
+bool UnderCondition(Node node, Node body) {
+  for (Node n = node.parent(); n && n.begin() >= body.begin() && !(n == body); n = n.parent()) {
+    if (n.is("if_statement") || n.is("conditional_expression") || n.is("elif_clause") ||
+        n.is("else_clause"))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool CallsStateful(const ScriptModel& model, Node body) {
   if (PythonCallWithin(model, body)) return true;
   for (const Call& c : model.CallsIn(body)) {
     const std::string& n = c.name;
-    if (n.starts_with("tensorflow.random.") || n.starts_with("tensorflow.image.random_") ||
-        n.starts_with("numpy.random.") || n == "tensorflow.random_uniform" ||
-        n == "tensorflow.random_normal") {
+    if ((n.starts_with("tensorflow.random.") || n.starts_with("tensorflow.image.random_") ||
+         n.starts_with("numpy.random.") || n == "tensorflow.random_uniform" ||
+         n == "tensorflow.random_normal") &&
+        !UnderCondition(c.node, body)) {
       return true;
     }
   }
@@ -103,6 +120,19 @@ bool TrainsInBody(const ScriptModel& model, Node loop) {
   return false;
 }
 
+// What a for loop iterates, through the wrappers that only number or show the elements
+// (`enumerate(ds)`, `iter(ds)`, `tqdm(ds)`).
+Node Iterated(const ScriptModel& model, Node iterable) {
+  for (int depth = 0; depth < 4 && iterable.is("call"); ++depth) {
+    const Call* call = model.CallAt(iterable);
+    if (call == nullptr || call->receiver || call->args.empty()) break;
+    const std::string_view callee = call->callee.text();
+    if (callee != "enumerate" && callee != "iter" && !callee.ends_with("tqdm")) break;
+    iterable = call->args[0];
+  }
+  return iterable;
+}
+
 // Where a training dataset is consumed: given to Keras `fit` or to a tf.distribute strategy, or
 // iterated by a for loop. Only there is the pipeline known to be finished (a dataset a function
 // returns may still be transformed by its caller); evaluation and prediction input runs once per
@@ -124,7 +154,7 @@ std::vector<TrainingInput> TrainingInputs(const ScriptModel& model) {
     }
   }
   for (Node loop : model.for_loops()) {
-    if (TrainsInBody(model, loop)) out.push_back({loop.field("right")});
+    if (TrainsInBody(model, loop)) out.push_back({Iterated(model, loop.field("right"))});
   }
   return out;
 }
@@ -140,6 +170,12 @@ TfDataFacts TfDataFacts::Of(const ScriptModel& model) {
   for (Node end : ends) {
     if (model.KindOf(end) != Kind::kDataset) continue;
     for (const Call* c : model.Chain(end)) facts.training_pipeline_calls.insert(c->node.id());
+  }
+  for (Node loop : model.for_loops()) {
+    if (TrainsInBody(model, loop)) continue;
+    for (const Call* c : model.Chain(Iterated(model, loop.field("right")))) {
+      facts.looked_at_pipeline_calls.insert(c->node.id());
+    }
   }
   return facts;
 }

@@ -49,6 +49,15 @@ struct TfDataFacts {
   // of the datasets the script's functions return (an input_fn's dataset is consumed elsewhere).
   // A demonstration that builds a dataset and prints it is not one.
   std::unordered_set<const void*> training_pipeline_calls;
+  // The calls of pipelines the script iterates in loops that take no training step (a data
+  // preparation pass that writes files, a look at a few elements).
+  std::unordered_set<const void*> looked_at_pipeline_calls;
+  // Whether a call builds a pipeline the script only iterates itself, outside training: what
+  // starves a TPU there is a preparation pass, not the step's input.
+  bool OnlyLookedAt(const Call& call) const {
+    const void* id = call.node.id();
+    return looked_at_pipeline_calls.contains(id) && !training_pipeline_calls.contains(id);
+  }
 
   static TfDataFacts Of(const ScriptModel& model);
 };
@@ -59,8 +68,9 @@ struct TfDataFacts {
 const Call* PythonCallWithin(const ScriptModel& model, Node body, int depth = 0);
 
 // Whether a function body calls something stateful that tf.data's map_parallelization rewrite
-// leaves sequential: random ops (tf.random.*, tf.image.random_*, NumPy's random), py_function /
-// numpy_function.
+// leaves sequential: random ops (tf.random.*, tf.image.random_*, NumPy's random) outside the
+// body's Python conditions (under `if training:` the traced function may not hold them),
+// py_function / numpy_function.
 bool CallsStateful(const ScriptModel& model, Node body);
 
 }  // namespace tpudoctor::script
