@@ -177,7 +177,9 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
       "print('%d items' %\n"
       "      (3))\n"
       "x = (1,\n"
-      "     2)\n",
+      "     2)\n"
+      "PROMPT = \"\"\"Q: How many trees are in the grove?\n"
+      "A: 21.\"\"\"\n",
       "%%writefile data.csv\n1,2\n",
   }));
   ASSERT_TRUE(text) << text.error().message;
@@ -188,6 +190,8 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
   EXPECT_EQ(code.find("Input?"), std::string::npos);
   EXPECT_NE(code.find("(3))"), std::string::npos);  // string formatting inside a call is Python
   EXPECT_NE(code.find("2)"), std::string::npos);
+  // A `?` that ends a line inside a string the line opens is the string's, not a help query.
+  EXPECT_NE(code.find("grove?"), std::string::npos);
   EXPECT_EQ(code.find("1,2"), std::string::npos);
   EXPECT_EQ(text->written_files, (std::vector<std::string>{"data.csv"}));
   ASSERT_EQ(text->cells.size(), 2u);

@@ -57,19 +57,6 @@ bool AssignsFromShell(std::string_view line) {
          line.substr(eq, 2) != "==" && (rhs + 1 >= line.size() || line[rhs + 1] != '=');
 }
 
-// Whether a line, at the start of a statement, is IPython syntax rather than Python.
-bool IsIPythonLine(std::string_view text) {
-  const std::size_t start = text.find_first_not_of(" \t");
-  if (start == std::string_view::npos) return false;
-  const char c = text[start];
-  if (c == '%' || c == '!' || c == '?') return true;
-  // `obj?` / `obj??`: help. Python has no `?`, so a line ending with one (outside a comment) is
-  // not Python.
-  const std::size_t end = text.find_last_not_of(" \t\r");
-  if (text[end] == '?' && text.find('#') == std::string_view::npos) return true;
-  return AssignsFromShell(text);
-}
-
 // Where Python's logical lines start, fed line by line: open brackets, an open triple-quoted
 // string or a trailing backslash continue the statement on the next line.
 class LogicalLines {
@@ -116,6 +103,24 @@ class LogicalLines {
   bool triple_ = false;
   bool backslash_ = false;
 };
+
+// Whether a line, at the start of a statement, is IPython syntax rather than Python.
+bool IsIPythonLine(std::string_view text) {
+  const std::size_t start = text.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return false;
+  const char c = text[start];
+  if (c == '%' || c == '!' || c == '?') return true;
+  // `obj?` / `obj??`: help. Python has no `?`, so a line ending with one (outside a comment) is
+  // not Python — unless the `?` is inside a string or brackets the line leaves open (`PROMPT =
+  // """Q: how many trees?` goes on over the next lines), which IPython's tokens see as Python.
+  const std::size_t end = text.find_last_not_of(" \t\r");
+  if (text[end] == '?' && text.find('#') == std::string_view::npos) {
+    LogicalLines probe;
+    probe.Feed(text);
+    return probe.AtStatementStart();
+  }
+  return AssignsFromShell(text);
+}
 
 // Whether a line at column 0 starts a statement that may open a chunk: a def, a class, a
 // decorator or an import (never `else:`/`except:`, which continue the statement before them).
