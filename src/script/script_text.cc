@@ -104,6 +104,16 @@ class LogicalLines {
   bool backslash_ = false;
 };
 
+// Whether an IPython line runs a shell command: `!cmd`, or `files = !cmd`.
+bool IsShellEscape(std::string_view line) {
+  const std::size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return false;
+  if (line[start] == '!') return true;
+  const std::size_t eq = line.find('=');
+  const std::size_t rhs = eq == std::string_view::npos ? eq : line.find_first_not_of(" \t", eq + 1);
+  return rhs != std::string_view::npos && line[rhs] == '!' && AssignsFromShell(line);
+}
+
 // Whether a line, at the start of a statement, is IPython syntax rather than Python.
 bool IsIPythonLine(std::string_view text) {
   const std::size_t start = text.find_first_not_of(" \t");
@@ -134,7 +144,7 @@ bool OpensTopLevelStatement(std::string_view line) {
 // Blanks IPython's own syntax in a cell: a cell magic (`%%bash`) makes the whole cell another
 // language; a line magic (`%matplotlib inline`), a shell escape (`!pip install`) or a help query
 // (`?name`) or an assignment from one (`files = !ls`) is one line that is not Python.
-void BlankIPythonSyntax(std::string& code, std::size_t begin, std::vector<std::string>& written) {
+void BlankIPythonSyntax(std::string& code, std::size_t begin, ScriptText& text_out) {
   std::size_t first = code.find_first_not_of(" \t\r\n", begin);
   if (first != std::string::npos && code.compare(first, 2, "%%") == 0) {
     // `%%writefile [-a] NAME`: the cell is a file the notebook writes.
@@ -144,7 +154,10 @@ void BlankIPythonSyntax(std::string& code, std::size_t begin, std::vector<std::s
       if (!w.empty()) words.push_back(w);
     }
     if (!words.empty() && words[0] == "%%writefile" && words.size() >= 2) {
-      written.emplace_back(words.back());
+      text_out.written_files.emplace_back(words.back());
+    }
+    if (!words.empty() && (words[0] == "%%bash" || words[0] == "%%sh" || words[0] == "%%shell")) {
+      text_out.shell_commands.push_back(code.substr(eol));
     }
     Blank(code, begin, code.size());
     return;
@@ -164,6 +177,7 @@ void BlankIPythonSyntax(std::string& code, std::size_t begin, std::vector<std::s
         const std::size_t next = code.find('\n', eol + 1);
         eol = next == std::string::npos ? code.size() : next;
       }
+      if (IsShellEscape(text)) text_out.shell_commands.push_back(code.substr(line, eol - line));
       Blank(code, line, eol);
     } else {
       lines.Feed(text);
@@ -212,7 +226,7 @@ Result<ScriptText> ReadNotebook(const Source& source) {
     c.begin = static_cast<std::uint32_t>(text.code.size());
     c.first_row = row;
     text.code += c.source;
-    BlankIPythonSyntax(text.code, c.begin, text.written_files);
+    BlankIPythonSyntax(text.code, c.begin, text);
     text.code += '\n';
     row += static_cast<std::uint32_t>(std::count(c.source.begin(), c.source.end(), '\n')) + 1;
     if (text.code.size() > kMaxScriptBytes) {

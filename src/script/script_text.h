@@ -36,6 +36,9 @@ struct ScriptText {
   std::vector<Cell> cells;  // a notebook's code cells, in order
   // Files a notebook's `%%writefile NAME` cells write (the cells themselves are blanked).
   std::vector<std::string> written_files;
+  // A notebook's shell commands (`!cmd` lines, `%%bash` cells): they may download or make the
+  // files the code reads (`!python gen.py --output_dir=data/examples`).
+  std::vector<std::string> shell_commands;
 
   Position Locate(std::uint32_t offset) const;
   // The cell holding `offset` (index into `cells`), or -1 in a `.py` file.

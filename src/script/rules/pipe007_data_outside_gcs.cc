@@ -1,4 +1,6 @@
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include "src/script/rules/factories.h"
 #include "tpudoctor/knowledge/storage.h"
@@ -62,6 +64,39 @@ bool Made(std::string_view path, const std::vector<std::string>& made) {
   return false;
 }
 
+// Whether one of a notebook's shell commands names a local path or the folder it is in (`!python
+// gen.py --output_dir=data/examples`, `!wget -P data URL`, `!unzip x.zip -d data/examples`): the
+// notebook downloads or makes it, and every host that runs the notebook does too. The name must
+// stand as a word of the command (not inside a longer path).
+bool MadeByShell(std::string_view path, const std::vector<std::string>& commands) {
+  if (path.starts_with("./")) path.remove_prefix(2);
+  if (path.empty() || path.starts_with("/") || path.find("://") != std::string_view::npos)
+    return false;
+  const std::size_t slash = path.rfind('/');
+  const std::string_view folder = slash == std::string_view::npos ? path : path.substr(0, slash);
+  const auto bounded = [](std::string_view text, std::string_view name) {
+    const auto part = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+             c == '/';
+    };
+    for (std::size_t at = text.find(name); at != std::string_view::npos;
+         at = text.find(name, at + 1)) {
+      std::size_t begin = at;
+      if (begin >= 2 && text.substr(begin - 2, 2) == "./") begin -= 2;
+      const bool left = begin == 0 || !part(text[begin - 1]);
+      const std::size_t end = at + name.size();
+      const bool right = end == text.size() || !part(text[end]) ||
+                         (text[end] == '/' && (end + 1 == text.size() || !part(text[end + 1])));
+      if (left && right) return true;
+    }
+    return false;
+  };
+  for (const std::string& command : commands) {
+    if (bounded(command, path) || bounded(command, folder)) return true;
+  }
+  return false;
+}
+
 // A tf.data source reading literal paths outside Cloud Storage (the same judgement as the graph
 // rule: knowledge/storage.h), unless the script makes those files itself.
 class Pipe007 final : public ScriptRule {
@@ -80,7 +115,9 @@ class Pipe007 final : public ScriptRule {
       for (Node path : Paths(c.model, call.args[0])) {
         const std::string p = *StringLiteral(path);
         const std::string problem = DataLocationProblem(p);
-        if (problem.empty() || Made(p, made) || !reported.insert(p).second) continue;
+        if (problem.empty() || Made(p, made) || MadeByShell(p, c.model.text().shell_commands) ||
+            !reported.insert(p).second)
+          continue;
         if (first) {
           ++more;
         } else {
