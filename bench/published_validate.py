@@ -140,32 +140,60 @@ ROWS = [
     dict(match=("Llama-3.3-70B-Instruct", "concurrency 128"), model="llama-3.1-70b.json",
          target="tpu-v6e-8", serve=(1000, 1000, 128), chips=8, per="serve"),
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
-    # together, as the serving model's round of prefills and decode steps assumes). LLaMA 7B has
+    # together, as the serving model's round of prefills and decode steps assumes; its
+    # benchmarking recipe builds the engines with --enable_fp8 --fp8_kv_cache). LLaMA 7B has
     # Llama 2 7B's architecture; the 70B row is Llama 2 70B (grouped-query attention).
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 128, 64), chips=1, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 2048, 64), chips=1, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 128, 64), chips=1, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 2048, 32), chips=1, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(128, 128, 64), chips=4, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(128, 2048, 64), chips=4, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(2048, 128, 64), chips=4, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(2048, 2048, 64), chips=4, per="serve",
-         precision="fp8"),
+         precision="fp8", kv_cache_dtype="fp8"),
+    # TensorRT-LLM v0.6.1's H100 FP8 peak-throughput table (its performance.md; the engines of
+    # its benchmarking recipe are built with --enable_fp8 --fp8_kv_cache, as the 0.5.0 rows'
+    # were); out tok/s per GPU.
+    dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "128 in / 128 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(128, 128, 768), chips=1, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "128 in / 2048 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(128, 2048, 112), chips=1, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "2048 in / 128 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(2048, 128, 80), chips=1, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "2048 in / 2048 out"), model="llama-2-7b.json",
+         target="nvidia-h100", serve=(2048, 2048, 48), chips=1, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "128 in / 128 out"), model="llama-2-70b.json",
+         target="nvidia-h100-2", serve=(128, 128, 1024), chips=2, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "128 in / 2048 out"), model="llama-2-70b.json",
+         target="nvidia-h100-4", serve=(128, 2048, 480), chips=4, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "2048 in / 128 out"), model="llama-2-70b.json",
+         target="nvidia-h100-2", serve=(2048, 128, 96), chips=2, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "2048 in / 2048 out"), model="llama-2-70b.json",
+         target="nvidia-h100-2", serve=(2048, 2048, 64), chips=2, per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
     # TensorRT-LLM v0.7a's Llama2-70B rows on one H200 (its H200 blog; batch sizes from the
     # table's footnote). The KV cache is fp8 (`--kv-cache-dtype fp8`): in bf16 the 192 and 96
     # sequences' caches (127.5 and 123.8 GiB) would not fit beside 65 GiB of fp8 weights.
@@ -210,7 +238,7 @@ def row_matches(row, spec):
 
 def predict(binary, spec, calibration=None):
     model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
-    if spec["per"] == "serve":
+    if spec["per"] in ("serve", "serve_per_chip"):
         prompt, output, concurrency = spec["serve"]
         cmd = [binary, "estimate", model, "--serve", "--prompt-tokens", str(prompt),
                "--output-tokens", str(output), "--concurrency", str(concurrency), "--targets",
@@ -220,6 +248,8 @@ def predict(binary, spec, calibration=None):
         e = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)[
             "estimates"][0]
         e["fits"] = e["serving"]["fits"]
+        if spec["per"] == "serve_per_chip":
+            return e["serving"]["output_tokens_per_s_per_chip"], e
         return e["serving"]["output_tokens_per_s"], e
     cmd = [binary, "estimate", model, "--train", "--targets", spec["target"], "--batch",
            str(spec["batch"]), "--format", "json",
