@@ -52,9 +52,12 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
   estimate_options_.optimizer = step.optimizer;
   estimate_options_.precision = step.precision;
   estimate_options_.batch = graph.facts().StepBatch();
-  if (auto e = EstimateStep(graph, target, estimate_options_)) estimate_ = std::move(*e);
+  cache_ = std::make_unique<EstimateCache>();
+  EstimateOptions cached = estimate_options_;
+  cached.cache = cache_.get();
+  if (auto e = EstimateStep(graph, target, cached)) estimate_ = std::move(*e);
   if (!estimate_ || estimate_->fits || slice_chips_ == 1 || graph.partitions() > 1) return;
-  EstimateOptions sharded = estimate_options_;
+  EstimateOptions sharded = cached;
   sharded.chips = slice_chips_;
   sharded.parallel = {0, slice_chips_, 1};
   if (step.train) sharded.remat = Remat::kLayer;
@@ -64,6 +67,8 @@ ModelAnalysis::ModelAnalysis(const Graph& graph, const TargetSpec& target,
 const std::vector<OpCost>& ModelAnalysis::op_costs() const {
   static const std::vector<OpCost> kNone;
   if (!estimate_) return kNone;
+  // A compiled program's estimate costs its ops at their own widths, as the rules read them.
+  if (const std::vector<OpCost>* shared = cache_->FindCosts(graph_, 0)) return *shared;
   std::call_once(op_costs_once_, [&] { op_costs_ = ComputeOpCosts(graph_); });
   return op_costs_;
 }

@@ -100,6 +100,13 @@ const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_b
   return *entries_.back();
 }
 
+const std::vector<OpCost>* EstimateCache::FindCosts(const Graph& graph, int element_bytes) const {
+  for (const auto& e : entries_) {
+    if (e->graph == &graph && e->element_bytes == element_bytes) return &e->costs;
+  }
+  return nullptr;
+}
+
 bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
          a.batch == b.batch && a.chips == b.chips && a.parallel == b.parallel &&

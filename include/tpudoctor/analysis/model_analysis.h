@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -64,6 +65,9 @@ class ModelAnalysis {
   const Graph& graph_;
   const TargetSpec& target_;
   Dynamism dynamism_;
+  // What the estimates below derived from the graph (op costs, facts, fusion plan): the sharded
+  // estimate and op_costs reuse it.
+  std::unique_ptr<EstimateCache> cache_;
   mutable std::once_flag op_costs_once_;
   mutable std::vector<OpCost> op_costs_;
   std::int64_t batch_ = 0;

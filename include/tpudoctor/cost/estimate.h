@@ -171,6 +171,8 @@ class EstimateCache {
   EstimateCache& operator=(const EstimateCache&) = delete;
   struct Entry;
   const Entry& Get(const Graph& graph, int element_bytes, bool fused);
+  // The op costs an entry of `graph` at `element_bytes` already holds; null when none does.
+  const std::vector<OpCost>* FindCosts(const Graph& graph, int element_bytes) const;
 
  private:
   std::vector<std::unique_ptr<Entry>> entries_;
