@@ -127,7 +127,15 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // for every `in_flight` requests, their prefills and `output_tokens` decode steps; the time
   // between a sequence's tokens includes the prefills of the others interleaved with them.
   out.ttft_ms = e.step_ms;
-  const double prefill_ms = in_flight * out.ttft_ms;
+  // The engines batch those prefills (static batching's context phase; continuous batching
+  // prefills several prompts in a step, chunked): the weights are read once for all of them,
+  // and each prompt adds its own work — its step less that read, and at least its matmuls and
+  // causal attention (half the prompt's context on average) at the matrix rate.
+  const double prompt = static_cast<double>(s.prompt_tokens);
+  const double prompt_compute_ms = prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)) / tp /
+                                   (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
+  const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
+  const double prefill_ms = std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
   const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * decode_ms;
   out.prefill_share = prefill_ms / round_ms;
   out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);

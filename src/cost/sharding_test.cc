@@ -407,6 +407,12 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
   EXPECT_DOUBLE_EQ(fp8->serving->weight_bytes, s.weight_bytes);
   EXPECT_GT(fp8->serving->max_concurrency, s.max_concurrency);
   EXPECT_EQ(KvCacheDtypeBytes("fp16"), 2);
+  // The round's 64 prefills run batched: the weights are read once, and each prompt adds its step
+  // less that read (at least its matmul and attention time).
+  const double per_prompt = s.ttft_ms - s.decode_weights_ms;
+  const double prefill = std::max(s.decode_weights_ms, 64 * per_prompt);
+  EXPECT_GT(per_prompt, 0);
+  EXPECT_NEAR(s.prefill_share * s.tpot_ms * 1000, prefill, 1e-6);
   EXPECT_FALSE(KvCacheDtypeBytes("int4"));
   o.serve->kv_cache_dtype.clear();
   // A model without attention ops has no KV cache to read.

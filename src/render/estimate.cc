@@ -147,14 +147,16 @@ std::string ServingText(const std::vector<Estimate>& es) {
 
 std::string RenderEstimateText(const Report& r) {
   const std::vector<Estimate>& es = r.estimates;
-  std::string out = "tpu-doctor " + std::string(kToolVersion) + ": estimate " + r.model + ", " +
-                    (r.train ? "training, batch " + std::to_string(r.estimate_batch)
-                     : !r.estimates.empty() && r.estimates.front().serving
-                         ? std::string("serving (each prompt's prefill at batch 1)")
-                         : "inference, batch " + std::to_string(r.estimate_batch)) +
-                    (r.estimates.empty() || !r.estimates.front().serving ? " per device, " : ", ") +
-                    std::string(NameOf(r.precision)) +
-                    (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n";
+  std::string out =
+      "tpu-doctor " + std::string(kToolVersion) + ": estimate " + r.model + ", " +
+      (r.train ? "training, batch " + std::to_string(r.estimate_batch)
+       : !r.estimates.empty() && r.estimates.front().serving
+           ? std::string(
+                 "serving (TTFT: one prompt's prefill at batch 1; a round's prefills batched)")
+           : "inference, batch " + std::to_string(r.estimate_batch)) +
+      (r.estimates.empty() || !r.estimates.front().serving ? " per device, " : ", ") +
+      std::string(NameOf(r.precision)) + (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") +
+      "\n";
   for (const std::string& note : r.flag_notes) out += "note: " + note + "\n";
   out += "\n";
   if (!es.empty() && es.front().serving) {
