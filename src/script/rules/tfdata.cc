@@ -1,5 +1,6 @@
 #include "src/script/rules/tfdata.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace tpudoctor::script {
@@ -106,16 +107,33 @@ bool CallsStateful(const ScriptModel& model, Node body) {
 // Whether a loop's body takes a training step: a `tf.GradientTape`, `apply_gradients`,
 // `strategy.run(...)` or `train_on_batch`, or a call of one of the script's tf.function's. A loop
 // that prints a few elements (`for x in ds.take(3)`) is not training.
+bool TakesStep(const Call& c) {
+  return c.name == "tensorflow.GradientTape" || c.method == "apply_gradients" ||
+         c.method == "train_on_batch" || (c.method == "run" && c.receiver);
+}
+
+// Whether one of the script's functions takes a training step, itself or through the functions
+// of the script it calls (a few levels deep).
+bool FunctionTrains(const ScriptModel& model, int f, int depth = 0) {
+  if (depth > 3) return false;
+  for (const Call& c : model.CallsIn(model.functions()[static_cast<std::size_t>(f)].node)) {
+    if (TakesStep(c)) return true;
+    if (const int g = model.LocalCallee(c); g >= 0 && g != f && FunctionTrains(model, g, depth + 1))
+      return true;
+  }
+  return false;
+}
+
 bool TrainsInBody(const ScriptModel& model, Node loop) {
   Node body = loop.field("body");
   for (const Call& c : model.CallsIn(body)) {
-    if (c.name == "tensorflow.GradientTape" || c.method == "apply_gradients" ||
-        c.method == "train_on_batch" || (c.method == "run" && c.receiver)) {
+    if (TakesStep(c)) return true;
+    // One of the script's tf.function steps — a training one: an evaluation step (`test_step`,
+    // the model called with training=False) takes no gradient.
+    if (const int f = model.LocalCallee(c);
+        f >= 0 && model.functions()[static_cast<std::size_t>(f)].tf_function &&
+        FunctionTrains(model, f))
       return true;
-    }
-    if (const int f = model.LocalCallee(c); f >= 0 && model.functions()[f].tf_function) {
-      return true;
-    }
   }
   return false;
 }
