@@ -201,6 +201,20 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
   EXPECT_TRUE(Syntax::Parse(code).ok());
 }
 
+// A notebook whose JSON does not parse (a hand edit left a trailing comma) is refused with where
+// it breaks; JSON that is not a notebook is refused as such.
+TEST(ScriptTextTest, RefusesBrokenNotebookJsonWithItsPosition) {
+  const std::string broken =
+      "{\n \"cells\": [\n  {\"cell_type\": \"code\", \"source\": [\"x = 1\\n\",\n  ]}\n ]\n}\n";
+  auto text = ReadScript(Source{"broken.ipynb", broken});
+  ASSERT_FALSE(text);
+  EXPECT_NE(text.error().message.find("not valid JSON (line 4, column 3)"), std::string::npos)
+      << text.error().message;
+  auto other = ReadScript(Source{"list.ipynb", "[1, 2]"});
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("not a Jupyter notebook"), std::string::npos);
+}
+
 TEST(ScriptTextTest, FindsTopLevelStatementsOutsideStringsBracketsAndDecorators) {
   const std::string code =
       "import os\n"            // a start

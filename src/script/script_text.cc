@@ -197,13 +197,41 @@ std::string CellSource(const nlohmann::json& source) {
   return out;
 }
 
+// The line and column (1-based) of the byte where a JSON text stops parsing.
+Position JsonErrorPosition(const std::string& json) {
+  std::size_t byte = json.size();
+  try {
+    (void)nlohmann::json::parse(json);
+  } catch (const nlohmann::json::parse_error& e) {
+    byte = std::min(json.size(), e.byte > 0 ? e.byte - 1 : 0);
+  }
+  Position at;
+  at.line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < byte; ++i) {
+    if (json[i] == '\n') {
+      ++at.line;
+      line_start = i + 1;
+    }
+  }
+  at.column = static_cast<int>(byte - line_start) + 1;
+  return at;
+}
+
 Result<ScriptText> ReadNotebook(const Source& source) {
   if (source.bytes.size() > kMaxNotebookBytes) {
     return MakeError(source.display_name + ": a notebook larger than " +
                      std::to_string(kMaxNotebookBytes >> 20) + " MiB");
   }
   nlohmann::json nb = nlohmann::json::parse(source.bytes, nullptr, /*allow_exceptions=*/false);
-  if (nb.is_discarded() || !nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array()) {
+  if (nb.is_discarded()) {
+    // Where the JSON breaks (a hand-edited notebook's trailing comma), as Jupyter would refuse it.
+    const Position at = JsonErrorPosition(source.bytes);
+    return MakeError(source.display_name + ": not valid JSON (line " + std::to_string(at.line) +
+                     ", column " + std::to_string(at.column) +
+                     "), so not a notebook Jupyter can open");
+  }
+  if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array()) {
     return MakeError(source.display_name +
                      ": not a Jupyter notebook (expected nbformat JSON with a `cells` list)");
   }
