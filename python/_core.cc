@@ -104,7 +104,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
       throw ToolError("serve needs positive prompt tokens, output tokens and concurrency");
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
     if (!a.kv_cache_dtype.empty() && !KvCacheDtypeBytes(a.kv_cache_dtype))
-      throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not bf16, fp16 or fp8");
+      throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not " + KvCacheDtypeChoices());
     SetServing(o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype});
   } else if (!a.kv_cache_dtype.empty()) {
     throw ToolError("kv_cache_dtype is a serving option: pass serve=(prompt, output, concurrency)");

@@ -26,10 +26,38 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// Names for a message: "a, b or c".
+std::string Alternatives(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+struct KvCacheDtype {
+  std::string_view name;
+  int bytes;
+};
+constexpr KvCacheDtype kKvCacheDtypes[] = {{"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+
+}  // namespace
+
 std::optional<int> KvCacheDtypeBytes(std::string_view name) {
-  if (name == "bf16" || name == "fp16") return 2;
-  if (name == "fp8") return 1;
+  for (const KvCacheDtype& d : kKvCacheDtypes) {
+    if (d.name == name) return d.bytes;
+  }
   return std::nullopt;
+}
+
+const std::vector<std::string>& KvCacheDtypeNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const KvCacheDtype& d : kKvCacheDtypes) out.emplace_back(d.name);
+    return out;
+  }();
+  return names;
 }
 
 const std::vector<std::string>& PrecisionNames() {
@@ -38,13 +66,9 @@ const std::vector<std::string>& PrecisionNames() {
   return names;
 }
 
-std::string PrecisionChoices() {
-  const std::vector<std::string>& names = PrecisionNames();
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
-}
+std::string PrecisionChoices() { return Alternatives(PrecisionNames()); }
+
+std::string KvCacheDtypeChoices() { return Alternatives(KvCacheDtypeNames()); }
 
 std::string_view NameOf(Optimizer o) {
   switch (o) {
@@ -95,11 +119,7 @@ std::string_view NameOf(Runtime r) {
 std::string RuntimeChoices() {
   std::vector<std::string> names = {"auto"};
   for (const ExecutionModel& m : ExecutionModels()) names.push_back(m.name);
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  }
-  return out;
+  return Alternatives(names);
 }
 
 namespace {

@@ -95,9 +95,11 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double value_bytes = c.element_bytes > 0 ? c.element_bytes : 2;
   const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
   // The cache keeps the compute dtype unless --kv-cache-dtype says otherwise.
-  const double kv_bytes = s.kv_cache_dtype.empty()
-                              ? value_bytes
-                              : KvCacheDtypeBytes(s.kv_cache_dtype).value_or(value_bytes);
+  const double kv_bytes = KvCacheDtypeBytes(s.kv_cache_dtype).value_or(value_bytes);
+  // Milliseconds of matrix work, split over the tensor-parallel devices.
+  const auto matrix_ms = [&](double flops) {
+    return flops / tp / (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
+  };
   ServingEstimate out;
   // Per token of context, every layer (a windowed layer's cache stops growing at its window).
   out.kv_bytes_per_token = p.KvElements(1) * kv_bytes;
@@ -109,8 +111,8 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // sequence's KV cache once; the matmuls and attention overlap with the reads.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
   out.decode_kv_ms = in_flight * p.KvElements(out.mean_context) * kv_bytes / tp / bandwidth * 1e3;
-  out.decode_compute_ms = in_flight * (p.matmul_flops + p.AttentionFlops(out.mean_context)) / tp /
-                          (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
+  out.decode_compute_ms =
+      matrix_ms(in_flight * (p.matmul_flops + p.AttentionFlops(out.mean_context)));
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
   const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
@@ -132,8 +134,8 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // and each prompt adds its own work — its step less that read, and at least its matmuls and
   // causal attention (half the prompt's context on average) at the matrix rate.
   const double prompt = static_cast<double>(s.prompt_tokens);
-  const double prompt_compute_ms = prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)) / tp /
-                                   (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
+  const double prompt_compute_ms =
+      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
   const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
   const double prefill_ms = std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
   const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * decode_ms;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "src/support/json_input.h"
 #include "tpudoctor/script/script.h"
 #include "tpudoctor/support/strings.h"
 
@@ -109,9 +110,8 @@ bool IsShellEscape(std::string_view line) {
   const std::size_t start = line.find_first_not_of(" \t");
   if (start == std::string_view::npos) return false;
   if (line[start] == '!') return true;
-  const std::size_t eq = line.find('=');
-  const std::size_t rhs = eq == std::string_view::npos ? eq : line.find_first_not_of(" \t", eq + 1);
-  return rhs != std::string_view::npos && line[rhs] == '!' && AssignsFromShell(line);
+  // AssignsFromShell found `=` and then `!` or `%` as the first thing after it.
+  return AssignsFromShell(line) && line[line.find_first_not_of(" \t", line.find('=') + 1)] == '!';
 }
 
 // Whether a line, at the start of a statement, is IPython syntax rather than Python.
@@ -197,40 +197,14 @@ std::string CellSource(const nlohmann::json& source) {
   return out;
 }
 
-// The line and column (1-based) of the byte where a JSON text stops parsing.
-Position JsonErrorPosition(const std::string& json) {
-  std::size_t byte = json.size();
-  try {
-    (void)nlohmann::json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    byte = std::min(json.size(), e.byte > 0 ? e.byte - 1 : 0);
-  }
-  Position at;
-  at.line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < byte; ++i) {
-    if (json[i] == '\n') {
-      ++at.line;
-      line_start = i + 1;
-    }
-  }
-  at.column = static_cast<int>(byte - line_start) + 1;
-  return at;
-}
-
 Result<ScriptText> ReadNotebook(const Source& source) {
   if (source.bytes.size() > kMaxNotebookBytes) {
     return MakeError(source.display_name + ": a notebook larger than " +
                      std::to_string(kMaxNotebookBytes >> 20) + " MiB");
   }
-  nlohmann::json nb = nlohmann::json::parse(source.bytes, nullptr, /*allow_exceptions=*/false);
-  if (nb.is_discarded()) {
-    // Where the JSON breaks (a hand-edited notebook's trailing comma), as Jupyter would refuse it.
-    const Position at = JsonErrorPosition(source.bytes);
-    return MakeError(source.display_name + ": not valid JSON (line " + std::to_string(at.line) +
-                     ", column " + std::to_string(at.column) +
-                     "), so not a notebook Jupyter can open");
-  }
+  auto parsed = ParseJsonInput(source.bytes, source.display_name);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& nb = *parsed;
   if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array()) {
     return MakeError(source.display_name +
                      ": not a Jupyter notebook (expected nbformat JSON with a `cells` list)");

@@ -8,7 +8,7 @@ namespace {
 // Where a field was read: the byte offset of its value, as JobSpec::where keeps it for a script.
 std::string At(Node value) { return "@" + std::to_string(value.begin()); }
 
-// The slice fields a job call may set, and where each lands in the spec.
+// The keywords of a job call that say which slice it asks for.
 bool IsSliceField(std::string_view key) {
   return key == "machine_type" || key == "accelerator_type" || key == "accelerator_count" ||
          key == "replica_count" || key == "tpu_topology";

@@ -32,6 +32,16 @@ int NestingDepth(std::string_view text) {
   return deepest;
 }
 
+// "line L, column C" (1-based) of a byte index of a text.
+std::string LineAndColumn(std::string_view text, std::size_t byte) {
+  const std::string_view before = text.substr(0, std::min(byte, text.size()));
+  const std::size_t newline = before.rfind('\n');
+  const std::size_t column =
+      newline == std::string_view::npos ? before.size() : before.size() - newline - 1;
+  return "line " + std::to_string(1 + std::count(before.begin(), before.end(), '\n')) +
+         ", column " + std::to_string(column + 1);
+}
+
 }  // namespace
 
 Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& what) {
@@ -42,8 +52,10 @@ Result<nlohmann::json> ParseJsonInput(std::string_view text, const std::string& 
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    return MakeError(what + ": invalid JSON at byte " + std::to_string(e.byte) +
-                     (e.byte >= text.size() ? " (truncated?)" : ""));
+    // e.byte counts from 1: the character the parser stopped at.
+    return MakeError(what + ": invalid JSON at byte " + std::to_string(e.byte) + " (" +
+                     LineAndColumn(text, e.byte > 0 ? e.byte - 1 : 0) +
+                     (e.byte >= text.size() ? "; truncated?" : "") + ")");
   } catch (const std::exception&) {
     return MakeError(what + ": invalid JSON");
   }

@@ -1,7 +1,7 @@
-// ParseJsonInput: untrusted JSON text → nlohmann::json, for the frontends that read JSON (Keras
-// configs, torch.export programs). Refuses nesting deeper than kMaxJsonDepth before parsing (the
-// parser is recursive), and reports malformed text as one line with the byte offset. Never
-// throws.
+// ParseJsonInput: untrusted JSON text → nlohmann::json, for the inputs that are JSON (Keras
+// configs, torch.export programs, model configs, notebooks). Refuses nesting deeper than kMaxJsonDepth before parsing (the
+// parser is recursive), and reports malformed text as one line with the byte offset and its line
+// and column. Never throws.
 #pragma once
 
 #include <nlohmann/json.hpp>

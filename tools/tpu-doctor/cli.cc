@@ -25,14 +25,13 @@ const std::vector<std::string> kTextOrJson = {"text", "json"};
 const std::vector<std::string> kObjectives = {"cost", "throughput"};
 const std::vector<std::string> kFrameworks = {"jax", "pytorch", "tensorflow"};
 const std::vector<std::string> kDcnParallelism = {"data", "fsdp"};
-const std::vector<std::string> kKvCacheDtypes = {"bf16", "fp16", "fp8"};
 
 // Each flag's fixed values for shell completion, by subcommand ("" for any).
 CompletionValues FlagValues() {
   return {{{"check", "--format"}, kFormats},  {{"", "--format"}, kTextOrJson},
           {{"", "--fail-on"}, kFailOn},       {{"", "--color"}, kColors},
           {{"", "--objective"}, kObjectives}, {{"", "--framework"}, kFrameworks},
-          {{"", "--dcn"}, kDcnParallelism},   {{"", "--kv-cache-dtype"}, kKvCacheDtypes}};
+          {{"", "--dcn"}, kDcnParallelism},   {{"", "--kv-cache-dtype"}, KvCacheDtypeNames()}};
 }
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
@@ -294,7 +293,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->add_option("--kv-cache-dtype", est.kv_cache_dtype,
                    "--serve: the KV cache's element type, bf16, fp16 or fp8 (default: the "
                    "compute dtype's)")
-      ->check(CLI::IsMember(kKvCacheDtypes));
+      ->check(CLI::IsMember(KvCacheDtypeNames()));
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

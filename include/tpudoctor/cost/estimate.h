@@ -42,6 +42,8 @@ const std::vector<std::string>& PrecisionNames();  // every name ParsePrecision 
 std::string PrecisionChoices();                    // the names for messages, "a, b or c"
 // Bytes per element of a --kv-cache-dtype name ("bf16", "fp16", "fp8"); nullopt for another name.
 std::optional<int> KvCacheDtypeBytes(std::string_view name);
+const std::vector<std::string>& KvCacheDtypeNames();  // every name KvCacheDtypeBytes takes
+std::string KvCacheDtypeChoices();                    // the names for messages, "a, b or c"
 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);

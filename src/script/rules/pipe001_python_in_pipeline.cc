@@ -32,10 +32,7 @@ class Pipe001 final : public ScriptRule {
             "num_parallel_calls does not help: py_function and numpy_function hold the Python "
             "global interpreter lock");
         if (looked_at) {
-          d.notes.push_back(
-              "only a note: the script iterates this pipeline itself, in no training step (a "
-              "preparation pass, a look at elements); a pipeline starves a TPU where it feeds "
-              "the step");
+          d.notes.emplace_back(TfDataFacts::kLookedAtNote);
         }
         d.fix =
             Fix{"rewrite the function with TensorFlow ops (tf.image, tf.strings, tf.io) so "

@@ -46,10 +46,7 @@ class Pipe002 final : public ScriptRule {
       if (looked_at) severity = Severity::kNote;
       Diagnostic d = c.Finding(code(), severity, call->node, message);
       if (looked_at) {
-        d.notes.push_back(
-            "only a note: the script iterates this pipeline itself, in no training step (a "
-            "preparation pass, a look at elements); a pipeline starves a TPU where it feeds "
-            "the step");
+        d.notes.emplace_back(TfDataFacts::kLookedAtNote);
       }
       const std::string autotune = c.Autotune();
       d.fix = Fix{"map with `num_parallel_calls=tf.data.AUTOTUNE`", FixApplicability::kDisplayOnly};

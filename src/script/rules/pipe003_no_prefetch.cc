@@ -7,10 +7,6 @@
 namespace tpudoctor::script {
 namespace {
 
-// A training pipeline consumed without a prefetch anywhere in it. A note in scripts: since
-// TensorFlow 2.12 tf.data injects a prefetch after a last synchronous transformation by itself
-// (OptimizationOptions.inject_prefetch), so the pipeline overlaps there; an explicit prefetch is
-// what makes it overlap on every version.
 // tf.data's CSV and Example readers that batch and prefetch themselves: `prefetch_buffer_size`
 // defaults to AUTOTUNE (make_csv_dataset, make_batched_features_dataset); 0 turns it off.
 bool ReaderPrefetches(const Call& source) {
@@ -21,6 +17,10 @@ bool ReaderPrefetches(const Call& source) {
   return !size || IntLiteral(size) != 0;
 }
 
+// A training pipeline consumed without a prefetch anywhere in it. A note in scripts: since
+// TensorFlow 2.12 tf.data injects a prefetch after a last synchronous transformation by itself
+// (OptimizationOptions.inject_prefetch), so the pipeline overlaps there; an explicit prefetch is
+// what makes it overlap on every version.
 class Pipe003 final : public ScriptRule {
  public:
   TPUD_SCRIPT_RULE("PIPE003", "no-prefetch",

@@ -104,9 +104,10 @@ bool CallsStateful(const ScriptModel& model, Node body) {
   return false;
 }
 
-// Whether a loop's body takes a training step: a `tf.GradientTape`, `apply_gradients`,
-// `strategy.run(...)` or `train_on_batch`, or a call of one of the script's tf.function's. A loop
-// that prints a few elements (`for x in ds.take(3)`) is not training.
+namespace {
+
+// A call that takes a training step: a `tf.GradientTape`, `apply_gradients`, `train_on_batch`,
+// or `strategy.run(...)`.
 bool TakesStep(const Call& c) {
   return c.name == "tensorflow.GradientTape" || c.method == "apply_gradients" ||
          c.method == "train_on_batch" || (c.method == "run" && c.receiver);
@@ -124,12 +125,12 @@ bool FunctionTrains(const ScriptModel& model, int f, int depth = 0) {
   return false;
 }
 
+// Whether a loop's body takes a training step, itself or by calling one of the script's
+// tf.function steps that does (an evaluation `test_step` takes no gradient). A loop that prints a
+// few elements (`for x in ds.take(3)`) is not training.
 bool TrainsInBody(const ScriptModel& model, Node loop) {
-  Node body = loop.field("body");
-  for (const Call& c : model.CallsIn(body)) {
+  for (const Call& c : model.CallsIn(loop.field("body"))) {
     if (TakesStep(c)) return true;
-    // One of the script's tf.function steps — a training one: an evaluation step (`test_step`,
-    // the model called with training=False) takes no gradient.
     if (const int f = model.LocalCallee(c);
         f >= 0 && model.functions()[static_cast<std::size_t>(f)].tf_function &&
         FunctionTrains(model, f))
@@ -151,11 +152,10 @@ Node Iterated(const ScriptModel& model, Node iterable) {
   return iterable;
 }
 
-// Where a training dataset is consumed: given to Keras `fit` or to a tf.distribute strategy, or
-// iterated by a for loop. Only there is the pipeline known to be finished (a dataset a function
-// returns may still be transformed by its caller); evaluation and prediction input runs once per
-// epoch and is left alone, and so is a loop that only looks at elements.
-std::vector<TrainingInput> TrainingInputs(const ScriptModel& model) {
+// The datasets calls hand to training: the first argument (or `x=`) of Keras `fit`, what
+// `strategy.experimental_distribute_dataset` takes, what the function given to
+// `strategy.distribute_datasets_from_function` returns.
+std::vector<TrainingInput> CallTrainingInputs(const ScriptModel& model) {
   std::vector<TrainingInput> out;
   for (const Call& c : model.calls()) {
     if (c.method == "fit") {
@@ -171,29 +171,35 @@ std::vector<TrainingInput> TrainingInputs(const ScriptModel& model) {
       }
     }
   }
-  for (Node loop : model.for_loops()) {
-    if (TrainsInBody(model, loop)) out.push_back({Iterated(model, loop.field("right"))});
-  }
   return out;
 }
 
+void InsertChain(const ScriptModel& model, Node end, std::unordered_set<const void*>& calls) {
+  for (const Call* c : model.Chain(end)) calls.insert(c->node.id());
+}
+
+}  // namespace
+
 TfDataFacts TfDataFacts::Of(const ScriptModel& model) {
   TfDataFacts facts;
-  facts.training_inputs = TrainingInputs(model);
+  facts.training_inputs = CallTrainingInputs(model);
+  // Each for loop once: what one that trains iterates is a training input; what the others
+  // iterate is only looked at.
+  for (Node loop : model.for_loops()) {
+    const Node iterated = Iterated(model, loop.field("right"));
+    if (TrainsInBody(model, loop)) {
+      facts.training_inputs.push_back({iterated});
+    } else {
+      InsertChain(model, iterated, facts.looked_at_pipeline_calls);
+    }
+  }
   std::vector<Node> ends;
   for (const TrainingInput& input : facts.training_inputs) ends.push_back(input.dataset);
   for (int f = 0; f < static_cast<int>(model.functions().size()); ++f) {
     for (Node r : model.Returns(f)) ends.push_back(r);
   }
   for (Node end : ends) {
-    if (model.KindOf(end) != Kind::kDataset) continue;
-    for (const Call* c : model.Chain(end)) facts.training_pipeline_calls.insert(c->node.id());
-  }
-  for (Node loop : model.for_loops()) {
-    if (TrainsInBody(model, loop)) continue;
-    for (const Call* c : model.Chain(Iterated(model, loop.field("right")))) {
-      facts.looked_at_pipeline_calls.insert(c->node.id());
-    }
+    if (model.KindOf(end) == Kind::kDataset) InsertChain(model, end, facts.training_pipeline_calls);
   }
   return facts;
 }

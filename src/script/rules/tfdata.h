@@ -35,16 +35,15 @@ struct TrainingInput {
   bool prefetched = false;
 };
 
-// Where training datasets are consumed: the first argument (or `x=`) of Keras `fit`, what
-// `strategy.experimental_distribute_dataset` takes, what the function given to
-// `strategy.distribute_datasets_from_function` returns, and what a for loop iterates whose body
-// takes a training step (a GradientTape, apply_gradients, strategy.run, train_on_batch, or one of
-// the script's tf.function's). A loop that prints a few elements is not training.
-std::vector<TrainingInput> TrainingInputs(const ScriptModel& model);
-
 // What the tf.data rules share, computed once per script (ScriptContext::TfData).
 struct TfDataFacts {
-  std::vector<TrainingInput> training_inputs;  // TrainingInputs
+  // Where training consumes datasets: the first argument (or `x=`) of Keras `fit`, what
+  // `strategy.experimental_distribute_dataset` takes, what the function given to
+  // `strategy.distribute_datasets_from_function` returns, and what a for loop iterates whose body
+  // takes a training step (a GradientTape, apply_gradients, strategy.run, train_on_batch, or one
+  // of the script's tf.function's that does). Only there is a pipeline known to be finished (a
+  // dataset a function returns may still be transformed by its caller).
+  std::vector<TrainingInput> training_inputs;
   // The calls (by node id) that build a training pipeline: the chains of the training inputs and
   // of the datasets the script's functions return (an input_fn's dataset is consumed elsewhere).
   // A demonstration that builds a dataset and prints it is not one.
@@ -52,6 +51,10 @@ struct TfDataFacts {
   // The calls of pipelines the script iterates in loops that take no training step (a data
   // preparation pass that writes files, a look at a few elements).
   std::unordered_set<const void*> looked_at_pipeline_calls;
+  // The note a finding carries when OnlyLookedAt made it a note.
+  static constexpr std::string_view kLookedAtNote =
+      "only a note: the script iterates this pipeline itself, in no training step (a preparation "
+      "pass, a look at elements); a pipeline starves a TPU where it feeds the step";
   // Whether a call builds a pipeline the script only iterates itself, outside training: what
   // starves a TPU there is a preparation pass, not the step's input.
   bool OnlyLookedAt(const Call& call) const {
