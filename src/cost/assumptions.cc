@@ -211,9 +211,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         "once and each sequence's KV cache (" +
         KvCacheDtypeName(c) +
         ") at the mean context, its matmuls and attention "
-        "overlapped with the reads; every request's prefill is one inference step over its "
-        "prompt (TTFT without queueing), run between the decode steps; the KV cache is held at "
-        "each sequence's full length");
+        "overlapped with the reads; TTFT is one prompt's inference step (without queueing), "
+        "and the prefills of the requests in flight run batched between the decode steps, "
+        "reading the weights once; the KV cache is held at each sequence's full length");
   }
   if (!options.usd_per_chip_hour && c.target.price_usd_per_chip_hour &&
       !c.target.price_includes_host)
