@@ -4,14 +4,17 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "src/frontends/onnx/onnx_file.h"
 #include "src/frontends/onnx/shape_infer.h"
 #include "src/frontends/with_op_support.h"
 #include "tpudoctor/frontend/onnx.h"
@@ -29,6 +32,8 @@ namespace {
 constexpr int kOnnxInferenceMaxOpset = 17;
 constexpr int kMaxKnownInts = 4096;
 constexpr int kMaxSubgraphDepth = 64;
+// What a file whose protobuf encoding is damaged gets (after its name).
+constexpr std::string_view kNotOnnx = "not a valid ONNX protobuf (truncated or not an ONNX file)";
 
 DType FromOnnx(int elem_type) {
   switch (elem_type) {
@@ -178,6 +183,10 @@ std::optional<std::vector<Dim>> KnownInts(const onnx::TensorProto& t) {
 // location of the model's tensors (the files are never opened), so the passes that rewrite
 // declared shapes visit the graphs without walking every node's attributes again.
 using GraphList = std::vector<onnx::GraphProto*>;
+using onnx_frontend::EncodedNode;
+using onnx_frontend::OnnxFile;
+using onnx_frontend::ParseTopLevel;
+using onnx_frontend::SplitOnnxFile;
 
 Result<Ok> CheckExternalLocation(const onnx::TensorProto& t) {
   if (t.data_location() != onnx::TensorProto::EXTERNAL) return Ok{};
@@ -190,6 +199,25 @@ Result<Ok> CheckExternalLocation(const onnx::TensorProto& t) {
   return Ok{};
 }
 
+Result<Ok> CollectGraphs(onnx::GraphProto& g, int depth, GraphList& graphs);
+
+// Checks the external-data locations of a node's tensor attributes and collects the subgraphs it
+// calls (a node of a graph at `depth`).
+Result<Ok> CollectNodeGraphs(onnx::NodeProto& n, int depth, GraphList& graphs) {
+  for (auto& a : *n.mutable_attribute()) {
+    if (a.has_t()) {
+      if (auto r = CheckExternalLocation(a.t()); !r) return r.error();
+    }
+    if (a.has_g()) {
+      if (auto r = CollectGraphs(*a.mutable_g(), depth + 1, graphs); !r) return r.error();
+    }
+    for (auto& sub : *a.mutable_graphs()) {
+      if (auto r = CollectGraphs(sub, depth + 1, graphs); !r) return r.error();
+    }
+  }
+  return Ok{};
+}
+
 Result<Ok> CollectGraphs(onnx::GraphProto& g, int depth, GraphList& graphs) {
   if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
   graphs.push_back(&g);
@@ -197,25 +225,88 @@ Result<Ok> CollectGraphs(onnx::GraphProto& g, int depth, GraphList& graphs) {
     if (auto r = CheckExternalLocation(t); !r) return r.error();
   }
   for (auto& n : *g.mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_t()) {
-        if (auto r = CheckExternalLocation(a.t()); !r) return r.error();
-      }
-      if (a.has_g()) {
-        if (auto r = CollectGraphs(*a.mutable_g(), depth + 1, graphs); !r) return r.error();
-      }
-      for (auto& sub : *a.mutable_graphs()) {
-        if (auto r = CollectGraphs(sub, depth + 1, graphs); !r) return r.error();
-      }
-    }
+    if (auto r = CollectNodeGraphs(n, depth, graphs); !r) return r.error();
   }
   return Ok{};
 }
 
-Result<GraphList> CheckedGraphs(onnx::ModelProto& model) {
-  GraphList graphs;
-  if (auto r = CollectGraphs(*model.mutable_graph(), 0, graphs); !r) return r.error();
-  return graphs;
+bool CallsSubgraphs(const onnx::NodeProto& n) {
+  return std::any_of(n.attribute().begin(), n.attribute().end(),
+                     [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
+}
+
+// What the builder needs of an initializer: weights are never read.
+struct InitializerFacts {
+  std::string name;
+  TensorType type;
+  std::optional<std::vector<Dim>> known_ints;
+};
+
+InitializerFacts FactsOf(const onnx::TensorProto& t) {
+  return {t.name(), FromOnnxTensor(t), KnownInts(t)};
+}
+
+std::vector<InitializerFacts> FactsOf(const onnx::GraphProto& g) {
+  std::vector<InitializerFacts> facts;
+  facts.reserve(static_cast<std::size_t>(g.initializer_size()));
+  for (const auto& t : g.initializer()) facts.push_back(FactsOf(t));
+  return facts;
+}
+
+std::optional<std::string> NegativeDim(const onnx::TensorProto& t) {
+  for (std::int64_t d : t.dims()) {
+    if (d < 0) {
+      return "initializer `" + t.name() + "` has dim " + std::to_string(d) +
+             "; expected sizes >= 0";
+    }
+  }
+  return std::nullopt;
+}
+
+// The top-level graph of a split file after one pass over its initializers and the nodes whose
+// attributes hold tensors or subgraphs, each parsed once: what the builder needs of the
+// initializers, the nodes that call subgraphs (kept, since --dim/--batch rewrite their subgraphs'
+// declared shapes), every graph of the model, and the first problem the checks of loading found,
+// in the order a walk of the whole model meets them.
+struct TopLevel {
+  std::vector<InitializerFacts> initializers;
+  std::map<int, onnx::NodeProto> kept;
+  GraphList graphs;                         // the top-level graph first, then subgraphs depth-first
+  std::optional<Error> graph_error;         // a nesting or external-data problem
+  std::optional<std::string> negative_dim;  // an initializer with a negative dim
+};
+
+// Fills `top`; false when an initializer or a node it parses is not a valid protobuf message. `top`
+// must stay where it is: `graphs` points into its kept nodes.
+bool ReadTopLevel(OnnxFile& file, TopLevel& top) {
+  top.graphs.push_back(file.model.mutable_graph());
+  auto note = [&](Result<Ok> r) {
+    if (!r && !top.graph_error) top.graph_error = r.error();
+  };
+  onnx::TensorProto tensor;
+  top.initializers.reserve(file.initializers.size());
+  for (std::string_view bytes : file.initializers) {
+    if (!ParseTopLevel(bytes, tensor)) return false;
+    note(CheckExternalLocation(tensor));
+    if (!top.negative_dim) top.negative_dim = NegativeDim(tensor);
+    top.initializers.push_back(FactsOf(tensor));
+  }
+  onnx::NodeProto node;
+  for (std::size_t i = 0; i < file.nodes.size(); ++i) {
+    if (!file.nodes[i].has_tensor_or_graph) continue;
+    if (!ParseTopLevel(file.nodes[i].bytes, node)) return false;
+    if (top.graph_error) continue;
+    if (!CallsSubgraphs(node)) {
+      for (const auto& a : node.attribute()) {
+        if (a.has_t()) note(CheckExternalLocation(a.t()));
+      }
+      continue;
+    }
+    onnx::NodeProto& kept = top.kept[static_cast<int>(i)];
+    kept.Swap(&node);
+    note(CollectNodeGraphs(kept, 0, top.graphs));
+  }
+  return true;
 }
 
 // ---- Making dims static (--dim / --batch) ----
@@ -235,9 +326,9 @@ onnx::TensorShapeProto* MutableShape(onnx::ValueInfoProto& v) {
   return v.mutable_type()->mutable_tensor_type()->mutable_shape();
 }
 
-std::set<std::string> InitializerNames(const onnx::GraphProto& g) {
+std::set<std::string> InitializerNames(const std::vector<InitializerFacts>& initializers) {
   std::set<std::string> names;
-  for (const auto& t : g.initializer()) names.insert(t.name());
+  for (const InitializerFacts& t : initializers) names.insert(t.name);
   return names;
 }
 
@@ -269,9 +360,9 @@ std::vector<std::string> InputSymbols(const onnx::GraphProto& g) {
 // A declared dim is a size (>= 0) or a name; ONNX writes an unknown dim as one with neither. A
 // negative value is a damaged file (or one written by a tool that took TensorFlow's -1 for ONNX's
 // way of saying unknown): an input error, never silently an unknown dim.
-Result<Ok> CheckDeclaredDims(const GraphList& graphs) {
+Result<Ok> CheckDeclaredDims(const TopLevel& top) {
   std::string bad;
-  ForEachValueInfo(graphs, [&](onnx::ValueInfoProto& v) {
+  ForEachValueInfo(top.graphs, [&](onnx::ValueInfoProto& v) {
     const onnx::TensorShapeProto* shape = MutableShape(v);
     if (shape == nullptr || !bad.empty()) return;
     for (int i = 0; i < shape->dim_size(); ++i) {
@@ -285,14 +376,7 @@ Result<Ok> CheckDeclaredDims(const GraphList& graphs) {
     }
   });
   if (!bad.empty()) return MakeError(bad);
-  for (const auto& t : graphs.front()->initializer()) {
-    for (std::int64_t d : t.dims()) {
-      if (d < 0) {
-        return MakeError("initializer `" + t.name() + "` has dim " + std::to_string(d) +
-                         "; expected sizes >= 0");
-      }
-    }
-  }
+  if (top.negative_dim) return MakeError(*top.negative_dim);
   return Ok{};
 }
 
@@ -300,14 +384,14 @@ struct StaticizeResult {
   bool replaced_static_batch = false;
 };
 
-Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const GraphList& graphs,
+Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const TopLevel& top,
                                           const ShapeOptions& options,
                                           std::vector<std::string>& notes) {
   StaticizeResult result;
   onnx::GraphProto& g = *model.mutable_graph();
   std::map<std::string, std::int64_t> dims = options.dims;
   std::set<std::string> symbols;
-  CollectSymbols(graphs, symbols);
+  CollectSymbols(top.graphs, symbols);
   for (const auto& [name, value] : options.dims) {
     if (!symbols.count(name)) {
       std::string known;
@@ -320,7 +404,7 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const GraphLi
   }
   if (options.batch) {
     const std::int64_t batch = *options.batch;
-    const auto inits = InitializerNames(g);
+    const auto inits = InitializerNames(top.initializers);
     for (auto& in : *g.mutable_input()) {
       if (inits.count(in.name())) continue;
       auto* shape = MutableShape(in);
@@ -347,7 +431,7 @@ Result<StaticizeResult> ApplyShapeOptions(onnx::ModelProto& model, const GraphLi
   for (const auto& [name, value] : dims) {
     notes.push_back("dim `" + name + "` = " + std::to_string(value));
   }
-  ForEachValueInfo(graphs, [&](onnx::ValueInfoProto& v) {
+  ForEachValueInfo(top.graphs, [&](onnx::ValueInfoProto& v) {
     auto* s = MutableShape(v);
     if (s == nullptr) return;
     for (auto& d : *s->mutable_dim()) {
@@ -597,25 +681,103 @@ void ReadExporterMetadata(const onnx::NodeProto& proto, SourceLoc& loc,
   }
 }
 
-class GraphBuilder {
-  // How many nodes ahead the builder prefetches the name-index slots of the names it will look
-  // up: a large graph's index is megabytes, and each lookup is otherwise a cache miss.
-  static constexpr int kPrefetchAhead = 8;
-  static const onnx::NodeProto* Ahead(const onnx::GraphProto& proto, int i) {
-    return i + kPrefetchAhead < proto.node_size() ? &proto.node(i + kPrefetchAhead) : nullptr;
+// The nodes of one graph, as the builder reads them: from a parsed GraphProto, or one at a time
+// from the bytes of a split file's top-level graph.
+class NodeSource {
+ public:
+  // How many nodes ahead the builder looks (it prefetches the name-index slots of the names it
+  // will look up: a large graph's index is megabytes, and each lookup is otherwise a cache miss).
+  static constexpr int kLookAhead = 8;
+
+  virtual ~NodeSource() = default;
+  int size() const { return static_cast<int>(first_output_.size()) - 1; }
+  std::size_t output_count() const { return outputs_.size(); }  // of all nodes, named or not
+  std::span<const std::string_view> outputs(int i) const {
+    const auto at = static_cast<std::size_t>(i);
+    return std::span(outputs_).subspan(first_output_[at],
+                                       first_output_[at + 1] - first_output_[at]);
+  }
+  // The i-th node, null where its bytes are not a NodeProto; it stays valid until a node more
+  // than kLookAhead past it is asked for.
+  virtual const onnx::NodeProto* at(int i) = 0;
+
+ protected:
+  std::vector<std::string_view> outputs_;        // every node's outputs, in order
+  std::vector<std::size_t> first_output_ = {0};  // node i's are [first_output_[i], [i + 1])
+};
+
+class ProtoNodes final : public NodeSource {
+ public:
+  explicit ProtoNodes(const onnx::GraphProto& g) : g_(g) {
+    first_output_.reserve(static_cast<std::size_t>(g.node_size()) + 1);
+    for (const auto& n : g.node()) {
+      outputs_.insert(outputs_.end(), n.output().begin(), n.output().end());
+      first_output_.push_back(outputs_.size());
+    }
+  }
+  const onnx::NodeProto* at(int i) override { return &g_.node(i); }
+
+ private:
+  const onnx::GraphProto& g_;
+};
+
+// Parses each node into one of kLookAhead + 1 reused messages; the kept ones are parsed already.
+class FileNodes final : public NodeSource {
+ public:
+  FileNodes(const OnnxFile& file, const TopLevel& top) : file_(file), top_(top) {
+    outputs_ = file.outputs;
+    first_output_.reserve(file.nodes.size() + 1);
+    for (const EncodedNode& n : file.nodes) first_output_.push_back(n.first_output + n.outputs);
+  }
+  const onnx::NodeProto* at(int i) override {
+    if (auto kept = top_.kept.find(i); kept != top_.kept.end()) return &kept->second;
+    Slot& slot = ring_[static_cast<std::size_t>(i) % ring_.size()];
+    if (slot.index != i) {
+      slot.index = i;
+      slot.parsed = ParseTopLevel(file_.nodes[static_cast<std::size_t>(i)].bytes, slot.node);
+    }
+    return slot.parsed ? &slot.node : nullptr;
   }
 
+ private:
+  struct Slot {
+    int index = -1;
+    bool parsed = false;
+    onnx::NodeProto node;
+  };
+  const OnnxFile& file_;
+  const TopLevel& top_;
+  std::array<Slot, kLookAhead + 1> ring_;
+};
+
+// What the builder reads of one graph.
+struct GraphView {
+  const onnx::GraphProto& fields;  // its name, inputs, outputs, value_info, sparse initializers
+  const std::vector<InitializerFacts>& initializers;
+  NodeSource& nodes;
+};
+
+class GraphBuilder {
  public:
   GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
 
+  // A graph parsed whole (a subgraph, or a model after libonnx's shape inference).
   Result<Graph> Build(const onnx::GraphProto& proto, const std::string& name,
                       std::vector<const Graph*>& scopes, int depth) {
+    const std::vector<InitializerFacts> initializers = FactsOf(proto);
+    ProtoNodes nodes(proto);
+    return Build(GraphView{proto, initializers, nodes}, name, scopes, depth);
+  }
+
+  Result<Graph> Build(const GraphView& view, const std::string& name,
+                      std::vector<const Graph*>& scopes, int depth) {
     if (depth > kMaxSubgraphDepth) return MakeError("subgraphs are nested more than 64 deep");
+    const onnx::GraphProto& proto = view.fields;
+    NodeSource& nodes = view.nodes;
     Graph g(name);
-    std::size_t outputs = 0;
-    for (const auto& n : proto.node()) outputs += static_cast<std::size_t>(n.output_size());
-    g.Reserve(outputs + static_cast<std::size_t>(proto.initializer_size() + proto.input_size()),
-              static_cast<std::size_t>(proto.node_size()));
+    const std::size_t outputs = nodes.output_count();
+    g.Reserve(outputs + view.initializers.size() + static_cast<std::size_t>(proto.input_size()),
+              static_cast<std::size_t>(nodes.size()));
     StringViewMap<const onnx::ValueInfoProto*> info(
         static_cast<std::size_t>(proto.value_info_size() + proto.output_size()));
     for (const auto& v : proto.value_info()) info[v.name()] = &v;
@@ -628,12 +790,11 @@ class GraphBuilder {
     };
 
     std::set<std::string> init_names;
-    for (const auto& t : proto.initializer()) {
-      const std::optional<ValueId> id =
-          g.AddNewValue(t.name(), FromOnnxTensor(t), ValueOrigin::kInitializer);
-      if (!id) return MakeError("initializer `" + t.name() + "` is defined twice");
-      g.mutable_value(*id).known_ints = KnownInts(t);
-      init_names.insert(t.name());
+    for (const InitializerFacts& t : view.initializers) {
+      const std::optional<ValueId> id = g.AddNewValue(t.name, t.type, ValueOrigin::kInitializer);
+      if (!id) return MakeError("initializer `" + t.name + "` is defined twice");
+      g.mutable_value(*id).known_ints = t.known_ints;
+      init_names.insert(t.name);
     }
     for (const auto& t : proto.sparse_initializer()) {
       if (g.FindValue(t.values().name())) continue;
@@ -651,27 +812,35 @@ class GraphBuilder {
     // Declare every node output first, so a file whose nodes are out of order still links.
     std::vector<ValueId> declared;  // the named outputs of every node, in node order
     declared.reserve(outputs);
-    for (int i = 0; i < proto.node_size(); ++i) {
-      const onnx::NodeProto& n = proto.node(i);
-      if (const onnx::NodeProto* ahead = Ahead(proto, i)) {
-        for (const auto& out : ahead->output()) g.PrefetchName(out);
+    for (int i = 0; i < nodes.size(); ++i) {
+      if (i + NodeSource::kLookAhead < nodes.size()) {
+        for (std::string_view out : nodes.outputs(i + NodeSource::kLookAhead)) g.PrefetchName(out);
       }
-      for (const auto& out : n.output()) {
+      for (std::string_view out : nodes.outputs(i)) {
         if (out.empty()) continue;
         const std::optional<ValueId> id =
-            g.AddNewValue(out, type_of(out), ValueOrigin::kNodeOutput);
-        if (!id)
-          return MakeError("value `" + out + "` is produced twice (node `" + n.name() + "`)");
+            g.AddNewValue(std::string(out), type_of(out), ValueOrigin::kNodeOutput);
+        if (!id) {
+          const onnx::NodeProto* n = nodes.at(i);
+          if (n == nullptr) return MakeError(std::string(kNotOnnx));
+          return MakeError("value `" + std::string(out) + "` is produced twice (node `" +
+                           n->name() + "`)");
+        }
         declared.push_back(*id);
       }
     }
     scopes.push_back(&g);
     const ValueId* next_declared = declared.data();
-    for (int i = 0; i < proto.node_size(); ++i) {
-      if (const onnx::NodeProto* ahead = Ahead(proto, i)) {
+    for (int i = 0; i < nodes.size(); ++i) {
+      const onnx::NodeProto* ahead = i + NodeSource::kLookAhead < nodes.size()
+                                         ? nodes.at(i + NodeSource::kLookAhead)
+                                         : nullptr;
+      if (ahead != nullptr) {
         for (const auto& in : ahead->input()) g.PrefetchName(in);
       }
-      auto r = AddNode(g, proto.node(i), i, next_declared, scopes, depth);
+      const onnx::NodeProto* n = nodes.at(i);
+      auto r = n == nullptr ? Result<Ok>(MakeError(std::string(kNotOnnx)))
+                            : AddNode(g, *n, i, next_declared, scopes, depth);
       if (!r) {
         scopes.pop_back();
         return r.error();
@@ -834,19 +1003,38 @@ bool HasTypeGaps(const Graph& g) {
   return false;
 }
 
-Result<Graph> BuildAndPropagate(const onnx::ModelProto& model, LoadedModel& loaded,
+Result<Graph> BuildAndPropagate(const GraphView& view, LoadedModel& loaded,
                                 std::optional<std::int64_t> rebatch) {
   GraphBuilder builder(loaded.diagnostics);
   std::vector<const Graph*> scopes;
-  auto graph = builder.Build(model.graph(), loaded.graph.name(), scopes, 0);
+  auto graph = builder.Build(view, loaded.graph.name(), scopes, 0);
   if (!graph) return graph.error();
   onnx_frontend::PropagateShapes(*graph, rebatch);
   return graph;
 }
 
-bool LooksLikeOnnx(const onnx::ModelProto& m) {
-  return m.has_graph() && m.ir_version() > 0 &&
-         (m.graph().node_size() > 0 || m.graph().output_size() > 0);
+bool LooksLikeOnnx(const OnnxFile& file) {
+  return file.has_graph && file.model.ir_version() > 0 &&
+         (!file.nodes.empty() || file.model.graph().output_size() > 0);
+}
+
+// The whole ModelProto, for libonnx's shape inference: the split file's fields with its nodes and
+// initializers parsed back in (the kept nodes as --dim/--batch left them).
+onnx::ModelProto& WholeModel(const OnnxFile& file, const TopLevel& top,
+                             google::protobuf::Arena& arena) {
+  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  model.CopyFrom(file.model);
+  onnx::GraphProto& g = *model.mutable_graph();
+  for (std::string_view bytes : file.initializers) ParseTopLevel(bytes, *g.add_initializer());
+  for (std::size_t i = 0; i < file.nodes.size(); ++i) {
+    auto kept = top.kept.find(static_cast<int>(i));
+    if (kept != top.kept.end()) {
+      g.add_node()->CopyFrom(kept->second);
+    } else {
+      ParseTopLevel(file.nodes[i].bytes, *g.add_node());
+    }
+  }
+  return model;
 }
 
 }  // namespace
@@ -870,45 +1058,53 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
   if (source.bytes.size() > static_cast<std::size_t>(INT_MAX)) {
     return MakeError(name + ": larger than 2 GiB, which no ONNX file can be (protobuf's limit)");
   }
-  // Parsed into an arena: a large graph's hundreds of thousands of small messages are allocated
-  // in a few blocks and freed at once. The parsed messages take several times the file's bytes;
-  // blocks that grow to 64 MiB (protobuf's default stops at 8 KiB) make that tens of allocations
-  // instead of thousands.
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 64 << 10;
-  arena_options.max_block_size = 64 << 20;
-  google::protobuf::Arena arena(arena_options);
-  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!model.ParseFromArray(source.bytes.data(), static_cast<int>(source.bytes.size()))) {
-    return MakeError(name + ": not a valid ONNX protobuf (truncated or not an ONNX file)");
-  }
-  if (!LooksLikeOnnx(model))
+  const std::string not_onnx = name + ": " + std::string(kNotOnnx);
+  auto file = SplitOnnxFile(source.bytes);
+  if (!file) return MakeError(not_onnx);
+  TopLevel top;
+  if (!ReadTopLevel(*file, top)) return MakeError(not_onnx);
+  if (!LooksLikeOnnx(*file))
     return MakeError(name + ": parsed as protobuf but holds no ONNX graph");
-  auto graphs = CheckedGraphs(model);
-  if (!graphs) return MakeError(name + ": " + graphs.error().message);
-  if (auto dims = CheckDeclaredDims(*graphs); !dims)
+  if (top.graph_error) return MakeError(name + ": " + top.graph_error->message);
+  if (auto dims = CheckDeclaredDims(top); !dims)
     return MakeError(name + ": " + dims.error().message);
 
+  const onnx::ModelProto& model = file->model;
   LoadedModel loaded{
       Graph(model.graph().name().empty() ? "main" : model.graph().name()), "onnx", {}, {}, {}};
   if (!model.producer_name().empty()) {
     loaded.producer = model.producer_name() +
                       (model.producer_version().empty() ? "" : " " + model.producer_version());
   }
-  auto staticized = ApplyShapeOptions(model, *graphs, options, loaded.shape_notes);
+  auto staticized = ApplyShapeOptions(file->model, top, options, loaded.shape_notes);
   if (!staticized) return MakeError(staticized.error().message);
   const std::optional<std::int64_t> rebatch =
       staticized->replaced_static_batch ? options.batch : std::optional<std::int64_t>();
-  auto graph = BuildAndPropagate(model, loaded, rebatch);
+  FileNodes nodes(*file, top);
+  auto graph =
+      BuildAndPropagate(GraphView{model.graph(), top.initializers, nodes}, loaded, rebatch);
   if (!graph) return MakeError(name + ": " + graph.error().message);
   // ONNX shape inference is the fallback for ops tpu-doctor's own propagation does not know: it
-  // costs more than the rest of loading together, so it runs only when a type is still unknown.
-  // After --batch replaced a static batch of 1 it would spread the exporter's batch-1 reshape
-  // targets, which the own propagation repairs, so it is skipped then.
-  if (!rebatch && HasTypeGaps(*graph) && RunOnnxShapeInference(model, loaded.diagnostics)) {
-    loaded.diagnostics.clear();
-    graph = BuildAndPropagate(model, loaded, rebatch);
-    if (!graph) return MakeError(name + ": " + graph.error().message);
+  // costs more than the rest of loading together (it needs the whole model parsed), so it runs
+  // only when a type is still unknown and the opset is one libonnx knows. After --batch replaced
+  // a static batch of 1 it would spread the exporter's batch-1 reshape targets, which the own
+  // propagation repairs, so it is skipped then.
+  if (!rebatch && HasTypeGaps(*graph) && DefaultOpset(model) <= kOnnxInferenceMaxOpset) {
+    // Parsed into an arena: a large graph's many small messages are allocated in a few blocks
+    // and freed at once (blocks that grow to 64 MiB instead of protobuf's 8 KiB).
+    google::protobuf::ArenaOptions arena_options;
+    arena_options.start_block_size = 64 << 10;
+    arena_options.max_block_size = 64 << 20;
+    google::protobuf::Arena arena(arena_options);
+    onnx::ModelProto& whole = WholeModel(*file, top, arena);
+    if (RunOnnxShapeInference(whole, loaded.diagnostics)) {
+      loaded.diagnostics.clear();
+      const std::vector<InitializerFacts> initializers = FactsOf(whole.graph());
+      ProtoNodes whole_nodes(whole.graph());
+      graph =
+          BuildAndPropagate(GraphView{whole.graph(), initializers, whole_nodes}, loaded, rebatch);
+      if (!graph) return MakeError(name + ": " + graph.error().message);
+    }
   }
   if (auto sizes = CheckTensorSizes(*graph); !sizes)
     return MakeError(name + ": " + sizes.error().message);
