@@ -205,6 +205,10 @@ def fit_time(comps, ratio):
 def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw_bw, dw_ratio, inv_bw, overhead_us,
                       step_us, op_us, share, transient, fixed):
     cal = json.load(open(cal_path))
+    # What other fits wrote into the source stays (bench/channels_last_fit.py's factor).
+    source = cal.get("source", "")
+    at = source.find("; channels-last convolutions:")
+    kept = source[at:] if at >= 0 else ""
     cal.update({
         "matrix_efficiency": round(1 / inv_mm, 4), "conv_efficiency": round(1 / inv_conv, 4),
         "depthwise_efficiency": round(1 / inv_conv, 4),
@@ -216,7 +220,7 @@ def write_calibration(cal_path, out_path, n, ratio, inv_mm, inv_conv, inv_dw_bw,
         "saved_activation_share": round(share, 4), "transient_factor": round(transient, 4),
         "fixed_memory_bytes": round(fixed),
         "source": "fitted by bench/h100_validate.py --fit to %d H100 measurements (PyTorch 2.11 eager, "
-                  "bench/data/h100_ground_truth.csv)" % n,
+                  "bench/data/h100_ground_truth.csv)" % n + kept,
     })
     with open(out_path, "w") as f:
         json.dump(cal, f, indent=2)

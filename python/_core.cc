@@ -54,6 +54,7 @@ struct PyAnalyzeArgs {
   std::string parallel;                  // "fsdp=8,tp=2"; empty: data parallel
   std::string remat = "none";
   std::string runtime = "auto";
+  bool channels_last = false;  // GPU convolutions in NHWC
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -98,6 +99,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   auto runtime = ParseRuntime(a.runtime);
   if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());
   o.runtime = *runtime;
+  o.channels_last = a.channels_last;
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -293,7 +295,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("remat", &PyAnalyzeArgs::remat)
       .def_readwrite("serve", &PyAnalyzeArgs::serve)
       .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
-      .def_readwrite("runtime", &PyAnalyzeArgs::runtime);
+      .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
+      .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

@@ -46,8 +46,9 @@ struct AnalyzeOptions {
   // pass keeps for the backward pass (--remat).
   Parallelism parallel;
   Remat remat = Remat::kNone;
-  Runtime runtime;  // --runtime: how the program runs on a GPU (auto by default)
-  int slices = 1;   // --slices: identical slices over DCN
+  Runtime runtime;             // --runtime: how the program runs on a GPU (auto by default)
+  bool channels_last = false;  // --channels-last: GPU convolutions in NHWC (EstimateOptions)
+  int slices = 1;              // --slices: identical slices over DCN
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.

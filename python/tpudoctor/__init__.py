@@ -157,6 +157,7 @@ def estimate(
     serve: Optional[Tuple[int, int, int]] = None,
     moe_capacity_factor: Optional[float] = None,
     kv_cache_dtype: Optional[str] = None,
+    channels_last: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -165,7 +166,8 @@ def estimate(
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
     config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
     each slice shares the step (docs/plan.md); `runtime` ("auto", "eager", "xla", "compiled") how
-    the program runs on a GPU (docs/cost-model.md; TPUs always run XLA). `serve=(prompt_tokens,
+    the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
+    runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
     "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8") holds its KV cache in another dtype than
@@ -193,6 +195,7 @@ def estimate(
         args.parallel = str(parallel)
     args.remat = str(remat)
     args.runtime = str(runtime)
+    args.channels_last = bool(channels_last)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

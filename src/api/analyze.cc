@@ -81,6 +81,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.parallel = options.parallel;
     o.remat = options.remat;
     o.runtime = options.runtime;
+    o.channels_last = options.channels_last;
     o.slices = options.slices;
     o.dcn = options.dcn;
     o.serve = options.serve;

@@ -33,6 +33,37 @@ std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
          "launch overhead";
 }
 
+// How convolutions were costed on a GPU, and how to say otherwise; nothing for a model without
+// convolutions. On a TPU XLA picks the layouts, and --channels-last changes nothing.
+std::optional<std::string> ConvLayoutAssumption(const StepContext& c, const Estimate& e) {
+  if (c.target.is_tpu()) {
+    if (!c.options.channels_last) return std::nullopt;
+    return "--channels-last changes nothing on a TPU: XLA chooses the layouts";
+  }
+  if (e.components.conv_flops <= 0) return std::nullopt;
+  if (ChannelsLastConvs(c)) {
+    return "convolutions channels-last (NHWC, --channels-last): implicit GEMMs on the tensor cores "
+           "at the " +
+           std::string(NameOf(c.options.precision)) + " rate x " +
+           FormatFixed(*c.cal.channels_last_conv_efficiency, 2);
+  }
+  if (c.options.channels_last) {
+    return "--channels-last: the efficiency factors `" + c.cal.name +
+           "` have no channels-last factor, so convolutions are costed as they describe";
+  }
+  if (!c.cal.conv_rate_ignores_precision) return std::nullopt;
+  if (c.runtime.model().name == "xla") {
+    return "convolutions at the bf16 rate x " + FormatFixed(c.cal.conv_efficiency, 2) +
+           " whatever the precision (eager NCHW runs' factor: no XLA:GPU convolution was "
+           "measured); XLA lays fp16/bf16 convolutions out NHWC for the tensor cores, which "
+           "--channels-last costs";
+  }
+  return "convolutions in NCHW (PyTorch's and ONNX's default layout): the bf16 rate x " +
+         FormatFixed(c.cal.conv_efficiency, 2) +
+         " whatever the precision, as eager NCHW runs measured; pass --channels-last if the model "
+         "runs channels_last";
+}
+
 }  // namespace
 
 // What the figures assume, in the words the report prints.
@@ -65,6 +96,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                                 std::to_string(c.target.mxu_dim.value_or(128)) + " MXU tiles"
                           : ""),
   };
+  if (auto layout = ConvLayoutAssumption(c, e)) out.push_back(*layout);
   if (options.train) {
     out.push_back("backward = " + FormatFixed(cal.backward_ratio, 1) +
                   "x forward per kernel; optimizer update bandwidth-bound over the parameter "

@@ -36,6 +36,8 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
   c.conv_rate_ignores_precision =
       j.value("conv_rate_ignores_precision", c.conv_rate_ignores_precision);
+  if (j.contains("channels_last_conv_efficiency"))
+    c.channels_last_conv_efficiency = j.at("channels_last_conv_efficiency").get<double>();
   c.transient_factor = j.value("transient_factor", c.transient_factor);
   c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);
   c.usable_hbm_share = j.value("usable_hbm_share", c.usable_hbm_share);

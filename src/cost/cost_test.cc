@@ -1,6 +1,7 @@
 // Hand-computed FLOPs, bytes, padding and memory on tiny graphs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "tests/test_util.h"
@@ -284,6 +285,68 @@ TEST(EstimateTest, DepthwiseConvolutionsHaveTheirOwnBandwidthAndBackward) {
   o.precision = Precision::kFp16;  // cuDNN's depthwise kernels: the general factors
   train = EstimateStep(g, h100, o);
   EXPECT_NEAR(train->backward_ms, 2 * train->forward_ms, 1e-9);
+}
+
+// --channels-last: NHWC convolutions run on the tensor cores at the precision's rate times their
+// own factor; NCHW ones (eager's default) at the bf16 rate times conv_efficiency whatever the
+// precision. A convolution of 236 GFLOP over 200 MB is compute-bound on an A100.
+TEST(EstimateTest, ChannelsLastConvolutionsRunAtThePrecisionsRate) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,256,56,56]
+  init %w: f32[256,256,3,3]
+  %y: f32[64,256,56,56] = Conv[conv](%x, %w) {kernel_shape=[3,3], pads=[1,1,1,1]}
+  output %y
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.memory_efficiency = 1.0;
+  cal.conv_efficiency = 0.1;
+  cal.conv_rate_ignores_precision = true;
+  cal.channels_last_conv_efficiency = 0.5;
+  auto forward_ms = [&](const char* target, Precision p, bool channels_last) {
+    EstimateOptions o;
+    o.batch = 64;
+    o.precision = p;
+    o.runtime = *ParseRuntime("eager");
+    o.calibration = &cal;
+    o.channels_last = channels_last;
+    auto e = EstimateStep(g, T(target), o);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->forward_ms : 0.0;
+  };
+  const double flops = 2.0 * 64 * 256 * 56 * 56 * 256 * 9;
+  const double a100_fp16 = 312e12;  // tensor-core peak, the bf16 rate too
+  EXPECT_NEAR(forward_ms("nvidia-a100-80gb", Precision::kFp16, false),
+              flops / (a100_fp16 * 0.1) * 1e3, 1e-6);
+  EXPECT_NEAR(forward_ms("nvidia-a100-80gb", Precision::kFp16, true),
+              flops / (a100_fp16 * 0.5) * 1e3, 1e-6);
+  // fp32: NCHW stays at the bf16 rate; NHWC follows the precision (TF32, half the bf16 rate).
+  EXPECT_NEAR(forward_ms("nvidia-a100-80gb", Precision::kFp32, false),
+              forward_ms("nvidia-a100-80gb", Precision::kFp16, false), 1e-9);
+  EXPECT_NEAR(forward_ms("nvidia-a100-80gb", Precision::kFp32, true),
+              2 * forward_ms("nvidia-a100-80gb", Precision::kFp16, true), 1e-6);
+  // Without a channels-last factor the flag changes nothing, and the assumptions say so.
+  cal.channels_last_conv_efficiency.reset();
+  EXPECT_DOUBLE_EQ(forward_ms("nvidia-a100-80gb", Precision::kFp16, true),
+                   forward_ms("nvidia-a100-80gb", Precision::kFp16, false));
+  EstimateOptions o;
+  o.batch = 64;
+  o.channels_last = true;
+  o.runtime = *ParseRuntime("eager");
+  o.calibration = &cal;
+  auto e = EstimateStep(g, T("nvidia-a100-80gb"), o);
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(std::any_of(e->assumptions.begin(), e->assumptions.end(), [](const std::string& a) {
+    return a.find("no channels-last factor") != std::string::npos;
+  }));
+  // On a TPU XLA picks the layouts: the flag changes nothing there either.
+  o.runtime = Runtime();
+  o.calibration = nullptr;
+  auto tpu = EstimateStep(g, T("tpu-v5e"), o);
+  o.channels_last = false;
+  auto tpu_nchw = EstimateStep(g, T("tpu-v5e"), o);
+  ASSERT_TRUE(tpu.ok() && tpu_nchw.ok());
+  EXPECT_DOUBLE_EQ(tpu->forward_ms, tpu_nchw->forward_ms);
 }
 
 // nn.GELU and nn.SiLU, written out by the export as five and two ops, are one kernel each in

@@ -111,8 +111,9 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
          a.batch == b.batch && a.chips == b.chips && a.parallel == b.parallel &&
          a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
-         a.dataset_size == b.dataset_size && a.serve == b.serve &&
-         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
+         a.channels_last == b.channels_last && a.dataset_size == b.dataset_size &&
+         a.serve == b.serve && a.usd_per_chip_hour == b.usd_per_chip_hour &&
+         a.calibration == b.calibration;
 }
 
 // Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole

@@ -118,6 +118,9 @@ ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e);
 // Whether depthwise convolutions run on the calibration's own depthwise kernels (not fp16 ones,
 // which PyTorch hands to cuDNN).
 bool OwnDepthwiseKernels(const StepContext& c);
+// Whether convolutions run channels-last on the tensor cores: asked for (--channels-last) and the
+// calibration has a factor for it (GPU runtimes).
+bool ChannelsLastConvs(const StepContext& c);
 // Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
 // as a kernel of its own.
 bool InsideFusedKernel(const StepContext& c, std::size_t node);

@@ -38,15 +38,17 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
+  const bool nhwc = !is_matmul && !depthwise && ChannelsLastConvs(c);
   const double eff = is_matmul   ? cal.matrix_efficiency
                      : depthwise ? cal.depthwise_efficiency
+                     : nhwc      ? *cal.channels_last_conv_efficiency
                                  : cal.conv_efficiency;
   (is_matmul   ? e.components.matmul_flops
    : depthwise ? e.components.depthwise_flops
                : e.components.conv_flops) += padded;
   // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
   // does not follow the precision (calibrated per target family).
-  const double rate = !is_matmul && cal.conv_rate_ignores_precision
+  const double rate = !is_matmul && !nhwc && cal.conv_rate_ignores_precision
                           ? RatesFor(c.target, Precision::kBf16).matrix_flops
                           : c.rates.matrix_flops;
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
@@ -203,6 +205,10 @@ bool InsideFusedKernel(const StepContext& c, std::size_t node) {
 // Whether a depthwise convolution runs on the calibration's own depthwise kernels: PyTorch
 // hands fp16 ones to cuDNN (`use_cudnn_depthwise`), which the general factors describe.
 bool OwnDepthwiseKernels(const StepContext& c) { return c.options.precision != Precision::kFp16; }
+
+bool ChannelsLastConvs(const StepContext& c) {
+  return c.options.channels_last && c.cal.channels_last_conv_efficiency.has_value();
+}
 
 ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e) {
   CountCoverage(c, e);

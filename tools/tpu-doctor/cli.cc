@@ -261,6 +261,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "how the program runs on a GPU: eager (one kernel per op), xla (JAX, TF "
                       "jit_compile) or compiled (torch.compile); default: xla for HLO/StableHLO, "
                       "eager otherwise. TPUs always run XLA");
+  est_cmd->add_flag("--channels-last", est.channels_last,
+                    "the model runs its convolutions channels-last (NHWC: PyTorch's "
+                    "memory_format=torch.channels_last, NVIDIA's --memory-format nhwc), which a "
+                    "GPU's tensor cores take at the precision's rate; default NCHW");
   est_cmd
       ->add_option("--slices", est.slices,
                    "identical slices over DCN (multislice), data parallel between them unless "

@@ -71,6 +71,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     err << "tpu-doctor: --remat: `" << args.remat << "` is not none, dots, layer or offload\n";
     return std::nullopt;
   }
+  options.channels_last = args.channels_last;
   if (auto runtime = ParseRuntime(args.runtime)) {
     options.runtime = *runtime;
   } else {

@@ -62,6 +62,7 @@ struct EstimateArgs {
   std::string parallel;             // --parallel fsdp=16,tp=4 (empty: data parallel)
   std::string remat = "none";       // none, dots, layer
   std::string runtime = "auto";     // auto, eager, xla, compiled
+  bool channels_last = false;       // --channels-last
   int slices = 1;                   // --slices N: multislice over DCN
   std::string dcn = "data";         // --dcn data|fsdp: how the slices share the step
   bool serve = false;               // --serve: serving figures (prefill, decode, tokens/s)

@@ -149,7 +149,11 @@ struct EstimateOptions {
   int slices = 1;                              // identical slices over DCN (multislice)
   DcnParallelism dcn = DcnParallelism::kData;  // how the slices share the step
   Remat remat = Remat::kNone;
-  Runtime runtime;                           // auto
+  Runtime runtime;  // auto
+  // The framework runs convolutions channels-last (NHWC: PyTorch's
+  // `model.to(memory_format=torch.channels_last)`, NVIDIA's `--memory-format nhwc`), so a GPU's
+  // tensor cores take them at the precision's rate; else as the calibration says (eager: NCHW).
+  bool channels_last = false;
   std::optional<ServingOptions> serve;       // serving figures besides the prefill step
   std::optional<double> dataset_size;        // samples per epoch
   std::optional<double> usd_per_chip_hour;   // overrides the target's price (--price)
@@ -215,6 +219,10 @@ struct Calibration {
   double saved_activation_share = 0.5;  // share of vector-op forward outputs autograd keeps
   double saved_matrix_share = 1.0;      // share of matmul/conv forward outputs autograd keeps
   bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
+  // Convolutions in channels-last (NHWC) layout, which cuDNN runs as implicit GEMMs on the tensor
+  // cores: their achieved share of the precision's matrix rate (EstimateOptions::channels_last).
+  // Unset where the runtime picks layouts itself (XLA:TPU) or nothing was fitted.
+  std::optional<double> channels_last_conv_efficiency;
   double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
   double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
   // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
