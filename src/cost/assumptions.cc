@@ -41,27 +41,26 @@ std::optional<std::string> ConvLayoutAssumption(const StepContext& c, const Esti
     return "--channels-last changes nothing on a TPU: XLA chooses the layouts";
   }
   if (e.components.conv_flops <= 0) return std::nullopt;
-  if (ChannelsLastConvs(c)) {
-    return "convolutions channels-last (NHWC, --channels-last): implicit GEMMs on the tensor cores "
-           "at the " +
-           std::string(NameOf(c.options.precision)) + " rate x " +
-           FormatFixed(*c.cal.channels_last_conv_efficiency, 2);
-  }
+  const std::optional<double> nhwc = c.cal.channels_last_conv_efficiency;
+  const std::string nhwc_cost =
+      nhwc ? "implicit GEMMs on the tensor cores at the precision's rate x " + FormatFixed(*nhwc, 2)
+           : "";
+  const std::string nchw_cost = "the bf16 rate x " + FormatFixed(c.cal.conv_efficiency, 2) +
+                                " whatever the precision, as NCHW runs measured";
+  if (nhwc && c.options.channels_last)
+    return "convolutions channels-last (NHWC, --channels-last): " + nhwc_cost;
   if (c.options.channels_last) {
     return "--channels-last: the efficiency factors `" + c.cal.name +
            "` have no channels-last factor, so convolutions are costed as they describe";
   }
-  if (!c.cal.conv_rate_ignores_precision) return std::nullopt;
-  if (c.runtime.model().name == "xla") {
-    return "convolutions at the bf16 rate x " + FormatFixed(c.cal.conv_efficiency, 2) +
-           " whatever the precision (eager NCHW runs' factor: no XLA:GPU convolution was "
-           "measured); XLA lays fp16/bf16 convolutions out NHWC for the tensor cores, which "
-           "--channels-last costs";
+  if (nhwc && XlaOnGpu(c)) {
+    return "convolutions as XLA's GPU layout assignment lays them out on Volta and later: 16-bit "
+           "ones NHWC, " +
+           nhwc_cost + "; fp32 ones NCHW, " + nchw_cost;
   }
-  return "convolutions in NCHW (PyTorch's and ONNX's default layout): the bf16 rate x " +
-         FormatFixed(c.cal.conv_efficiency, 2) +
-         " whatever the precision, as eager NCHW runs measured; pass --channels-last if the model "
-         "runs channels_last";
+  if (!c.cal.conv_rate_ignores_precision) return std::nullopt;
+  return "convolutions in NCHW (PyTorch's and ONNX's default layout): " + nchw_cost +
+         "; pass --channels-last if the model runs channels_last";
 }
 
 }  // namespace

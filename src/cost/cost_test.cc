@@ -325,6 +325,19 @@ TEST(EstimateTest, ChannelsLastConvolutionsRunAtThePrecisionsRate) {
               forward_ms("nvidia-a100-80gb", Precision::kFp16, false), 1e-9);
   EXPECT_NEAR(forward_ms("nvidia-a100-80gb", Precision::kFp32, true),
               2 * forward_ms("nvidia-a100-80gb", Precision::kFp16, true), 1e-6);
+  // XLA lays 16-bit convolutions out NHWC by itself on a GPU (no flag needed), fp32 ones NCHW.
+  auto xla_ms = [&](Precision p) {
+    EstimateOptions o;
+    o.batch = 64;
+    o.precision = p;
+    o.runtime = *ParseRuntime("xla");
+    o.calibration = &cal;
+    auto e = EstimateStep(g, T("nvidia-a100-80gb"), o);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e->forward_ms : 0.0;
+  };
+  EXPECT_NEAR(xla_ms(Precision::kBf16), flops / (a100_fp16 * 0.5) * 1e3, 1e-6);
+  EXPECT_NEAR(xla_ms(Precision::kFp32), flops / (a100_fp16 * 0.1) * 1e3, 1e-6);
   // Without a channels-last factor the flag changes nothing, and the assumptions say so.
   cal.channels_last_conv_efficiency.reset();
   EXPECT_DOUBLE_EQ(forward_ms("nvidia-a100-80gb", Precision::kFp16, true),

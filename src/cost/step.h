@@ -118,9 +118,13 @@ ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e);
 // Whether depthwise convolutions run on the calibration's own depthwise kernels (not fp16 ones,
 // which PyTorch hands to cuDNN).
 bool OwnDepthwiseKernels(const StepContext& c);
-// Whether convolutions run channels-last on the tensor cores: asked for (--channels-last) and the
-// calibration has a factor for it (GPU runtimes).
-bool ChannelsLastConvs(const StepContext& c);
+// Whether the step runs on a GPU under XLA.
+bool XlaOnGpu(const StepContext& c);
+// Whether a convolution runs channels-last on the tensor cores: the calibration has a factor for
+// it (GPU runtimes), and --channels-last asked for it or XLA lays it out so — XLA's GPU layout
+// assignment (HeuristicLayoutAssignment) puts 16-bit 2-D convolutions in NHWC on Volta and later,
+// which every GPU target is, and keeps fp32 ones NCHW.
+bool ChannelsLastConv(const StepContext& c, const Node& conv);
 // Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
 // as a kernel of its own.
 bool InsideFusedKernel(const StepContext& c, std::size_t node);

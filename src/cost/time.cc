@@ -38,7 +38,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
-  const bool nhwc = !is_matmul && !depthwise && ChannelsLastConvs(c);
+  const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
   const double eff = is_matmul   ? cal.matrix_efficiency
                      : depthwise ? cal.depthwise_efficiency
                      : nhwc      ? *cal.channels_last_conv_efficiency
@@ -206,8 +206,19 @@ bool InsideFusedKernel(const StepContext& c, std::size_t node) {
 // hands fp16 ones to cuDNN (`use_cudnn_depthwise`), which the general factors describe.
 bool OwnDepthwiseKernels(const StepContext& c) { return c.options.precision != Precision::kFp16; }
 
-bool ChannelsLastConvs(const StepContext& c) {
-  return c.options.channels_last && c.cal.channels_last_conv_efficiency.has_value();
+bool XlaOnGpu(const StepContext& c) {
+  return !c.target.is_tpu() && c.runtime.model().name == "xla";
+}
+
+bool ChannelsLastConv(const StepContext& c, const Node& conv) {
+  if (!c.cal.channels_last_conv_efficiency) return false;
+  if (c.options.channels_last) return true;
+  if (!XlaOnGpu(c)) return false;
+  // An XLA program keeps its own types (element_bytes 0); another graph runs at the precision.
+  if (c.element_bytes != 0) return c.options.precision != Precision::kFp32;
+  const ValueId x = conv.input(0);
+  const DType t = x == kNoValue ? DType::kUnknown : c.graph.value(x).type.dtype;
+  return t == DType::kBFloat16 || t == DType::kFloat16;
 }
 
 ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e) {
