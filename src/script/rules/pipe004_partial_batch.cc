@@ -4,12 +4,19 @@
 namespace tpudoctor::script {
 namespace {
 
-// Whether the chain repeats without a count before this point.
+// Whether the chain repeats forever before this point: `repeat()` with no count, or a count of
+// None or -1 (tf.data.Dataset.repeat: "if count is None or -1, the dataset is repeated
+// indefinitely").
+bool IsMinusOne(Node n) {
+  return n.is("unary_operator") && n.field("operator").text() == "-" &&
+         IntLiteral(n.field("argument")) == 1;
+}
+
 bool RepeatsForever(const std::vector<const Call*>& chain) {
   for (const Call* c : chain) {
-    if (c->method == "repeat" && (c->args.empty() || IsNone(c->args[0])) && !c->Keyword("count")) {
-      return true;
-    }
+    if (c->method != "repeat") continue;
+    const Node count = Argument(*c, 0, "count");
+    if (!count ? !c->splat : IsNone(count) || IsMinusOne(count)) return true;
   }
   return false;
 }

@@ -181,15 +181,33 @@ bool ConditionNamesSlowDtype(const ScriptModel& model, Node condition) {
   return named;
 }
 
+// Whether a try statement's body looks for a TPU (makes a TPUClusterResolver or a TPUStrategy):
+// its except clauses are the script's path when there is none (`except ValueError:` — the idiom
+// of the Cloud TPU notebooks, which then pick a GPU strategy).
+bool DetectsTpu(const ScriptModel& model, Node try_statement) {
+  const Node body = try_statement.field("body");
+  if (!body) return false;
+  for (const Call& call : model.calls()) {
+    if (call.node.begin() < body.begin() || call.node.end() > body.end()) continue;
+    if (call.name.find("TPUClusterResolver") != std::string::npos ||
+        call.name.find("TPUStrategy") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // How sure the code is to take the dtype: a warning when it always does; a note when the dtype is
 // chosen in a branch the script takes at run time (`if FLAGS.mixed_precision:` — a flag, a
 // platform check: whether it runs on a TPU is a guess); nothing when the branch is the code doing
 // what it was asked (its condition names the dtype: `if dtype == tf.float16:`, or reads a name
-// assigned from such a test) or when the same if-chain has a bfloat16 branch (a multi-platform
-// script whose TPU branch is already bfloat16).
+// assigned from such a test), when the same if-chain has a bfloat16 branch (a multi-platform
+// script whose TPU branch is already bfloat16), or when it is the except clause of a try that
+// looks for a TPU (it runs when there is none).
 std::optional<Severity> SeverityAt(const ScriptModel& model, Node at) {
   for (Node n = at.parent(); n; n = n.parent()) {
     if (n.is("function_definition") || n.is("lambda") || n.is("class_definition")) break;
+    if (n.is("except_clause") && DetectsTpu(model, n.parent())) return std::nullopt;
     const bool clause = n.is("if_statement") || n.is("elif_clause") ||
                         n.is("conditional_expression") || n.is("else_clause");
     if (!clause) continue;
