@@ -181,6 +181,7 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
       "PROMPT = \"\"\"Q: How many trees are in the grove?\n"
       "A: 21.\"\"\"\n",
       "%%writefile data.csv\n1,2\n",
+      "pip install --quiet google-adk\ncd /content\ncd = 3\nenv.step(cd)\n",
   }));
   ASSERT_TRUE(text) << text.error().message;
   const std::string& code = text->code;
@@ -194,7 +195,12 @@ TEST(ScriptTextTest, BlanksIPythonSyntaxOnlyWhereAStatementStarts) {
   EXPECT_NE(code.find("grove?"), std::string::npos);
   EXPECT_EQ(code.find("1,2"), std::string::npos);
   EXPECT_EQ(text->written_files, (std::vector<std::string>{"data.csv"}));
-  ASSERT_EQ(text->cells.size(), 2u);
+  // IPython's automagic: a line magic without its `%`; names that are Python stay.
+  EXPECT_EQ(code.find("google-adk"), std::string::npos);
+  EXPECT_EQ(code.find("/content"), std::string::npos);
+  EXPECT_NE(code.find("cd = 3"), std::string::npos);
+  EXPECT_NE(code.find("env.step(cd)"), std::string::npos);
+  ASSERT_EQ(text->cells.size(), 3u);
   // Offsets are kept: the second cell starts where its source does in the joined text.
   EXPECT_EQ(text->Locate(text->cells[1].begin).cell, 2);
   EXPECT_EQ(text->Locate(text->cells[1].begin).line, 1);

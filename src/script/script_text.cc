@@ -114,12 +114,33 @@ bool IsShellEscape(std::string_view line) {
   return AssignsFromShell(line) && line[line.find_first_not_of(" \t", line.find('=') + 1)] == '!';
 }
 
+// Whether a line calls a line magic without its `%`, as IPython's automagic (on by default) lets
+// a notebook do: `pip install transformers`, `cd /content/repo`, `load_ext tensorboard`. In
+// Python a name followed by a word, a path or a number is a syntax error, so only such lines are
+// taken: `cd = 3` or `env.step(a)` stay Python.
+bool IsAutomagic(std::string_view text, std::size_t start) {
+  static constexpr std::string_view kMagics[] = {"cd",       "conda",      "env",
+                                                 "load_ext", "matplotlib", "pip"};
+  for (std::string_view magic : kMagics) {
+    if (text.substr(start, magic.size()) != magic) continue;
+    const std::size_t after = start + magic.size();
+    if (after >= text.size() || (text[after] != ' ' && text[after] != '\t')) continue;
+    const std::size_t next = text.find_first_not_of(" \t", after);
+    if (next == std::string_view::npos) continue;
+    const char c = text[next];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '~' || c == '.')
+      return true;
+  }
+  return false;
+}
+
 // Whether a line, at the start of a statement, is IPython syntax rather than Python.
 bool IsIPythonLine(std::string_view text) {
   const std::size_t start = text.find_first_not_of(" \t");
   if (start == std::string_view::npos) return false;
   const char c = text[start];
   if (c == '%' || c == '!' || c == '?') return true;
+  if (IsAutomagic(text, start)) return true;
   // `obj?` / `obj??`: help. Python has no `?`, so a line ending with one (outside a comment) is
   // not Python — unless the `?` is inside a string or brackets the line leaves open (`PROMPT =
   // """Q: how many trees?` goes on over the next lines), which IPython's tokens see as Python.
