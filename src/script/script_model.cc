@@ -505,6 +505,14 @@ Node ScriptModel::ValueOf(std::string_view name, std::uint32_t at, int function)
 }
 
 Node ScriptModel::DefaultWhenOmitted(Node identifier) const {
+  return ParameterDefault(identifier, /*needs_a_call=*/true);
+}
+
+Node ScriptModel::DefaultUnlessPassed(Node identifier) const {
+  return ParameterDefault(identifier, /*needs_a_call=*/false);
+}
+
+Node ScriptModel::ParameterDefault(Node identifier, bool needs_a_call) const {
   const std::string_view name = identifier.text();
   const Binding* b = BindingOf(name, identifier.begin(), FunctionOf(identifier));
   if (b == nullptr || b->value || b->unpacked || b->function < 0) return {};
@@ -537,7 +545,7 @@ Node ScriptModel::DefaultWhenOmitted(Node identifier) const {
       return {};
     ++calls;
   }
-  return calls > 0 ? default_value : Node();
+  return calls > 0 || !needs_a_call ? default_value : Node();
 }
 
 Node ScriptModel::UnpackedAt(Node identifier) const {

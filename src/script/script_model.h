@@ -118,6 +118,9 @@ class ScriptModel {
   // null when a call passes it (or may, through *args / **kwargs), when nothing here calls the
   // function, for a method, and for a name that is not such a parameter.
   Node DefaultWhenOmitted(Node identifier) const;
+  // The same, but also when nothing here calls the function (a library function: its callers
+  // get the default unless they pass the parameter).
+  Node DefaultUnlessPassed(Node identifier) const;
   // An identifier's bound value (ValueAt); any other expression as it is.
   Node Resolve(Node expr) const { return expr.is("identifier") ? ValueAt(expr) : expr; }
   // What an expression evaluates to, following names, calls and local functions' returns.
@@ -146,6 +149,8 @@ class ScriptModel {
   Position Locate(Node node) const { return text_.Locate(node.begin()); }
 
  private:
+  // DefaultWhenOmitted and DefaultUnlessPassed: whether a call must be seen leaving it out.
+  Node ParameterDefault(Node identifier, bool needs_a_call) const;
   void Build();
   void AddImport(Node statement);
   // `decorated`: the def's parent node (a decorated_definition when it has decorators).

@@ -6,16 +6,20 @@ namespace {
 
 // Whether the chain repeats forever before this point: `repeat()` with no count, or a count of
 // None or -1 (tf.data.Dataset.repeat: "if count is None or -1, the dataset is repeated
-// indefinitely").
+// indefinitely"), given or a parameter's default no call here overrides (a library function's
+// `num_repeat=-1`).
 bool IsMinusOne(Node n) {
   return n.is("unary_operator") && n.field("operator").text() == "-" &&
          IntLiteral(n.field("argument")) == 1;
 }
 
-bool RepeatsForever(const std::vector<const Call*>& chain) {
+bool RepeatsForever(const ScriptModel& model, const std::vector<const Call*>& chain) {
   for (const Call* c : chain) {
     if (c->method != "repeat") continue;
-    const Node count = Argument(*c, 0, "count");
+    Node count = Argument(*c, 0, "count");
+    if (count.is("identifier")) {
+      if (const Node given = model.DefaultUnlessPassed(count)) count = given;
+    }
     if (!count ? !c->splat : IsNone(count) || IsMinusOne(count)) return true;
   }
   return false;
@@ -66,7 +70,7 @@ class Pipe004 final : public ScriptRule {
         // evaluation or prediction input would lose examples, and after an endless repeat()
         // every batch is full.
         const std::vector<const Call*> before = ChainBefore(c.model, *call);
-        if (!HasStep(before, "shuffle") || RepeatsForever(before)) continue;
+        if (!HasStep(before, "shuffle") || RepeatsForever(c.model, before)) continue;
         if (!training.contains(call->node.id())) continue;
         // A batch of one is never partial.
         const Node size = Argument(*call, 0, "batch_size");

@@ -20,3 +20,12 @@ def load_forever(files):
 model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 model.fit(load_dataset(["train.csv"]), steps_per_epoch=100, epochs=2)
 model.fit(load_forever(["train.csv"]), steps_per_epoch=100)
+
+
+# A library function whose repeat count defaults to -1: its callers get an endless repeat unless
+# they pass one (tensorflow/similarity's TFRecordDatasetSampler).
+def sampler(files, batch_size=32, num_repeat=-1):
+    ds = tf.data.Dataset.from_tensor_slices(files).shuffle(len(files))
+    ds = ds.interleave(tf.data.TFRecordDataset, num_parallel_calls=AUTOTUNE)
+    ds = ds.repeat(count=num_repeat)
+    return ds.batch(batch_size).prefetch(AUTOTUNE)
