@@ -7,15 +7,23 @@ namespace tpudoctor::script {
 namespace {
 
 // Whether the jit's own arguments (`out_shardings=`, `in_shardings=`, static arguments) read a
-// name the loop binds (`for layer_name, n in groups: jax.jit(f, out_shardings=sh[layer_name])`):
-// each iteration asks for a different program, so a function made once would compile on every
-// iteration as well.
+// name the loop binds — its targets, or a name assigned in its body (`for layer_name, n in groups:
+// jax.jit(f, out_shardings=sh[layer_name])`; `sharding = NamedSharding(mesh, spec_of[i]);
+// jax.jit(alloc, out_shardings=sharding)`): each iteration asks for a different program, so a
+// function made once would compile on every iteration as well.
 bool ConfiguredPerIteration(const Call& jit) {
-  if (!jit.loop.is("for_statement")) return false;
+  if (!jit.loop.is("for_statement") && !jit.loop.is("while_statement")) return false;
   std::vector<std::string_view> targets;
-  Walk(jit.loop.field("left"), [&](Node n, int) {
-    if (n.is("identifier")) targets.push_back(n.text());
-    return true;
+  auto add_targets = [&](Node left) {
+    Walk(left, [&](Node n, int) {
+      if (n.is("identifier")) targets.push_back(n.text());
+      return true;
+    });
+  };
+  if (jit.loop.is("for_statement")) add_targets(jit.loop.field("left"));
+  Walk(jit.loop.field("body"), [&](Node n, int) {
+    if (n.is("assignment") && n.end() <= jit.node.begin()) add_targets(n.field("left"));
+    return !n.is("function_definition") && !n.is("class_definition") && !n.is("lambda");
   });
   bool reads = false;
   for (const auto& [keyword, value] : jit.kwargs) {
@@ -28,6 +36,35 @@ bool ConfiguredPerIteration(const Call& jit) {
     });
   }
   return reads;
+}
+
+// The name a call's value is assigned to (`target = jax.jit(...)`), or "".
+std::string_view AssignedName(Node call) {
+  const Node assignment = call.parent();
+  if (!assignment.is("assignment") || !assignment.field("left").is("identifier") ||
+      assignment.field("right").begin() != call.begin()) {
+    return {};
+  }
+  return assignment.field("left").text();
+}
+
+// Whether the jitted function is only compiled ahead of time, one program per iteration on
+// purpose: its name is given to `jax.export.export` or lowered (`.lower(...)`, `.trace(...)`)
+// later in the loop, and never called there (an exporter of one artifact per input signature).
+bool OnlyCompiledAheadOfTime(const ScriptModel& model, const Call& jit) {
+  const std::string_view name = AssignedName(jit.node);
+  if (name.empty()) return false;
+  bool ahead_of_time = false;
+  for (const Call& c : model.calls()) {
+    if (c.node.begin() < jit.node.end() || !Within(c.node, jit.loop)) continue;
+    if (c.callee.is("identifier") && c.callee.text() == name) return false;  // called
+    if (c.name.ends_with("export.export") && !c.args.empty() && c.args[0].text() == name)
+      ahead_of_time = true;
+    if ((c.method == "lower" || c.method == "trace") && c.receiver && c.receiver.text() == name) {
+      ahead_of_time = true;
+    }
+  }
+  return ahead_of_time;
 }
 
 // jax.jit of a function created inside a loop: JAX caches compilations by the function object, so
@@ -47,7 +84,8 @@ class Py004 final : public ScriptRule {
         const int f = c.model.LocalFunction(fn.text());
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
-      if (!made_in_loop || ConfiguredPerIteration(call)) continue;
+      if (!made_in_loop || ConfiguredPerIteration(call) || OnlyCompiledAheadOfTime(c.model, call))
+        continue;
       Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` of a function made inside the loop: each iteration has a "
