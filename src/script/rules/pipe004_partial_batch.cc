@@ -1,5 +1,8 @@
+#include <algorithm>
+
 #include "src/script/rules/factories.h"
 #include "src/script/rules/tfdata.h"
+#include "src/script/rules/torch_xla.h"
 
 namespace tpudoctor::script {
 namespace {
@@ -42,6 +45,56 @@ bool Shuffles(const ScriptModel& model, const Call& loader) {
     return !shuffle || BoolLiteral(shuffle) == true;
   }
   return false;
+}
+
+// Whether `code` reads the name as an identifier.
+bool Reads(Node code, std::string_view name) {
+  bool found = false;
+  Walk(code, [&](Node n, int) {
+    found = found || (n.is("identifier") && n.text() == name);
+    return !found;
+  });
+  return found;
+}
+
+// What a loop may wrap a loader in to iterate it: torch_xla's device loaders, progress bars,
+// enumerate/iter.
+bool WrapsForIteration(const Call& c) {
+  return c.method == "ParallelLoader" || c.method == "MpDeviceLoader" ||
+         c.method == "per_device_loader" || c.method == "tqdm" || c.method == "enumerate" ||
+         c.method == "iter";
+}
+
+// Whether a DataLoader's batches are only looked at: the name it is assigned to is iterated by
+// loops of its function that take no training step (no `.backward()` in them), and given to
+// nothing but the wrappers such a loop iterates. An evaluation loader that shuffles (a sampler
+// with shuffle=True) is still an evaluation loader: dropping its last batch would change the
+// metric.
+bool OnlyEvaluated(const ScriptModel& model, const Call& loader,
+                   const std::vector<Node>& step_loops) {
+  const Node assignment = loader.node.parent();
+  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
+  const std::string_view name = assignment.field("left").text();
+  for (const Call& c : model.calls()) {
+    if (c.function != loader.function || c.node.begin() < loader.node.end()) continue;
+    const bool passed =
+        std::any_of(c.args.begin(), c.args.end(), [&](Node a) { return Reads(a, name); }) ||
+        std::any_of(c.kwargs.begin(), c.kwargs.end(),
+                    [&](const auto& kv) { return Reads(kv.second, name); });
+    if (passed && !WrapsForIteration(c)) return false;
+  }
+  int evaluated = 0;
+  for (Node loop : model.for_loops()) {
+    if (loop.begin() < loader.node.end() || model.FunctionOf(loop) != loader.function ||
+        !Reads(loop.field("right"), name)) {
+      continue;
+    }
+    for (Node step : step_loops) {
+      if (Within(step, loop)) return false;
+    }
+    ++evaluated;
+  }
+  return evaluated > 0;
 }
 
 // Sets a boolean argument to True: adds the keyword, or replaces a literal False.
@@ -89,6 +142,7 @@ class Pipe004 final : public ScriptRule {
       }
     }
     if (!c.model.Imports("torch_xla")) return;
+    const std::vector<Node> step_loops = StepLoops(c.model);
     for (const Call& call : c.model.calls()) {
       if (call.name != "torch.utils.data.DataLoader" &&
           call.name != "torch.utils.data.dataloader.DataLoader") {
@@ -101,6 +155,7 @@ class Pipe004 final : public ScriptRule {
       Node drop = Argument(call, 8, "drop_last");
       if (!Shuffles(c.model, call) || Argument(call, 4, "batch_sampler")) continue;
       if (drop ? BoolLiteral(drop) != false : call.splat) continue;
+      if (OnlyEvaluated(c.model, call, step_loops)) continue;
       Diagnostic d =
           c.Finding(code(), Severity::kWarning, call.node,
                     "this training `DataLoader` (it shuffles) keeps the last, smaller batch "
