@@ -690,20 +690,12 @@ class NodeSource {
   static constexpr int kLookAhead = 8;
 
   virtual ~NodeSource() = default;
-  int size() const { return static_cast<int>(first_output_.size()) - 1; }
-  std::size_t output_count() const { return outputs_.size(); }  // of all nodes, named or not
-  std::span<const std::string_view> outputs(int i) const {
-    const auto at = static_cast<std::size_t>(i);
-    return std::span(outputs_).subspan(first_output_[at],
-                                       first_output_[at + 1] - first_output_[at]);
-  }
+  virtual int size() const = 0;
+  virtual std::size_t output_count() const = 0;  // of all nodes, named or not
+  virtual std::span<const std::string_view> outputs(int i) const = 0;
   // The i-th node, null where its bytes are not a NodeProto; it stays valid until a node more
   // than kLookAhead past it is asked for.
   virtual const onnx::NodeProto* at(int i) = 0;
-
- protected:
-  std::vector<std::string_view> outputs_;        // every node's outputs, in order
-  std::vector<std::size_t> first_output_ = {0};  // node i's are [first_output_[i], [i + 1])
 };
 
 class ProtoNodes final : public NodeSource {
@@ -715,19 +707,30 @@ class ProtoNodes final : public NodeSource {
       first_output_.push_back(outputs_.size());
     }
   }
+  int size() const override { return g_.node_size(); }
+  std::size_t output_count() const override { return outputs_.size(); }
+  std::span<const std::string_view> outputs(int i) const override {
+    const auto at = static_cast<std::size_t>(i);
+    return std::span(outputs_).subspan(first_output_[at],
+                                       first_output_[at + 1] - first_output_[at]);
+  }
   const onnx::NodeProto* at(int i) override { return &g_.node(i); }
 
  private:
   const onnx::GraphProto& g_;
+  std::vector<std::string_view> outputs_;        // every node's outputs, in order
+  std::vector<std::size_t> first_output_ = {0};  // node i's are [first_output_[i], [i + 1])
 };
 
 // Parses each node into one of kLookAhead + 1 reused messages; the kept ones are parsed already.
 class FileNodes final : public NodeSource {
  public:
-  FileNodes(const OnnxFile& file, const TopLevel& top) : file_(file), top_(top) {
-    outputs_ = file.outputs;
-    first_output_.reserve(file.nodes.size() + 1);
-    for (const EncodedNode& n : file.nodes) first_output_.push_back(n.first_output + n.outputs);
+  FileNodes(const OnnxFile& file, const TopLevel& top) : file_(file), top_(top) {}
+  int size() const override { return static_cast<int>(file_.nodes.size()); }
+  std::size_t output_count() const override { return file_.outputs.size(); }
+  std::span<const std::string_view> outputs(int i) const override {
+    const EncodedNode& n = file_.nodes[static_cast<std::size_t>(i)];
+    return std::span(file_.outputs).subspan(n.first_output, n.outputs);
   }
   const onnx::NodeProto* at(int i) override {
     if (auto kept = top_.kept.find(i); kept != top_.kept.end()) return &kept->second;
@@ -757,6 +760,14 @@ struct GraphView {
   NodeSource& nodes;
 };
 
+// Calls `use` with the view of a graph parsed whole.
+template <typename Use>
+auto WithView(const onnx::GraphProto& proto, Use&& use) {
+  const std::vector<InitializerFacts> initializers = FactsOf(proto);
+  ProtoNodes nodes(proto);
+  return use(GraphView{proto, initializers, nodes});
+}
+
 class GraphBuilder {
  public:
   GraphBuilder(std::vector<Diagnostic>& diags) : diags_(diags) {}
@@ -764,9 +775,7 @@ class GraphBuilder {
   // A graph parsed whole (a subgraph, or a model after libonnx's shape inference).
   Result<Graph> Build(const onnx::GraphProto& proto, const std::string& name,
                       std::vector<const Graph*>& scopes, int depth) {
-    const std::vector<InitializerFacts> initializers = FactsOf(proto);
-    ProtoNodes nodes(proto);
-    return Build(GraphView{proto, initializers, nodes}, name, scopes, depth);
+    return WithView(proto, [&](const GraphView& view) { return Build(view, name, scopes, depth); });
   }
 
   Result<Graph> Build(const GraphView& view, const std::string& name,
@@ -1099,10 +1108,9 @@ Result<LoadedModel> LoadOnnxUnannotated(const Source& source, const ShapeOptions
     onnx::ModelProto& whole = WholeModel(*file, top, arena);
     if (RunOnnxShapeInference(whole, loaded.diagnostics)) {
       loaded.diagnostics.clear();
-      const std::vector<InitializerFacts> initializers = FactsOf(whole.graph());
-      ProtoNodes whole_nodes(whole.graph());
-      graph =
-          BuildAndPropagate(GraphView{whole.graph(), initializers, whole_nodes}, loaded, rebatch);
+      graph = WithView(whole.graph(), [&](const GraphView& view) {
+        return BuildAndPropagate(view, loaded, rebatch);
+      });
       if (!graph) return MakeError(name + ": " + graph.error().message);
     }
   }

@@ -3,6 +3,7 @@
 #include "src/script/rules/factories.h"
 #include "src/script/rules/tfdata.h"
 #include "src/script/rules/torch_xla.h"
+#include "src/script/rules/value_flow.h"
 
 namespace tpudoctor::script {
 namespace {
@@ -47,16 +48,6 @@ bool Shuffles(const ScriptModel& model, const Call& loader) {
   return false;
 }
 
-// Whether `code` reads the name as an identifier.
-bool Reads(Node code, std::string_view name) {
-  bool found = false;
-  Walk(code, [&](Node n, int) {
-    found = found || (n.is("identifier") && n.text() == name);
-    return !found;
-  });
-  return found;
-}
-
 // What a loop may wrap a loader in to iterate it: torch_xla's device loaders, progress bars,
 // enumerate/iter.
 bool WrapsForIteration(const Call& c) {
@@ -65,36 +56,46 @@ bool WrapsForIteration(const Call& c) {
          c.method == "iter";
 }
 
-// Whether a DataLoader's batches are only looked at: the name it is assigned to is iterated by
-// loops of its function that take no training step (no `.backward()` in them), and given to
-// nothing but the wrappers such a loop iterates. An evaluation loader that shuffles (a sampler
-// with shuffle=True) is still an evaluation loader: dropping its last batch would change the
-// metric.
-bool OnlyEvaluated(const ScriptModel& model, const Call& loader,
-                   const std::vector<Node>& step_loops) {
-  const Node assignment = loader.node.parent();
-  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
-  const std::string_view name = assignment.field("left").text();
-  for (const Call& c : model.calls()) {
-    if (c.function != loader.function || c.node.begin() < loader.node.end()) continue;
-    const bool passed =
-        std::any_of(c.args.begin(), c.args.end(), [&](Node a) { return Reads(a, name); }) ||
-        std::any_of(c.kwargs.begin(), c.kwargs.end(),
-                    [&](const auto& kv) { return Reads(kv.second, name); });
-    if (passed && !WrapsForIteration(c)) return false;
-  }
-  int evaluated = 0;
-  for (Node loop : model.for_loops()) {
-    if (loop.begin() < loader.node.end() || model.FunctionOf(loop) != loader.function ||
-        !Reads(loop.field("right"), name)) {
-      continue;
+bool OnlyLookedAt(const ScriptModel& model, Node assignment, const std::vector<Node>& step_loops,
+                  int depth);
+
+// Whether a use of a loader (or of a wrapper around it) is the iterable of a loop that takes no
+// training step, through the wrappers such a loop iterates and the names they are assigned to.
+bool IteratedWithoutStep(const ScriptModel& model, Node use, const std::vector<Node>& step_loops,
+                         int depth) {
+  constexpr int kMaxRebinds = 4;
+  for (Node n = use;;) {
+    const Node parent = n.parent();
+    const Node call = parent.is("argument_list")                              ? parent.parent()
+                      : parent.is("attribute") && parent.field("object") == n ? parent.parent()
+                                                                              : Node();
+    if (const Call* wrapper = call ? model.CallAt(call) : nullptr) {
+      if (!WrapsForIteration(*wrapper)) return false;
+      n = call;
+    } else if (parent.is("for_statement") && parent.field("right") == n) {
+      return std::none_of(step_loops.begin(), step_loops.end(),
+                          [&](Node step) { return Within(step, parent); });
+    } else if (parent.is("assignment") && parent.field("right") == n &&
+               parent.field("left").is("identifier")) {
+      return depth < kMaxRebinds && OnlyLookedAt(model, parent, step_loops, depth + 1);
+    } else {
+      return false;
     }
-    for (Node step : step_loops) {
-      if (Within(step, loop)) return false;
-    }
-    ++evaluated;
   }
-  return evaluated > 0;
+}
+
+// Whether a DataLoader's batches are only looked at: every use of the name it is assigned to is
+// iterated by a loop that takes no training step (no `.backward()` in it), directly or through
+// the wrappers such a loop iterates. An evaluation loader that shuffles (a sampler with
+// shuffle=True) is still an evaluation loader: dropping its last batch would change the metric.
+bool OnlyLookedAt(const ScriptModel& model, Node assignment, const std::vector<Node>& step_loops,
+                  int depth) {
+  bool used = false;
+  const bool looked_at = EveryUse(model, assignment, [&](Node use) {
+    used = true;
+    return IteratedWithoutStep(model, use, step_loops, depth);
+  });
+  return used && looked_at;
 }
 
 // Sets a boolean argument to True: adds the keyword, or replaces a literal False.
@@ -155,7 +156,11 @@ class Pipe004 final : public ScriptRule {
       Node drop = Argument(call, 8, "drop_last");
       if (!Shuffles(c.model, call) || Argument(call, 4, "batch_sampler")) continue;
       if (drop ? BoolLiteral(drop) != false : call.splat) continue;
-      if (OnlyEvaluated(c.model, call, step_loops)) continue;
+      const Node assignment = call.node.parent();
+      if (assignment.is("assignment") && assignment.field("left").is("identifier") &&
+          OnlyLookedAt(c.model, assignment, step_loops, 0)) {
+        continue;
+      }
       Diagnostic d =
           c.Finding(code(), Severity::kWarning, call.node,
                     "this training `DataLoader` (it shuffles) keeps the last, smaller batch "

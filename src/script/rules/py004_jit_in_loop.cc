@@ -38,31 +38,22 @@ bool ConfiguredPerIteration(const Call& jit) {
   return reads;
 }
 
-// The name a call's value is assigned to (`target = jax.jit(...)`), or "".
-std::string_view AssignedName(Node call) {
-  const Node assignment = call.parent();
-  if (!assignment.is("assignment") || !assignment.field("left").is("identifier") ||
-      assignment.field("right").begin() != call.begin()) {
-    return {};
-  }
-  return assignment.field("left").text();
-}
-
 // Whether the jitted function is only compiled ahead of time, one program per iteration on
-// purpose: its name is given to `jax.export.export` or lowered (`.lower(...)`, `.trace(...)`)
-// later in the loop, and never called there (an exporter of one artifact per input signature).
+// purpose: the name it is assigned to is given to `jax.export.export` or lowered (`.lower(...)`,
+// `.trace(...)`) later in the loop, and never called there (an exporter of one artifact per input
+// signature). By name, not by binding: the exporter may assign the name in both arms of an `if`.
 bool OnlyCompiledAheadOfTime(const ScriptModel& model, const Call& jit) {
-  const std::string_view name = AssignedName(jit.node);
-  if (name.empty()) return false;
+  const Node assignment = jit.node.parent();
+  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
+  const std::string_view name = assignment.field("left").text();
   bool ahead_of_time = false;
-  for (const Call& c : model.calls()) {
-    if (c.node.begin() < jit.node.end() || !Within(c.node, jit.loop)) continue;
+  for (const Call& c : model.CallsIn(jit.loop)) {
+    if (c.node.begin() < jit.node.end()) continue;
     if (c.callee.is("identifier") && c.callee.text() == name) return false;  // called
     if (c.name.ends_with("export.export") && !c.args.empty() && c.args[0].text() == name)
       ahead_of_time = true;
-    if ((c.method == "lower" || c.method == "trace") && c.receiver && c.receiver.text() == name) {
+    if ((c.method == "lower" || c.method == "trace") && c.receiver && c.receiver.text() == name)
       ahead_of_time = true;
-    }
   }
   return ahead_of_time;
 }

@@ -187,8 +187,7 @@ bool ConditionNamesSlowDtype(const ScriptModel& model, Node condition) {
 bool DetectsTpu(const ScriptModel& model, Node try_statement) {
   const Node body = try_statement.field("body");
   if (!body) return false;
-  for (const Call& call : model.calls()) {
-    if (call.node.begin() < body.begin() || call.node.end() > body.end()) continue;
+  for (const Call& call : model.CallsIn(body)) {
     if (call.name.find("TPUClusterResolver") != std::string::npos ||
         call.name.find("TPUStrategy") != std::string::npos) {
       return true;
