@@ -299,6 +299,56 @@ TEST(SyntaxTest, ALargeFileParsedInPartsReadsAsInOnePiece) {
   EXPECT_TRUE(last.node.text().starts_with("tf"));
 }
 
+// The model built from each part while the rest is parsed (ScriptModel as the parse's listener)
+// is the model built after, for a file in parts and for a broken one read again in one piece.
+TEST(SyntaxTest, AModelBuiltWhileParsingIsTheModelBuiltAfter) {
+  std::string broken = LargeScript(300 << 10);
+  broken.insert(broken.find("\nimport", broken.size() / 3) + 1, "def broken(:\n");
+  for (const std::string& code : {LargeScript(400 << 10), broken}) {
+    ScriptText text;
+    text.code = code;
+    ScriptModel during(text);
+    auto parsed = Syntax::Parse(text.code, 4, &during);
+    ASSERT_TRUE(parsed.ok());
+    during.Finish(*parsed);
+    const ScriptModel after(text, *parsed);
+    EXPECT_GT(after.calls().size(), 1000u);
+    EXPECT_EQ(Summary(during), Summary(after));
+    EXPECT_EQ(during.calls().size(), after.calls().size());
+    EXPECT_EQ(during.for_loops().size(), after.for_loops().size());
+  }
+}
+
+// A listener is told of every tree once, in order, and of a restart before the file is read
+// again in one piece.
+TEST(SyntaxTest, AListenerIsToldOfEachTreeInOrder) {
+  struct Recorder final : TreeListener {
+    void Parsed(Node root) override { told.push_back(root.begin()); }
+    void Restart() override {
+      told.clear();
+      ++restarts;
+    }
+    std::vector<std::uint32_t> told;
+    int restarts = 0;
+  };
+  const std::string code = LargeScript(400 << 10);
+  Recorder recorder;
+  auto parsed = Syntax::Parse(code, 4, &recorder);
+  ASSERT_TRUE(parsed.ok());
+  std::vector<std::uint32_t> roots;
+  for (Node root : parsed->roots()) roots.push_back(root.begin());
+  EXPECT_EQ(recorder.told, roots);
+  EXPECT_EQ(recorder.restarts, 0);
+
+  std::string broken = code;
+  broken.insert(broken.find("\nimport", broken.size() / 3) + 1, "def broken(:\n");
+  Recorder again;
+  auto reread = Syntax::Parse(broken, 4, &again);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ(again.restarts, 1);
+  EXPECT_EQ(again.told, std::vector<std::uint32_t>{0});
+}
+
 TEST(SyntaxTest, ABrokenLargeFileIsParsedInOnePiece) {
   std::string code = LargeScript(300 << 10);
   code.insert(code.find("\nimport", code.size() / 3) + 1, "def broken(:\n");

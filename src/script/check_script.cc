@@ -72,6 +72,22 @@ void NoteBrokenCode(const script::ScriptModel& model, const std::string& file,
   sink.Add(std::move(d));
 }
 
+// In the order of the file, as a linter lists them (findings at one place keep their order). The
+// order is found on indices: a Diagnostic is large to move around.
+std::vector<Diagnostic> InFileOrder(std::vector<Diagnostic> findings) {
+  std::vector<std::size_t> order(findings.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Location& x = findings[a].location;
+    const Location& y = findings[b].location;
+    return std::tie(x.cell, x.line, x.column) < std::tie(y.cell, y.line, y.column);
+  });
+  std::vector<Diagnostic> out;
+  out.reserve(findings.size());
+  for (std::size_t i : order) out.push_back(std::move(findings[i]));
+  return out;
+}
+
 struct Checked {
   ScriptText text;
   Report report;
@@ -80,9 +96,11 @@ struct Checked {
 Result<Checked> CheckParsed(const Source& source, const CheckOptions& options) {
   auto text = script::ReadScript(source);
   if (!text) return text.error();
-  auto syntax = script::Syntax::Parse(text->code);
+  // The model is built from each part of a large file while the later parts are parsed.
+  script::ScriptModel model(*text);
+  auto syntax = script::Syntax::Parse(text->code, 0, &model);
   if (!syntax) return MakeError(source.display_name + ": " + syntax.error().message);
-  const script::ScriptModel model(*text, *syntax);
+  model.Finish(*syntax);
   if (!model.nesting_error().empty()) {
     return MakeError(source.display_name + ": " + model.nesting_error());
   }
@@ -99,13 +117,7 @@ Result<Checked> CheckParsed(const Source& source, const CheckOptions& options) {
   r.model = source.display_name;
   r.format = text->notebook ? "notebook" : "python";
   r.script = true;
-  r.findings = sink.Take();
-  // In the order of the file, as a linter lists them.
-  std::stable_sort(r.findings.begin(), r.findings.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.location.cell, a.location.line, a.location.column) <
-                            std::tie(b.location.cell, b.location.line, b.location.column);
-                   });
+  r.findings = InFileOrder(sink.Take());
   for (const Diagnostic& d : r.findings) {
     r.errors += d.severity == Severity::kError;
     r.warnings += d.severity == Severity::kWarning;

@@ -1,7 +1,7 @@
 #include "src/script/script_model.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 #include "tpudoctor/support/embedded.h"
 #include "tpudoctor/support/strings.h"
@@ -67,9 +67,16 @@ std::string_view KindName(Kind kind) {
 }
 
 // data/python/api.tsv: callable → kind of its result.
-const std::map<std::string, Kind, std::less<>>& ReturnKinds() {
+// Found by string_view, without a copy.
+struct ViewHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using KindTable = std::unordered_map<std::string, Kind, ViewHash, std::equal_to<>>;
+
+const KindTable& ReturnKinds() {
   static const auto* table = [] {
-    auto* t = new std::map<std::string, Kind, std::less<>>();
+    auto* t = new KindTable();
     for (const auto& cols : EmbeddedTsvRows("data/python/api.tsv")) {
       if (cols.size() != 2) continue;
       if (auto kind = ParseKind(cols[1])) t->emplace(std::string(cols[0]), *kind);
@@ -188,17 +195,48 @@ std::optional<std::string> StringLiteral(Node node) {
 
 bool IsNone(Node node) { return Unparenthesize(node).is("none"); }
 
-ScriptModel::ScriptModel(const ScriptText& text, const Syntax& syntax)
-    : text_(text), syntax_(syntax) {
-  Build();
+ScriptModel::ScriptModel(const ScriptText& text, const Syntax& syntax) : text_(text) {
+  Finish(syntax);
 }
 
-void ScriptModel::Build() {
+void ScriptModel::Parsed(Node root) {
+  trees_.push_back(root.tree());
+  AddTree(root);
+}
+
+void ScriptModel::Restart() {
+  trees_.clear();
+  imports_.clear();
+  functions_.clear();
+  calls_.clear();
+  bindings_.clear();
+  bindings_by_scope_.clear();
+  kind_memo_.clear();
+  returns_.clear();
+  function_by_name_.clear();
+  for_loops_.clear();
+  nesting_error_.clear();
+}
+
+void ScriptModel::Finish(const Syntax& syntax) {
+  syntax_ = &syntax;
+  const std::vector<Node> roots = syntax.roots();
+  // Trees told of (Parsed) must be the syntax's first ones; otherwise it is built again.
+  bool told_first = trees_.size() <= roots.size();
+  for (std::size_t i = 0; told_first && i < trees_.size(); ++i) {
+    told_first = roots[i].tree() == trees_[i];
+  }
+  if (!told_first) Restart();
+  for (std::size_t i = trees_.size(); i < roots.size(); ++i) Parsed(roots[i]);
+  Index();
+}
+
+void ScriptModel::AddTree(Node root) {
   // One walk; `ancestors[d]` is the node at depth d on the path to the node visited.
   std::vector<Node> ancestors;
   std::vector<int> function_at;  // innermost function index at each depth
   std::vector<int> blocks;       // `block` nodes on the path, at each depth
-  Walk(syntax_, [&](Node n, int depth) {
+  Walk(root, [&](Node n, int depth) {
     if (depth > kMaxTreeDepth) {
       nesting_error_ = NestingError();
       return false;
@@ -239,6 +277,9 @@ void ScriptModel::Build() {
     }
     return true;
   });
+}
+
+void ScriptModel::Index() {
   for (std::size_t i = 0; i < bindings_.size(); ++i) {
     bindings_by_scope_[{bindings_[i].name, bindings_[i].function}].push_back(i);
   }
@@ -625,7 +666,10 @@ Kind ScriptModel::FollowKind(Node expr, int depth) const {
   if (call->receiver) {
     const Kind receiver = KindOf(call->receiver, depth + 1);
     if (receiver != Kind::kUnknown) {
-      auto it = table.find(std::string(KindName(receiver)) + "." + call->method);
+      std::string key(KindName(receiver));
+      key += '.';
+      key += call->method;
+      auto it = table.find(key);
       if (it != table.end()) return it->second;
     }
     return Kind::kUnknown;

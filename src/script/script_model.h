@@ -79,12 +79,18 @@ struct Binding {
   int function = -1;
 };
 
-class ScriptModel {
+class ScriptModel final : public TreeListener {
  public:
   ScriptModel(const ScriptText& text, const Syntax& syntax);
+  // A model built tree by tree while the text is parsed: give it to Syntax::Parse as its
+  // listener, then Finish it with the Syntax that Parse returned before anything else.
+  explicit ScriptModel(const ScriptText& text) : text_(text) {}
+  void Finish(const Syntax& syntax);
+  void Parsed(Node root) override;
+  void Restart() override;
 
   const ScriptText& text() const { return text_; }
-  const Syntax& syntax() const { return syntax_; }
+  const Syntax& syntax() const { return *syntax_; }
   const std::vector<Call>& calls() const { return calls_; }
   // The calls inside a node (its own included), in source order.
   std::span<const Call> CallsIn(Node node) const;
@@ -151,7 +157,9 @@ class ScriptModel {
  private:
   // DefaultWhenOmitted and DefaultUnlessPassed: whether a call must be seen leaving it out.
   Node ParameterDefault(Node identifier, bool needs_a_call) const;
-  void Build();
+  void AddTree(Node root);
+  // The indices over what the trees added (by scope, by name, the traced functions).
+  void Index();
   void AddImport(Node statement);
   // `decorated`: the def's parent node (a decorated_definition when it has decorators).
   void AddFunction(Node def, Node decorated, int parent, Node class_node);
@@ -166,7 +174,8 @@ class ScriptModel {
   int FunctionAt(std::uint32_t begin, std::uint32_t end) const;
 
   const ScriptText& text_;
-  const Syntax& syntax_;
+  const Syntax* syntax_ = nullptr;
+  std::vector<const SyntaxTree*> trees_;  // the trees added, in order
   // Bound name → canonical module path; found by string_view without a copy.
   struct NameHash {
     using is_transparent = void;

@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -29,8 +30,9 @@ constexpr std::size_t kArenaBudget = std::size_t{64} << 20;
 // A large file is cut into parts of about this size: parts are parsed by as many threads as the
 // machine has, each thread parsing its parts one after another in the same arena memory (so a
 // file touches the memory of a few parts, not of all of it: fresh pages cost the kernel's
-// zeroing). A file below two parts' worth is parsed in one piece.
-constexpr std::uint32_t kPartBytes = 48 << 10;
+// zeroing; a part's arena fits one 2 MiB page). Small parts also let the threads finish close
+// together, and the listener start early. A file below two parts' worth is parsed in one piece.
+constexpr std::uint32_t kPartBytes = 24 << 10;
 constexpr unsigned kMaxParts = 64;
 constexpr unsigned kMaxThreads = 8;
 
@@ -88,6 +90,7 @@ struct TreeDeleter {
 // scan the field names (strncmp) on every call.
 struct GrammarNames {
   std::vector<std::string_view> symbols;  // by public symbol
+  std::vector<bool> named;                // by public symbol: a named node (not a token)
   // By public symbol, a bit per NodeType whose name it carries (named symbols, aliases included).
   std::vector<std::uint16_t> types;
   std::vector<std::pair<std::string_view, std::uint8_t>> fields;
@@ -126,6 +129,8 @@ const GrammarNames& Names() {
         }
       }
       n->types.push_back(types);
+      n->named.push_back(ts_language_symbol_type(language, static_cast<TSSymbol>(s)) ==
+                         TSSymbolTypeRegular);
     }
     const std::uint32_t fields = ts_language_field_count(language);
     for (std::uint32_t f = 1; f <= fields && f <= UINT8_MAX; ++f) {
@@ -163,6 +168,7 @@ std::unique_ptr<SyntaxTree> Flatten(TSTree* tree, std::string_view text, std::ui
   std::vector<Open> open;
   TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
   // The cursor's node becomes the next node, the last child of the innermost open one.
+  const std::vector<bool>& named = Names().named;
   auto push = [&] {
     const TSNode n = ts_tree_cursor_current_node(&cursor);
     const auto index = static_cast<std::uint32_t>(nodes.size());
@@ -170,9 +176,16 @@ std::unique_ptr<SyntaxTree> Flatten(TSTree* tree, std::string_view text, std::ui
     e.begin = base + ts_node_start_byte(n);
     e.end = base + ts_node_end_byte(n);
     e.symbol = ts_node_symbol(n);
-    e.flags = static_cast<std::uint8_t>((ts_node_is_named(n) ? SyntaxTree::kNamed : 0) |
-                                        (ts_node_is_missing(n) ? SyntaxTree::kMissing : 0) |
-                                        (ts_node_has_error(n) ? SyntaxTree::kHasError : 0));
+    // Named by its (public) symbol; ERROR, past the grammar's symbols, is named too.
+    if (e.symbol < named.size() ? named[e.symbol] : e.symbol == UINT16_MAX) {
+      e.flags = SyntaxTree::kNamed;
+    }
+    // A node with an error, or a missing one, is inside a parent with an error: in a sound
+    // parent, asking is skipped.
+    if (open.empty() || (nodes[open.back().index].flags & SyntaxTree::kHasError) != 0) {
+      e.flags |= static_cast<std::uint8_t>((ts_node_is_missing(n) ? SyntaxTree::kMissing : 0) |
+                                           (ts_node_has_error(n) ? SyntaxTree::kHasError : 0));
+    }
     if (!open.empty()) {
       e.parent = open.back().index;
       e.field = static_cast<std::uint8_t>(ts_tree_cursor_current_field_id(&cursor));
@@ -262,11 +275,11 @@ Node Node::named(std::uint32_t i) const {
 }
 
 Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
-                                         const std::vector<std::uint32_t>& cuts) {
+                                         const std::vector<std::uint32_t>& cuts,
+                                         TreeListener* listener) {
   const std::size_t parts = cuts.size() + 1;
   Trees trees(parts);
   std::vector<std::string> errors(parts);
-  // Thread `t` parses parts t, t + threads, ... in one arena, emptied between parts.
   // Each thread's parts share the time limit: the parser stops where the thread's time runs out.
   auto parse = [&](std::size_t i, ParseArena& arena, Clock::time_point deadline) {
     const std::uint32_t begin = i == 0 ? 0 : cuts[i - 1];
@@ -292,19 +305,39 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
     // the grammar's external scanner keeps its state in malloc's memory.
     if (!arena.overflowed()) (void)tree.release();
   };
-  const std::size_t threads = std::min<std::size_t>(
-      {parts, kMaxThreads, std::max(1u, std::thread::hardware_concurrency())});
-  auto work = [&](std::size_t t) {
-    ParseArena arena(kArenaBudget);
-    const auto deadline = Clock::now() + std::chrono::microseconds(kParseTimeoutMicros);
-    for (std::size_t i = t; i < parts; i += threads) {
-      parse(i, arena, deadline);
-      if (!errors[i].empty()) break;
+  // Set once part i is parsed (or failed); the listener is told of a tree only after that.
+  const std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[parts]());
+  std::size_t told = 0;  // the trees the listener was told of, from the first
+  auto tell = [&](bool wait) {
+    for (; told < parts; ++told) {
+      if (wait) done[told].wait(false, std::memory_order_acquire);
+      if (!done[told].load(std::memory_order_acquire) || !trees[told]) return;
+      listener->Parsed(Node(trees[told].get(), 0));
     }
   };
+  const std::size_t threads = std::min<std::size_t>(
+      {parts, kMaxThreads, std::max(1u, std::thread::hardware_concurrency())});
+  // Each thread takes the next part not yet taken (in one arena, emptied between parts), so a
+  // thread the machine holds up is made up for by the others. A part that fails does not stop
+  // the others: every part is marked done, which the listener's telling waits on.
+  std::atomic<std::size_t> next_part{0};
+  auto work = [&](bool calling_thread) {
+    ParseArena arena(kArenaBudget);
+    const auto deadline = Clock::now() + std::chrono::microseconds(kParseTimeoutMicros);
+    for (std::size_t i = next_part++; i < parts; i = next_part++) {
+      parse(i, arena, deadline);
+      done[i].store(true, std::memory_order_release);
+      done[i].notify_all();
+      // The calling thread tells the listener of the trees ready so far between its parts, and
+      // of the rest as they come once none is left to take: the listener's work overlaps the
+      // other threads' parsing.
+      if (calling_thread && listener != nullptr) tell(false);
+    }
+    if (calling_thread && listener != nullptr) tell(true);
+  };
   std::vector<std::thread> workers;
-  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, t);
-  work(0);
+  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, false);
+  work(true);
   for (std::thread& t : workers) t.join();
   for (const std::string& e : errors) {
     if (!e.empty()) return MakeError(e);
@@ -312,18 +345,19 @@ Result<Syntax::Trees> Syntax::ParseParts(std::string_view text,
   return trees;
 }
 
-Result<Syntax> Syntax::Parse(std::string_view text, unsigned max_parts) {
+Result<Syntax> Syntax::Parse(std::string_view text, unsigned max_parts, TreeListener* listener) {
   if (text.size() > UINT32_MAX) return MakeError("the source is larger than 4 GiB");
   Syntax syntax;
   syntax.text_ = text;
   const std::vector<std::uint32_t> cuts = Cuts(text, max_parts);
-  auto trees = ParseParts(text, cuts);
+  auto trees = ParseParts(text, cuts, listener);
   if (!trees) return trees.error();
   syntax.trees_ = std::move(*trees);
   // A cut in the wrong place (or broken code) shows as an error in some part: read the file as
   // one piece then, exactly as tree-sitter reads it.
   if (!cuts.empty() && syntax.has_error()) {
-    trees = ParseParts(text, {});
+    if (listener != nullptr) listener->Restart();
+    trees = ParseParts(text, {}, listener);
     if (!trees) return trees.error();
     syntax.trees_ = std::move(*trees);
   }

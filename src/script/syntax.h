@@ -128,6 +128,19 @@ class Node {
   std::uint32_t index_ = 0;
 };
 
+// Told of a source's trees while it is parsed (Syntax::Parse), so that what is built from them
+// overlaps the parsing of the rest: each tree once it and every tree before it are parsed, in
+// source order, on the thread that called Parse.
+class TreeListener {
+ public:
+  virtual ~TreeListener() = default;
+  // `root`: the tree's `module`. It lives as long as the Syntax that Parse returns.
+  virtual void Parsed(Node root) = 0;
+  // The trees told so far are dropped (the file is read again in one piece; their nodes are
+  // no longer valid): what was built from them must be too.
+  virtual void Restart() = 0;
+};
+
 // A parsed source. The text must outlive the trees (nodes view it).
 //
 // A large file is parsed in parts on several threads: cut before top-level statements
@@ -139,8 +152,10 @@ class Syntax {
  public:
   // Parses `text` (UTF-8 Python), in at most `max_parts` parts (0: one per hardware thread).
   // Errors: the parser gave up (it is given a few seconds, so that no input can hold the tool),
-  // or the code is nested deeper than Python itself accepts.
-  static Result<Syntax> Parse(std::string_view text, unsigned max_parts = 0);
+  // or the code is nested deeper than Python itself accepts. A listener may have been told of
+  // trees of a parse that then failed: it must not be used after an error.
+  static Result<Syntax> Parse(std::string_view text, unsigned max_parts = 0,
+                              TreeListener* listener = nullptr);
 
   // The module trees, in source order: one, or one per part of a large file.
   std::vector<Node> roots() const;
@@ -150,7 +165,8 @@ class Syntax {
 
  private:
   using Trees = std::vector<std::unique_ptr<SyntaxTree>>;
-  static Result<Trees> ParseParts(std::string_view text, const std::vector<std::uint32_t>& cuts);
+  static Result<Trees> ParseParts(std::string_view text, const std::vector<std::uint32_t>& cuts,
+                                  TreeListener* listener);
   std::string_view text_;
   Trees trees_;
 };

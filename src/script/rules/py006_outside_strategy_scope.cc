@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_map>
 
 #include "src/script/rules/factories.h"
 
@@ -10,23 +11,32 @@ bool MakesKerasModel(const ScriptModel& model, const Call& call) {
          call.name.starts_with("keras.applications.");
 }
 
-// Whether the model a call builds is assigned to a name that is then trained or compiled (a model
-// built outside the scope only to predict on the host, or to copy weights into, is fine).
-bool TrainedLater(const ScriptModel& model, const Call& call) {
-  Node assignment = call.node.parent();
-  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
-  const std::string_view name = assignment.field("left").text();
+bool TrainsOrCompiles(const Call& c) {
+  return c.method == "fit" || c.method == "compile" || c.method == "train_on_batch" ||
+         c.method == "fit_generator";
+}
+
+// By name, where the name is last trained or compiled (`name.fit(...)`).
+using LastTraining = std::unordered_map<std::string_view, std::uint32_t>;
+
+LastTraining TrainingCalls(const ScriptModel& model) {
+  LastTraining out;
   for (const Call& c : model.calls()) {
-    if (c.node.begin() < call.node.end() || !c.receiver || !c.receiver.is("identifier") ||
-        c.receiver.text() != name) {
-      continue;
-    }
-    if (c.method == "fit" || c.method == "compile" || c.method == "train_on_batch" ||
-        c.method == "fit_generator") {
-      return true;
+    if (c.receiver && c.receiver.is("identifier") && TrainsOrCompiles(c)) {
+      std::uint32_t& last = out[c.receiver.text()];
+      last = std::max(last, c.node.begin());
     }
   }
-  return false;
+  return out;
+}
+
+// Whether the model a call builds is assigned to a name that is then trained or compiled (a model
+// built outside the scope only to predict on the host, or to copy weights into, is fine).
+bool TrainedLater(const Call& call, const LastTraining& training) {
+  Node assignment = call.node.parent();
+  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
+  const auto it = training.find(assignment.field("left").text());
+  return it != training.end() && it->second >= call.node.end();
 }
 
 // Whether the call runs inside `with <something>.scope():`.
@@ -54,13 +64,15 @@ class Py006 final : public ScriptRule {
     for (const Call& call : c.model.calls()) {
       if (c.model.KindOf(call.node) == Kind::kStrategy) strategy_scopes.push_back(call.function);
     }
+    if (strategy_scopes.empty()) return;
+    const auto training = TrainingCalls(c.model);
     for (const Call& call : c.model.calls()) {
       if (std::find(strategy_scopes.begin(), strategy_scopes.end(), call.function) ==
               strategy_scopes.end() ||
           InScope(call)) {
         continue;
       }
-      if (!MakesKerasModel(c.model, call) || !TrainedLater(c.model, call)) continue;
+      if (!MakesKerasModel(c.model, call) || !TrainedLater(call, training)) continue;
       Diagnostic d = c.Finding(code(), Severity::kError, call.node,
                                "the model is built outside `strategy.scope()`: its variables are "
                                "not placed on the TPU, so Keras refuses to fit it with the "
