@@ -96,11 +96,6 @@ std::string FoldAliases(std::string name) {
   return name;
 }
 
-Node Unparenthesize(Node n) {
-  while (n && n.is("parenthesized_expression") && n.named_count() == 1) n = n.named(0);
-  return n;
-}
-
 bool IsLoop(Node n) { return n.is(NodeType::kForStatement) || n.is(NodeType::kWhileStatement); }
 bool IsFunction(Node n) { return n.is(NodeType::kFunctionDefinition) || n.is(NodeType::kLambda); }
 // The identifier a parameter binds, or null (`*args`, a tuple pattern).
@@ -156,6 +151,11 @@ void Mark(Transform t, Function& f) {
 }
 
 }  // namespace
+
+Node Unparenthesize(Node n) {
+  while (n && n.is("parenthesized_expression") && n.named_count() == 1) n = n.named(0);
+  return n;
+}
 
 Node Call::Keyword(std::string_view name) const {
   for (const auto& [k, v] : kwargs) {

@@ -205,6 +205,8 @@ class ScriptModel final : public TreeListener {
   std::string nesting_error_;
 };
 
+// The expression inside any parentheses around it (`((x))` gives `x`).
+Node Unparenthesize(Node node);
 // Literal values, or nullopt when the node is not that literal.
 std::optional<bool> BoolLiteral(Node node);
 std::optional<std::int64_t> IntLiteral(Node node);

@@ -6,6 +6,36 @@
 namespace tpudoctor::script {
 namespace {
 
+// The names a loop binds before a call in it: its targets, and the names assigned in its body
+// before the call (not inside functions or classes defined there).
+std::vector<std::string_view> LoopNames(const Call& call) {
+  std::vector<std::string_view> names;
+  auto add_targets = [&](Node left) {
+    Walk(left, [&](Node n, int) {
+      if (n.is("identifier")) names.push_back(n.text());
+      return true;
+    });
+  };
+  if (call.loop.is("for_statement")) add_targets(call.loop.field("left"));
+  Walk(call.loop.field("body"), [&](Node n, int) {
+    if (n.is("assignment") && n.end() <= call.node.begin()) add_targets(n.field("left"));
+    return !n.is("function_definition") && !n.is("class_definition") && !n.is("lambda");
+  });
+  return names;
+}
+
+// Whether an expression reads one of the names.
+bool Reads(Node expr, const std::vector<std::string_view>& names) {
+  bool reads = false;
+  Walk(expr, [&](Node n, int) {
+    if (n.is("identifier") && std::find(names.begin(), names.end(), n.text()) != names.end()) {
+      reads = true;
+    }
+    return !reads;
+  });
+  return reads;
+}
+
 // Whether the jit's own arguments (`out_shardings=`, `in_shardings=`, static arguments) read a
 // name the loop binds — its targets, or a name assigned in its body (`for layer_name, n in groups:
 // jax.jit(f, out_shardings=sh[layer_name])`; `sharding = NamedSharding(mesh, spec_of[i]);
@@ -13,29 +43,39 @@ namespace {
 // function made once would compile on every iteration as well.
 bool ConfiguredPerIteration(const Call& jit) {
   if (!jit.loop.is("for_statement") && !jit.loop.is("while_statement")) return false;
-  std::vector<std::string_view> targets;
-  auto add_targets = [&](Node left) {
-    Walk(left, [&](Node n, int) {
-      if (n.is("identifier")) targets.push_back(n.text());
-      return true;
-    });
-  };
-  if (jit.loop.is("for_statement")) add_targets(jit.loop.field("left"));
-  Walk(jit.loop.field("body"), [&](Node n, int) {
-    if (n.is("assignment") && n.end() <= jit.node.begin()) add_targets(n.field("left"));
-    return !n.is("function_definition") && !n.is("class_definition") && !n.is("lambda");
-  });
-  bool reads = false;
-  for (const auto& [keyword, value] : jit.kwargs) {
-    Walk(value, [&](Node n, int) {
-      if (n.is("identifier") &&
-          std::find(targets.begin(), targets.end(), n.text()) != targets.end()) {
-        reads = true;
-      }
-      return !reads;
-    });
+  const std::vector<std::string_view> names = LoopNames(jit);
+  return std::any_of(jit.kwargs.begin(), jit.kwargs.end(),
+                     [&](const auto& kwarg) { return Reads(kwarg.second, names); });
+}
+
+// Whether the loop is a sweep over configurations the code lists (`for gb in (1, 2, 4):`,
+// `for B, ctx in ((32, 4096), (64, 8192)):`, also under `enumerate`) whose body makes arrays
+// sized by the configuration (`x = jnp.ones((n,))` with `n` computed from `gb`): each iteration's
+// program has new shapes, so it compiles on every iteration whatever is jitted, and jitting once
+// before the loop would save nothing. (A sweep over values alone — a learning rate closed over —
+// is still flagged: one jitted function taking the value as an argument compiles once.)
+bool SweepsShapes(const ScriptModel& model, const Call& jit) {
+  if (!jit.loop.is("for_statement")) return false;
+  Node over = Unparenthesize(jit.loop.field("right"));
+  if (over.is("call")) {
+    const Call* wrapper = model.CallAt(over);
+    if (wrapper == nullptr || wrapper->callee.text() != "enumerate" || wrapper->args.empty()) {
+      return false;
+    }
+    over = Unparenthesize(wrapper->args.front());
   }
-  return reads;
+  if (!over.is("tuple") && !over.is("list") && !over.is("set") && !over.is("expression_list")) {
+    return false;
+  }
+  const std::vector<std::string_view> names = LoopNames(jit);
+  for (const Call& c : model.CallsIn(jit.loop.field("body"))) {
+    if (c.node.begin() >= jit.node.begin()) break;
+    if (!c.name.starts_with("jax.numpy.") && !c.name.starts_with("numpy.")) continue;
+    const Node shape = c.Keyword("shape") ? c.Keyword("shape")
+                                          : (c.args.empty() ? Node() : c.args.front());
+    if (shape && Reads(shape, names)) return true;
+  }
+  return false;
 }
 
 // Whether the jitted function is only compiled ahead of time, one program per iteration on
@@ -75,8 +115,10 @@ class Py004 final : public ScriptRule {
         const int f = c.model.LocalFunction(fn.text());
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
-      if (!made_in_loop || ConfiguredPerIteration(call) || OnlyCompiledAheadOfTime(c.model, call))
+      if (!made_in_loop || ConfiguredPerIteration(call) ||
+          SweepsShapes(c.model, call) || OnlyCompiledAheadOfTime(c.model, call)) {
         continue;
+      }
       Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` of a function made inside the loop: each iteration has a "

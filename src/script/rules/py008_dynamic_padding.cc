@@ -48,15 +48,51 @@ Node ThroughMembers(Node expr) {
   }
 }
 
-bool UsesOnlyInspect(const ScriptModel& m, Node assignment, int depth);
+// What a script does with the ids a tokenizer padded, over all their uses.
+struct IdsUses {
+  bool given = false;        // to a model, a function, anything but what follows
+  bool repadded = false;     // padded again: the first argument of a pad call
+  bool length_read = false;  // their length (`.shape`, `.size()`, `len()`) used as a number
+};
 
-// Whether an expression only inspects the ids: it is (part of) the condition of an `if`,
+// The pad functions whose first argument is the array padded.
+bool IsPad(const std::string& name) {
+  return name == "jax.numpy.pad" || name == "numpy.pad" || name == "torch.nn.functional.pad" ||
+         name == "tensorflow.pad";
+}
+
+// NumPy's, JAX's and PyTorch's array functions (their results are arrays made from their
+// arguments), but not their pad functions.
+bool IsArrayFunction(const std::string& name) {
+  return (name.starts_with("jax.numpy.") || name.starts_with("numpy.") ||
+          (name.starts_with("torch.") && !name.starts_with("torch.nn."))) &&
+         !IsPad(name);
+}
+
+// Whether the members between a use and what it ends up in (ThroughMembers) read its length.
+bool ReadsLength(Node use, Node through) {
+  for (Node n = use; n && !(n == through); n = n.parent()) {
+    const Node p = n.parent();
+    if (p.is("attribute") && p.field("object") == n) {
+      const std::string_view member = p.field("attribute").text();
+      if (member == "shape" || member == "size" || member == "ndim") return true;
+    }
+  }
+  return false;
+}
+
+void FollowIds(const ScriptModel& m, Node assignment, int depth, IdsUses& out);
+
+// One use of the ids. It only inspects them when it is (part of) the condition of an `if`,
 // `while` or `assert` (`if untruncated_ids.shape[-1] >= text_input_ids.shape[-1] and not
-// torch.equal(...)`), decoded (`tokenizer.batch_decode(ids)`) or printed, or assigned to a name
-// whose uses only inspect it (`tokens = untruncated_ids[i][start:]`, then decoded).
-bool Inspects(const ScriptModel& m, Node use, int depth) {
+// torch.equal(...)`), decodes (`tokenizer.batch_decode(ids)`) or prints them; an assignment
+// (`tokens = untruncated_ids[i][start:]`) passes them on to the uses of its name.
+void ClassifyUse(const ScriptModel& m, Node use, int depth, IdsUses& out) {
+  bool length = false;
   for (int hops = 0; hops < 8; ++hops) {
-    use = ThroughMembers(use);
+    const Node through = ThroughMembers(use);
+    length = length || ReadsLength(use, through);
+    use = through;
     Node p = use.parent();
     while (p.is("comparison_operator") || p.is("boolean_operator") || p.is("not_operator") ||
            p.is("parenthesized_expression")) {
@@ -65,40 +101,65 @@ bool Inspects(const ScriptModel& m, Node use, int depth) {
     }
     if ((p.is("if_statement") || p.is("elif_clause") || p.is("while_statement")) &&
         p.field("condition") == use) {
-      return true;
+      return;
     }
-    if (p.is("assert_statement")) return true;
+    if (p.is("assert_statement")) return;
     if (p.is("assignment") && p.field("right") == use && p.field("left").is("identifier")) {
-      return depth < 3 && UsesOnlyInspect(m, p, depth + 1);
+      if (depth < 3) return FollowIds(m, p, depth + 1, out);
+      break;
     }
-    if (!p.is("argument_list")) return false;
-    const Call* call = m.CallAt(p.parent());
-    if (call == nullptr) return false;
+    // Arithmetic on the ids (`mask.cumsum(-1) - 1`) makes an array of their shape: it is
+    // followed.
+    if (p.is("binary_operator") || p.is("unary_operator")) {
+      use = p;
+      continue;
+    }
+    const Call* call = p.is("argument_list") ? m.CallAt(p.parent()) : nullptr;
+    if (call == nullptr) break;
     const std::string& method = call->method;
-    if (method == "decode" || method == "batch_decode" || method == "print") return true;
-    // A comparison of the ids as a whole or of their length: its result is inspected in turn.
-    if (call->name != "torch.equal" && call->name != "numpy.array_equal" && method != "len") {
-      return false;
+    if (method == "decode" || method == "batch_decode" || method == "print") return;
+    if (!length && IsPad(call->name) && !call->args.empty() && call->args.front() == use) {
+      out.repadded = true;
+      return;
     }
-    use = call->node;
+    // A comparison of the ids as a whole or of their length: its result is inspected in turn.
+    // So is an array function of the ids (`jnp.where(mask == 0, 1, positions)`): an array of
+    // their shape.
+    if (call->name == "torch.equal" || call->name == "numpy.array_equal" || method == "len" ||
+        IsArrayFunction(call->name)) {
+      length = length || method == "len";
+      use = call->node;
+      continue;
+    }
+    break;
   }
-  return false;
+  (length ? out.length_read : out.given) = true;
 }
 
-// Whether every later use of the name an assignment binds inspects it.
-bool UsesOnlyInspect(const ScriptModel& m, Node assignment, int depth) {
-  return EveryUse(m, assignment, [&](Node use) { return Inspects(m, use, depth); });
+// The uses of the name an assignment binds.
+void FollowIds(const ScriptModel& m, Node assignment, int depth, IdsUses& out) {
+  EveryUse(m, assignment, [&](Node use) {
+    ClassifyUse(m, use, depth, out);
+    return !out.given;
+  });
 }
 
-// Whether the ids a tokenizer call pads are only inspected, never given to a model: Hugging Face
+// Whether the ids a tokenizer call pads never reach a model as it padded them. Hugging Face
 // pipelines tokenize a prompt a second time with `padding="longest"` only to see whether the
 // fixed-length call truncated it, and to log what was cut; that second batch compiles nothing.
-// A call whose result is not assigned to a name is given to something, so it does not count.
-bool OnlyInspected(const ScriptModel& m, const Call& tokenize) {
+// A script that pads the ids again (`jnp.pad(ids, ((0, 0), (0, length - ids.shape[1])))`) gives
+// its model the length it chose, not the batch's longest: reading their length is then part of
+// choosing it. A call whose result is not assigned to a name is given to something.
+bool NeverGivenAsPadded(const ScriptModel& m, const Call& tokenize) {
   const Node ids = ThroughMembers(tokenize.node);
   const Node assignment = ids.parent();
-  return assignment.is("assignment") && assignment.field("right") == ids &&
-         assignment.field("left").is("identifier") && UsesOnlyInspect(m, assignment, 0);
+  if (!assignment.is("assignment") || !(assignment.field("right") == ids) ||
+      !assignment.field("left").is("identifier")) {
+    return false;
+  }
+  IdsUses uses;
+  FollowIds(m, assignment, 0, uses);
+  return !uses.given && (!uses.length_read || uses.repadded);
 }
 
 class Py008 final : public ScriptRule {
@@ -125,7 +186,7 @@ class Py008 final : public ScriptRule {
       if (tokenizer &&
           ConstantTexts(c.model, call.args.empty() ? call.Keyword("text") : call.args.front()))
         continue;
-      if (tokenizer && OnlyInspected(c.model, call)) continue;
+      if (tokenizer && NeverGivenAsPadded(c.model, call)) continue;
       Diagnostic d = c.Finding(code(), Severity::kWarning, padding ? padding : call.node,
                                "`" + std::string(call.callee.text()) +
                                    "` pads each batch to its longest sequence: every new length "
