@@ -67,11 +67,6 @@ std::string_view KindName(Kind kind) {
 }
 
 // data/python/api.tsv: callable → kind of its result.
-// Found by string_view, without a copy.
-struct ViewHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
 using KindTable = std::unordered_map<std::string, Kind, ViewHash, std::equal_to<>>;
 
 const KindTable& ReturnKinds() {
@@ -195,7 +190,7 @@ std::optional<std::string> StringLiteral(Node node) {
 
 bool IsNone(Node node) { return Unparenthesize(node).is("none"); }
 
-ScriptModel::ScriptModel(const ScriptText& text, const Syntax& syntax) : text_(text) {
+ScriptModel::ScriptModel(const ScriptText& text, const Syntax& syntax) : text_(&text) {
   Finish(syntax);
 }
 
@@ -204,22 +199,9 @@ void ScriptModel::Parsed(Node root) {
   AddTree(root);
 }
 
-void ScriptModel::Restart() {
-  trees_.clear();
-  imports_.clear();
-  functions_.clear();
-  calls_.clear();
-  bindings_.clear();
-  bindings_by_scope_.clear();
-  kind_memo_.clear();
-  returns_.clear();
-  function_by_name_.clear();
-  for_loops_.clear();
-  nesting_error_.clear();
-}
+void ScriptModel::Restart() { *this = ScriptModel(*text_); }
 
 void ScriptModel::Finish(const Syntax& syntax) {
-  syntax_ = &syntax;
   const std::vector<Node> roots = syntax.roots();
   // Trees told of (Parsed) must be the syntax's first ones; otherwise it is built again.
   bool told_first = trees_.size() <= roots.size();
@@ -227,6 +209,7 @@ void ScriptModel::Finish(const Syntax& syntax) {
     told_first = roots[i].tree() == trees_[i];
   }
   if (!told_first) Restart();
+  syntax_ = &syntax;
   for (std::size_t i = trees_.size(); i < roots.size(); ++i) Parsed(roots[i]);
   Index();
 }

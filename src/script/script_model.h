@@ -79,17 +79,24 @@ struct Binding {
   int function = -1;
 };
 
+// Hashes strings by their view, so that maps keyed by std::string are searched with a
+// string_view (and std::equal_to<>) without a copy.
+struct ViewHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
 class ScriptModel final : public TreeListener {
  public:
   ScriptModel(const ScriptText& text, const Syntax& syntax);
   // A model built tree by tree while the text is parsed: give it to Syntax::Parse as its
   // listener, then Finish it with the Syntax that Parse returned before anything else.
-  explicit ScriptModel(const ScriptText& text) : text_(text) {}
+  explicit ScriptModel(const ScriptText& text) : text_(&text) {}
   void Finish(const Syntax& syntax);
   void Parsed(Node root) override;
   void Restart() override;
 
-  const ScriptText& text() const { return text_; }
+  const ScriptText& text() const { return *text_; }
   const Syntax& syntax() const { return *syntax_; }
   const std::vector<Call>& calls() const { return calls_; }
   // The calls inside a node (its own included), in source order.
@@ -152,7 +159,7 @@ class ScriptModel final : public TreeListener {
   int FunctionOf(Node node) const;
 
   // Where a node is, as the user sees it.
-  Position Locate(Node node) const { return text_.Locate(node.begin()); }
+  Position Locate(Node node) const { return text_->Locate(node.begin()); }
 
  private:
   // DefaultWhenOmitted and DefaultUnlessPassed: whether a call must be seen leaving it out.
@@ -173,15 +180,11 @@ class ScriptModel final : public TreeListener {
   void ChainInto(Node expr, int depth, std::vector<const Call*>& out) const;
   int FunctionAt(std::uint32_t begin, std::uint32_t end) const;
 
-  const ScriptText& text_;
+  const ScriptText* text_;
   const Syntax* syntax_ = nullptr;
   std::vector<const SyntaxTree*> trees_;  // the trees added, in order
-  // Bound name → canonical module path; found by string_view without a copy.
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> imports_;
+  // Bound name → canonical module path.
+  std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>> imports_;
   std::vector<Function> functions_;
   std::vector<Call> calls_;
   std::vector<Binding> bindings_;  // in the order the walk met them

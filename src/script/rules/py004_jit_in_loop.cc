@@ -41,9 +41,8 @@ bool Reads(Node expr, const std::vector<std::string_view>& names) {
 // jax.jit(f, out_shardings=sh[layer_name])`; `sharding = NamedSharding(mesh, spec_of[i]);
 // jax.jit(alloc, out_shardings=sharding)`): each iteration asks for a different program, so a
 // function made once would compile on every iteration as well.
-bool ConfiguredPerIteration(const Call& jit) {
+bool ConfiguredPerIteration(const Call& jit, const std::vector<std::string_view>& names) {
   if (!jit.loop.is("for_statement") && !jit.loop.is("while_statement")) return false;
-  const std::vector<std::string_view> names = LoopNames(jit);
   return std::any_of(jit.kwargs.begin(), jit.kwargs.end(),
                      [&](const auto& kwarg) { return Reads(kwarg.second, names); });
 }
@@ -54,7 +53,8 @@ bool ConfiguredPerIteration(const Call& jit) {
 // program has new shapes, so it compiles on every iteration whatever is jitted, and jitting once
 // before the loop would save nothing. (A sweep over values alone — a learning rate closed over —
 // is still flagged: one jitted function taking the value as an argument compiles once.)
-bool SweepsShapes(const ScriptModel& model, const Call& jit) {
+bool SweepsShapes(const ScriptModel& model, const Call& jit,
+                  const std::vector<std::string_view>& names) {
   if (!jit.loop.is("for_statement")) return false;
   Node over = Unparenthesize(jit.loop.field("right"));
   if (over.is("call")) {
@@ -67,12 +67,11 @@ bool SweepsShapes(const ScriptModel& model, const Call& jit) {
   if (!over.is("tuple") && !over.is("list") && !over.is("set") && !over.is("expression_list")) {
     return false;
   }
-  const std::vector<std::string_view> names = LoopNames(jit);
   for (const Call& c : model.CallsIn(jit.loop.field("body"))) {
     if (c.node.begin() >= jit.node.begin()) break;
     if (!c.name.starts_with("jax.numpy.") && !c.name.starts_with("numpy.")) continue;
-    const Node shape = c.Keyword("shape") ? c.Keyword("shape")
-                                          : (c.args.empty() ? Node() : c.args.front());
+    Node shape = c.Keyword("shape");
+    if (!shape && !c.args.empty()) shape = c.args.front();
     if (shape && Reads(shape, names)) return true;
   }
   return false;
@@ -115,8 +114,10 @@ class Py004 final : public ScriptRule {
         const int f = c.model.LocalFunction(fn.text());
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
-      if (!made_in_loop || ConfiguredPerIteration(call) ||
-          SweepsShapes(c.model, call) || OnlyCompiledAheadOfTime(c.model, call)) {
+      if (!made_in_loop) continue;
+      const std::vector<std::string_view> names = LoopNames(call);
+      if (ConfiguredPerIteration(call, names) || SweepsShapes(c.model, call, names) ||
+          OnlyCompiledAheadOfTime(c.model, call)) {
         continue;
       }
       Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,

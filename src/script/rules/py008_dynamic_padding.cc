@@ -83,10 +83,11 @@ bool ReadsLength(Node use, Node through) {
 
 void FollowIds(const ScriptModel& m, Node assignment, int depth, IdsUses& out);
 
-// One use of the ids. It only inspects them when it is (part of) the condition of an `if`,
-// `while` or `assert` (`if untruncated_ids.shape[-1] >= text_input_ids.shape[-1] and not
-// torch.equal(...)`), decodes (`tokenizer.batch_decode(ids)`) or prints them; an assignment
-// (`tokens = untruncated_ids[i][start:]`) passes them on to the uses of its name.
+// Adds one use of the ids to `out`. It only inspects them when it is (part of) the condition of
+// an `if`, `while` or `assert` (`if untruncated_ids.shape[-1] >= text_input_ids.shape[-1] and
+// not torch.equal(...)`), decodes (`tokenizer.batch_decode(ids)`) or prints them; an assignment
+// (`tokens = untruncated_ids[i][start:]`) passes them on to the uses of its name; a pad call's
+// first argument pads them again. Any other use gives them, or their length, to something.
 void ClassifyUse(const ScriptModel& m, Node use, int depth, IdsUses& out) {
   bool length = false;
   for (int hops = 0; hops < 8; ++hops) {
@@ -122,11 +123,10 @@ void ClassifyUse(const ScriptModel& m, Node use, int depth, IdsUses& out) {
       out.repadded = true;
       return;
     }
-    // A comparison of the ids as a whole or of their length: its result is inspected in turn.
-    // So is an array function of the ids (`jnp.where(mask == 0, 1, positions)`): an array of
-    // their shape.
-    if (call->name == "torch.equal" || call->name == "numpy.array_equal" || method == "len" ||
-        IsArrayFunction(call->name)) {
+    // Their length (`len(ids)`), or an array function of them — a comparison (`torch.equal`,
+    // `np.array_equal`) or an array of their shape (`jnp.where(mask == 0, 1, positions)`): its
+    // result is followed in turn.
+    if (method == "len" || IsArrayFunction(call->name)) {
       length = length || method == "len";
       use = call->node;
       continue;
