@@ -107,12 +107,16 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double weight_bytes = c.options.precision == Precision::kFp8 ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
-  // One decode step: every sequence in flight adds a token. The weights are read once, each
-  // sequence's KV cache once; the matmuls and attention overlap with the reads.
+  // One decode step: every sequence in flight adds a token. The weight matmuls read the weights
+  // once, the attention each sequence's KV cache once; each kernel's math overlaps with its
+  // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
+  // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
+  // matmuls together take what one kernel of their summed reads and FLOPs takes.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
   out.decode_kv_ms = in_flight * p.KvElements(out.mean_context) * kv_bytes / tp / bandwidth * 1e3;
-  out.decode_compute_ms =
-      matrix_ms(in_flight * (p.matmul_flops + p.AttentionFlops(out.mean_context)));
+  const double matmul_ms = matrix_ms(in_flight * p.matmul_flops);
+  const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(out.mean_context));
+  out.decode_compute_ms = matmul_ms + attention_ms;
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
   const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
@@ -122,9 +126,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
         c.layers.count * 2 * 2 * (tp - 1) / tp * in_flight * hidden_bytes / link * 1e3;
   }
   const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
-  const double decode_ms =
-      std::max(out.decode_weights_ms + out.decode_kv_ms, out.decode_compute_ms) +
-      out.decode_tensor_ms + launch_ms;
+  out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +
+                       MatrixKernelSeconds(c, true, attention_ms, out.decode_kv_ms) +
+                       out.decode_tensor_ms + launch_ms;
   // The prefill of one prompt is the graph's inference step. At steady state a replica runs,
   // for every `in_flight` requests, their prefills and `output_tokens` decode steps; the time
   // between a sequence's tokens includes the prefills of the others interleaved with them.
@@ -138,7 +142,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
       matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
   const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
   const double prefill_ms = std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
-  const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * decode_ms;
+  const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * out.decode_step_ms;
   out.prefill_share = prefill_ms / round_ms;
   out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);
   out.output_tokens_per_s = replicas * in_flight / (out.tpot_ms / 1e3);

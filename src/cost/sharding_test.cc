@@ -435,6 +435,44 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
 namespace tpudoctor {
 namespace {
 
+// A served decoder from a model config, prefilled over `prompt` tokens at batch 1, estimated on
+// `target` with `concurrency` requests of `prompt` tokens in and `output` out.
+Result<Estimate> ServeConfig(const std::string& config, std::int64_t prompt, std::int64_t output,
+                             std::int64_t concurrency, const TargetSpec& target) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = prompt;
+  auto m = LoadModel(Source{"config.json", config}, so);
+  if (!m) return m.error();
+  EstimateOptions o;
+  o.serve = ServingOptions{prompt, output, concurrency};
+  return EstimateStep(m->graph, target, o);
+}
+
+// A decode step on a GPU, as a serving engine runs it (the `compiled` runtime): each kernel's math
+// hides part of its reads (matrix_memory_overlap, measured on decode steps replayed as CUDA graphs:
+// bench/decode_fit.py), plus a launch per kernel. With 4 sequences in flight every kernel is bound
+// by its reads, so the step is the weight and KV reads, (1 - overlap) of the math, and the
+// launches.
+TEST(ServingTest, DecodeKernelsHidePartOfTheirMathBehindTheirReads) {
+  const std::string config = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+      "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 4,
+      "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000})";
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  auto e = ServeConfig(config, 512, 512, 4, h100);
+  ASSERT_TRUE(e) << e.error().message;
+  const Calibration& cal = CalibrationFor(h100, *ParseRuntime("compiled"));
+  ASSERT_LT(cal.matrix_memory_overlap, 1);
+  const ServingEstimate& s = *e->serving;
+  ASSERT_LT(s.decode_compute_ms, s.decode_kv_ms);
+  const double launches = e->components.forward_kernels * cal.kernel_overhead_us * 1e-3;
+  EXPECT_NEAR(s.decode_step_ms,
+              s.decode_weights_ms + s.decode_kv_ms +
+                  (1 - cal.matrix_memory_overlap) * s.decode_compute_ms + launches,
+              1e-9);
+  EXPECT_NEAR(s.tpot_ms * (1 - s.prefill_share), s.decode_step_ms, 1e-9);
+}
+
 // A sliding-window layer keeps and reads at most its window of K and V: with every layer local
 // (window 512) a 2,000-token sequence's cache is 512 tokens' worth, and a decode step at the mean
 // context (1,500) reads 512 tokens of it.
@@ -443,14 +481,7 @@ TEST(ServingTest, SlidingWindowCachesStopAtTheWindow) {
       "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 4,
       "num_attention_heads": 8, "num_key_value_heads": 2, "vocab_size": 1000,
       "sliding_window": 512})";
-  ShapeOptions so;
-  so.batch = 1;
-  so.config_seq = 1000;
-  auto m = LoadModel(Source{"config.json", config}, so);
-  ASSERT_TRUE(m) << m.error().message;
-  EstimateOptions o;
-  o.serve = ServingOptions{1000, 1000, 8};
-  auto e = EstimateStep(m->graph, **FindTarget("tpu-v6e"), o);
+  auto e = ServeConfig(config, 1000, 1000, 8, **FindTarget("tpu-v6e"));
   ASSERT_TRUE(e) << e.error().message;
   const double per_token = 4.0 * 2 * 2 * 128 * 2;  // layers x (K, V) x KV heads x head_dim x bf16
   EXPECT_DOUBLE_EQ(e->serving->kv_bytes_per_token, per_token);

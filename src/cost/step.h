@@ -115,6 +115,11 @@ std::optional<std::string> CoverageWarning(const Estimate& e);
 
 // Time (time.cc): forward and backward seconds, op by op (eager) or kernel by kernel (fused).
 ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e);
+// Seconds of a kernel with a matrix op, from its compute and memory seconds: the longer, plus the
+// part of the shorter the calibration's matrix_memory_overlap says a matmul does not hide (a
+// convolution hides all of it).
+double MatrixKernelSeconds(const StepContext& c, bool has_matmul, double compute_s,
+                           double memory_s);
 // Whether depthwise convolutions run on the calibration's own depthwise kernels (not fp16 ones,
 // which PyTorch hands to cuDNN).
 bool OwnDepthwiseKernels(const StepContext& c);

@@ -54,16 +54,6 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
 }
 
-// A kernel with a matrix op: its compute time and the time its bytes take, the shorter hidden
-// behind the longer — as far as the calibration's matrix_memory_overlap says for a matmul, fully
-// for a convolution (the published runs that chose the overlap are transformers'; the one
-// convolutional run fits the roofline's max better).
-double MatrixKernelSeconds(const StepContext& c, bool has_matmul, double compute_s,
-                           double memory_s) {
-  const double overlap = has_matmul ? c.cal.matrix_memory_overlap : 1.0;
-  return std::max(compute_s, memory_s) + (1 - overlap) * std::min(compute_s, memory_s);
-}
-
 double MemorySeconds(const StepContext& c, double bytes) {
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
@@ -194,6 +184,16 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
 }
 
 }  // namespace
+
+// A kernel with a matrix op: its compute time and the time its bytes take, the shorter hidden
+// behind the longer — as far as the calibration's matrix_memory_overlap says for a matmul, fully
+// for a convolution (the published runs that chose the overlap are transformers'; the one
+// convolutional run fits the roofline's max better).
+double MatrixKernelSeconds(const StepContext& c, bool has_matmul, double compute_s,
+                           double memory_s) {
+  const double overlap = has_matmul ? c.cal.matrix_memory_overlap : 1.0;
+  return std::max(compute_s, memory_s) + (1 - overlap) * std::min(compute_s, memory_s);
+}
 
 // Whether a node runs inside a kernel the eager framework fuses (attention, GELU/SiLU) rather than
 // as a kernel of its own.

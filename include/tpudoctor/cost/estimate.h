@@ -299,10 +299,11 @@ struct EstimateComponents {
 // prompt, the decode step of every sequence in flight, and what they make per chip and dollar.
 struct ServingEstimate {
   double ttft_ms = 0;  // time to first token: one prompt's prefill, its TP all-reduces included
-  double tpot_ms = 0;  // time per output token: one decode step at the mean context
-  double decode_weights_ms = 0;    // of which reading the weights
+  double tpot_ms = 0;  // time per output token: a decode step and its share of the prefills
+  double decode_step_ms = 0;       // one decode step at the mean context, of which:
+  double decode_weights_ms = 0;    // reading the weights
   double decode_kv_ms = 0;         // reading the KV cache of every sequence in flight
-  double decode_compute_ms = 0;    // the matmuls and attention (overlapped with the reads)
+  double decode_compute_ms = 0;    // the matmuls and attention (partly hidden by the reads)
   double decode_tensor_ms = 0;     // tensor-parallel all-reduces of the decode step
   double prefill_share = 0;        // of the slice's time, the share spent on prefills
   double mean_context = 0;         // tokens a decode step attends to, on average
