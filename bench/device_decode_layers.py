@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Ground truth for a whole decode step, measured on one Hopper GPU (not in CI).
+"""Ground truth for a whole decode step, and for a prefill, measured on one Hopper GPU (not in CI).
 
     python3 -P bench/device_decode_layers.py --out bench/data/h200_decode_layers.csv
+    python3 -P bench/device_decode_layers.py --prefill --out bench/data/h100_prefill_layers.csv
 
 A decoder layer's decode step as a serving engine without custom kernels runs it: RMSNorm, the
 QKV matmul, the new token's K and V written into the cache, PyTorch's fused attention over the
@@ -13,6 +14,10 @@ The matmuls run in bf16, or in fp8 (e4m3 weights and activations, per-tensor sca
 
 Each row: model, dtype, sequences in flight (M), context, milliseconds per layer (median of the
 replays), and the bytes each layer must read (weights and the KV cache).
+
+With --prefill: the same layer over whole prompts instead (`batch` prompts of `context` tokens:
+causal attention over the prompt, the K and V written to the cache), as an engine's context phase
+runs them.
 """
 import argparse
 import csv
@@ -55,6 +60,22 @@ class Layer:
         return torch._scaled_mm(x.to(torch.float8_e4m3fn), self.w[i].t(), scale_a=self.one,
                                 scale_b=self.one, out_dtype=torch.bfloat16)
 
+    def prefill(self, x, batch):
+        """x: [batch x prompt, hidden]; the prompt is the cache's length."""
+        hidden, ffn, heads, kv = self.dims
+        prompt = x.shape[0] // batch
+        qkv = self.mm(rms(x, self.norm), 0)
+        q, k, v = qkv.split([heads * 128, kv * 128, kv * 128], dim=-1)
+        q = q.view(batch, prompt, heads, 128).transpose(1, 2)
+        self.k.copy_(k.view(batch, prompt, kv, 128).transpose(1, 2))
+        self.v.copy_(v.view(batch, prompt, kv, 128).transpose(1, 2))
+        a = torch.nn.functional.scaled_dot_product_attention(
+            q, self.k, self.v, is_causal=True, enable_gqa=True)
+        x = x + self.mm(a.transpose(1, 2).reshape(batch * prompt, heads * 128), 1)
+        gu = self.mm(rms(x, self.norm), 2)
+        g, u = gu.split([ffn, ffn], dim=-1)
+        return x + self.mm(torch.nn.functional.silu(g) * u, 3)
+
     def __call__(self, x):
         hidden, ffn, heads, kv = self.dims
         m = x.shape[0]
@@ -73,14 +94,15 @@ class Layer:
         return sum(w.numel() * w.element_size() for w in self.w) + 2 * self.k.numel() * 2
 
 
-def measure(dims, batch, context, fp8, dev):
+def measure(dims, batch, context, fp8, dev, prefill=False):
     layers = [Layer(dims, batch, context, fp8, dev) for _ in range(DEPTH)]
-    x = torch.randn(batch, dims[0], device=dev, dtype=torch.bfloat16) * 0.1
+    rows = batch * context if prefill else batch
+    x = torch.randn(rows, dims[0], device=dev, dtype=torch.bfloat16) * 0.1
 
     def step():
         y = x
         for layer in layers:
-            y = layer(y)
+            y = layer.prefill(y, batch) if prefill else layer(y)
         return y
 
     stream = torch.cuda.Stream()
@@ -109,31 +131,36 @@ def measure(dims, batch, context, fp8, dev):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
+    parser.add_argument("--prefill", action="store_true")
     args = parser.parse_args()
+    # (batch, context): decode steps of many sequences, or the prompts of a prefill.
+    shapes = ([(1, 128), (1, 2048), (8, 128), (8, 2048), (64, 128), (16, 2048), (64, 512)]
+              if args.prefill else
+              [(b, c) for b in (16, 64, 192, 512) for c in (256, 2048)])
     dev = torch.device("cuda")
     with open(args.out, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["# " + torch.cuda.get_device_name(0) + ", torch " + torch.__version__ +
-                         f", {DEPTH} layers in one CUDA graph"])
+                         f", {DEPTH} layers in one CUDA graph" +
+                         (", prefill" if args.prefill else ", decode")])
         writer.writerow(["model", "matmul_dtype", "batch", "context", "ms_per_layer",
                          "bytes_per_layer", "tb_per_s"])
         for model, dims in LAYERS.items():
             for fp8 in (False, True):
-                for batch in (16, 64, 192, 512):
-                    for context in (256, 2048):
-                        cache = DEPTH * 2 * batch * dims[3] * context * 128 * 2
-                        if cache > 64e9:
-                            continue
-                        try:
-                            ms, moved = measure(dims, batch, context, fp8, dev)
-                        except RuntimeError as err:
-                            print(f"skip {model} fp8={fp8} b{batch} c{context}: "
-                                  f"{str(err).splitlines()[0]}")
-                            torch.cuda.empty_cache()
-                            continue
-                        writer.writerow([model, "fp8" if fp8 else "bf16", batch, context,
-                                         f"{ms:.5f}", moved, f"{moved / ms / 1e9:.2f}"])
-                        f.flush()
+                for batch, context in shapes:
+                    cache = DEPTH * 2 * batch * dims[3] * context * 128 * 2
+                    if cache > 64e9:
+                        continue
+                    try:
+                        ms, moved = measure(dims, batch, context, fp8, dev, args.prefill)
+                    except RuntimeError as err:
+                        print(f"skip {model} fp8={fp8} b{batch} c{context}: "
+                              f"{str(err).splitlines()[0]}")
+                        torch.cuda.empty_cache()
+                        continue
+                    writer.writerow([model, "fp8" if fp8 else "bf16", batch, context,
+                                     f"{ms:.5f}", moved, f"{moved / ms / 1e9:.2f}"])
+                    f.flush()
 
 
 if __name__ == "__main__":

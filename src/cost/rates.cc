@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tpudoctor/support/strings.h"
+
 namespace tpudoctor {
 namespace {
 
@@ -34,8 +36,14 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
   if (p == Precision::kFp8) {
     const double fp8 = t.fp8_tflops.value_or(0) * 1e12;
     if (fp8 > 0) {
-      r.matrix_flops = fp8;
-      r.matrix_note = "fp8 matmuls at the fp8 peak (operands quantized per tensor; the rest bf16)";
+      const double share = t.fp8_matmul_share.value_or(1);
+      r.matrix_flops = fp8 * share;
+      r.matrix_note =
+          share < 1 ? "fp8 matmuls at " + FormatFixed(share, 2) +
+                          " x the fp8 peak (fp8 matmuls reach that much less of their peak than "
+                          "bf16 ones of theirs, as measured on this chip; operands quantized per "
+                          "tensor; the rest bf16)"
+                    : "fp8 matmuls at the fp8 peak (operands quantized per tensor; the rest bf16)";
       return r;
     }
     r.matrix_flops = bf16 > 0 ? bf16 : fp16;

@@ -43,6 +43,7 @@ TargetSpec ParseTarget(const json& j) {
     t.fp32_tflops = Opt<double>(*it, "fp32");
     t.fp16_tflops = Opt<double>(*it, "fp16");
   }
+  t.fp8_matmul_share = Opt<double>(j, "fp8_matmul_share");
   t.hbm_gib = Opt<double>(j, "hbm_gib");
   t.hbm_gbps = Opt<double>(j, "hbm_gbps");
   t.ici_gbps = Opt<double>(j, "ici_gbps");

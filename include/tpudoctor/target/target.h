@@ -37,6 +37,9 @@ struct TargetSpec {
   std::optional<double> bf16_tflops;
   std::optional<double> int8_tops;
   std::optional<double> fp8_tflops;
+  // The share of the fp8 peak that fp8 matmuls reach, over the share of the bf16 peak that bf16
+  // matmuls of the same shapes reach (measured; absent: 1, fp8 as efficient as bf16).
+  std::optional<double> fp8_matmul_share;
   std::optional<double> fp32_tflops;
   std::optional<double>
       fp16_tflops;  // fp16 on tensor cores; absent: as bf16 (GPUs), not native (TPUs)
