@@ -144,16 +144,19 @@ ROWS = [
     # parallel over both GPUs. The KV cache is taken as fp8: with a 16-bit cache 50 sequences of
     # 5,500 tokens (84 GB) would not fit beside 70 GB of fp8 weights, and the table shows them
     # served without queueing (the queue starts between 50 and 100, where an fp8 cache runs out).
-    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "concurrency 1;"),
+    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "500 in / 2000 out, concurrency 1;"),
+         model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(500, 2000, 1), chips=2,
+         per="serve", precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 1;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 1), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "concurrency 5;"),
+    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 5;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 5), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "concurrency 25;"),
+    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 25;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 25), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "concurrency 50;"),
+    dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 50;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 50), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
