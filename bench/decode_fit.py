@@ -6,7 +6,8 @@ other (the serving model's matrix_memory_overlap for cuBLAS kernels).
 
 Reads the decode steps measured by bench/device_decode_layers.py (bench/data/h200_*.csv and
 h100_*.csv: a LLaMA-7B or Llama-70B layer at 16-512 sequences in flight and 256 or 2048 tokens
-of context, bf16 or fp8 matmuls, replayed as a CUDA graph) and predicts each the way
+of context, bf16 or fp8 matmuls, replayed as a CUDA graph; on the H100 also one GPU's shard of
+the layer split 2 and 4 ways, `_tp2`/`_tp4`, which no fit uses) and predicts each the way
 `estimate --serve` costs a decode step, from the datasheet rates (data/targets/*.json) and the
 compiled-gpu calibration's shares of them:
 
@@ -41,14 +42,23 @@ def rates(target):
             cal["matrix_efficiency"]}
 
 
-def measured(gpu):
-    with open(os.path.join(ROOT, "bench", "data", gpu + "_decode_layers.csv")) as f:
+def measured(gpu, suffix=""):
+    path = os.path.join(ROOT, "bench", "data", gpu + "_decode_layers" + suffix + ".csv")
+    with open(path) as f:
         rows = [r for r in csv.reader(f) if r and not r[0].startswith("#") and r[0] != "model"]
     return [(r[0], r[1], int(r[2]), int(r[3]), float(r[4])) for r in rows]
 
 
+def dims(model):
+    """A layer's dims, or one tensor-parallel shard's ("llama-70b/tp2")."""
+    name, _, tp = model.partition("/tp")
+    hidden, ffn, heads, kv = DIMS[name]
+    tp = int(tp or 1)
+    return hidden, ffn // tp, heads // tp, max(1, kv // tp)
+
+
 def predict(rate, model, dtype, batch, context, overlap, kernel_s, before=False):
-    hidden, ffn, heads, kv = DIMS[model]
+    hidden, ffn, heads, kv = dims(model)
     weights = hidden * (heads + 2 * kv) * 128 + heads * 128 * hidden + 3 * hidden * ffn
     weight_s = weights * (1 if dtype == "fp8" else 2) / rate["bandwidth"]
     matmul_s = 2 * batch * weights / rate[dtype]
@@ -65,10 +75,10 @@ def predict(rate, model, dtype, batch, context, overlap, kernel_s, before=False)
             KERNELS[dtype] * kernel_s) * 1e3
 
 
-def errors(gpu, overlap, kernel_s, before=False):
+def errors(gpu, overlap, kernel_s, before=False, suffix=""):
     rate = rates("nvidia-" + gpu)
     return [predict(rate, *row[:4], overlap, kernel_s, before) / row[4] - 1
-            for row in measured(gpu)]
+            for row in measured(gpu, suffix)]
 
 
 def summary(errs):
@@ -92,6 +102,10 @@ def main():
     for gpu in ("h200", "h100"):
         print(f"{gpu}, as shipped (compiled-gpu.json: overlap {shipped[0]:.2f}, "
               f"{shipped[1] * 1e6:.1f} us per kernel): {summary(errors(gpu, *shipped))}")
+    # One GPU's shard of a layer split 2 and 4 ways (smaller matmuls, fewer KV heads): never fitted.
+    for suffix in ("_tp2", "_tp4"):
+        print(f"h100{suffix} shards, before: {summary(errors('h100', 1.0, 3e-6, True, suffix))}")
+        print(f"h100{suffix} shards, as shipped: {summary(errors('h100', *shipped, False, suffix))}")
     for fitted, held_out in (("h200", "h100"), ("h100", "h200")):
         overlap, kernel_s = fit(fitted)
         print(f"fitted on {fitted}: overlap {overlap:.2f}, {kernel_s * 1e6:.2f} us per kernel")

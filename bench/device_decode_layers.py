@@ -3,6 +3,7 @@
 
     python3 -P bench/device_decode_layers.py --out bench/data/h200_decode_layers.csv
     python3 -P bench/device_decode_layers.py --prefill --out bench/data/h100_prefill_layers.csv
+    python3 -P bench/device_decode_layers.py --tp 2 --out bench/data/h100_decode_layers_tp2.csv
 
 A decoder layer's decode step as a serving engine without custom kernels runs it: RMSNorm, the
 QKV matmul, the new token's K and V written into the cache, PyTorch's fused attention over the
@@ -132,6 +133,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--prefill", action="store_true")
+    parser.add_argument("--tp", type=int, default=1,
+                        help="time one GPU's shard of a layer split N ways (Megatron: heads, KV "
+                             "heads and the MLP's width divided), without the all-reduces")
     args = parser.parse_args()
     # (batch, context): decode steps of many sequences, or the prompts of a prefill.
     shapes = ([(1, 128), (1, 2048), (8, 128), (8, 2048), (64, 128), (16, 2048), (64, 512)]
@@ -145,7 +149,9 @@ def main():
                          (", prefill" if args.prefill else ", decode")])
         writer.writerow(["model", "matmul_dtype", "batch", "context", "ms_per_layer",
                          "bytes_per_layer", "tb_per_s"])
-        for model, dims in LAYERS.items():
+        for name, (hidden, ffn, heads, kv) in LAYERS.items():
+            dims = (hidden, ffn // args.tp, heads // args.tp, max(1, kv // args.tp))
+            model = name if args.tp == 1 else f"{name}/tp{args.tp}"
             for fp8 in (False, True):
                 for batch, context in shapes:
                     cache = DEPTH * 2 * batch * dims[3] * context * 128 * 2
