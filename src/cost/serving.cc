@@ -120,10 +120,13 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
   const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
+  // Each also takes the target's measured latency of a small collective (a decode step's
+  // all-reduces are a sequence's hidden state: kilobytes, where the latency is the cost).
   if (tp > 1 && link > 0 && c.layers.count > 0) {
     const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
-    out.decode_tensor_ms =
-        c.layers.count * 2 * 2 * (tp - 1) / tp * in_flight * hidden_bytes / link * 1e3;
+    const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
+    out.decode_tensor_ms = c.layers.count * 2 *
+                           (2 * (tp - 1) / tp * in_flight * hidden_bytes / link * 1e3 + latency_ms);
   }
   const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
   out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +

@@ -436,18 +436,26 @@ namespace tpudoctor {
 namespace {
 
 // A served decoder from a model config, prefilled over `prompt` tokens at batch 1, estimated on
-// `target` with `concurrency` requests of `prompt` tokens in and `output` out.
+// `target` with `concurrency` requests of `prompt` tokens in and `output` out, tensor parallel
+// over `chips`.
 Result<Estimate> ServeConfig(const std::string& config, std::int64_t prompt, std::int64_t output,
-                             std::int64_t concurrency, const TargetSpec& target) {
+                             std::int64_t concurrency, const TargetSpec& target, int chips = 1) {
   ShapeOptions so;
   so.batch = 1;
   so.config_seq = prompt;
   auto m = LoadModel(Source{"config.json", config}, so);
   if (!m) return m.error();
   EstimateOptions o;
+  o.chips = chips;
+  if (chips > 1) o.parallel = {0, 1, chips};
   o.serve = ServingOptions{prompt, output, concurrency};
   return EstimateStep(m->graph, target, o);
 }
+
+// A small Llama-style decoder: 4 layers of width 2048.
+constexpr char kSmallLlama[] = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 4,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000})";
 
 // A decode step on a GPU, as a serving engine runs it (the `compiled` runtime): each kernel's math
 // hides part of its reads (matrix_memory_overlap, measured on decode steps replayed as CUDA graphs:
@@ -455,11 +463,8 @@ Result<Estimate> ServeConfig(const std::string& config, std::int64_t prompt, std
 // by its reads, so the step is the weight and KV reads, (1 - overlap) of the math, and the
 // launches.
 TEST(ServingTest, DecodeKernelsHidePartOfTheirMathBehindTheirReads) {
-  const std::string config = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
-      "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 4,
-      "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000})";
   const TargetSpec& h100 = **FindTarget("nvidia-h100");
-  auto e = ServeConfig(config, 512, 512, 4, h100);
+  auto e = ServeConfig(kSmallLlama, 512, 512, 4, h100);
   ASSERT_TRUE(e) << e.error().message;
   const Calibration& cal = CalibrationFor(h100, *ParseRuntime("compiled"));
   ASSERT_LT(cal.matrix_memory_overlap, 1);
@@ -471,6 +476,19 @@ TEST(ServingTest, DecodeKernelsHidePartOfTheirMathBehindTheirReads) {
                   (1 - cal.matrix_memory_overlap) * s.decode_compute_ms + launches,
               1e-9);
   EXPECT_NEAR(s.tpot_ms * (1 - s.prefill_share), s.decode_step_ms, 1e-9);
+}
+
+// Tensor parallel over two H100s, a decode step all-reduces each sequence's hidden state twice a
+// layer: its bytes over NVLink, and each all-reduce the target's measured small-collective latency
+// (6 us), which at one sequence is most of it.
+TEST(ServingTest, TensorParallelDecodePaysEachAllReducesLatency) {
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  ASSERT_EQ(h100.collective_latency_us.value_or(0), 6);
+  auto e = ServeConfig(kSmallLlama, 512, 512, 1, h100, 2);
+  ASSERT_TRUE(e) << e.error().message;
+  const double link = 900e9 * CalibrationFor(h100, *ParseRuntime("compiled")).ici_share;
+  const double bytes = 2048 * 2;  // one sequence's bf16 hidden state
+  EXPECT_NEAR(e->serving->decode_tensor_ms, 4 * 2 * (2 * 0.5 * bytes / link * 1e3 + 6e-3), 1e-9);
 }
 
 // A sliding-window layer keeps and reads at most its window of K and V: with every layer local

@@ -47,6 +47,7 @@ TargetSpec ParseTarget(const json& j) {
   t.hbm_gib = Opt<double>(j, "hbm_gib");
   t.hbm_gbps = Opt<double>(j, "hbm_gbps");
   t.ici_gbps = Opt<double>(j, "ici_gbps");
+  t.collective_latency_us = Opt<double>(j, "collective_latency_us");
   t.dcn_gbps = Opt<double>(j, "dcn_gbps");
   t.calibration_siblings = j.value("calibration_siblings", std::vector<std::string>{});
   t.price_usd_per_chip_hour = Opt<double>(j, "price_usd_per_chip_hour");

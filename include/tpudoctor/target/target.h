@@ -46,6 +46,9 @@ struct TargetSpec {
   std::optional<double> hbm_gib;
   std::optional<double> hbm_gbps;
   std::optional<double> ici_gbps;
+  // The time one small all-reduce takes between its devices whatever its size (measured; absent:
+  // none charged): what a tensor-parallel decode step pays per collective beyond its bytes.
+  std::optional<double> collective_latency_us;
   std::optional<double> dcn_gbps;  // data-center network per chip (GB/s), between slices
   // Targets whose fitted efficiency factors this one borrows, nearest first, when no published
   // run of its own was fitted (data/calibration/RUNTIME-TARGET.json).
