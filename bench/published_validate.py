@@ -159,6 +159,19 @@ ROWS = [
     dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 50;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 50), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
+    # vLLM on one Ironwood chip (tpu-recipes, Qwen3-32B): TP over the chip's two devices, fp8
+    # weights, activations and KV cache; the server runs at most 135 sequences (--max-num-seqs)
+    # of the client's 320, and no more than its KV cache holds: `max_seqs` predicts at the smaller
+    # of 135 and the estimate's own max concurrency.
+    dict(match=("Qwen3-32B (vLLM TPU)", "1k in / 1k out"), model="qwen3-32b.json", target="tpu-7x",
+         serve=(1024, 1024, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("Qwen3-32B (vLLM TPU)", "1k in / 8k out"), model="qwen3-32b.json", target="tpu-7x",
+         serve=(1024, 8192, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("Qwen3-32B (vLLM TPU)", "8k in / 1k out"), model="qwen3-32b.json", target="tpu-7x",
+         serve=(8192, 1024, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
+         precision="fp8", kv_cache_dtype="fp8"),
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
     # together, as the serving model's round of prefills and decode steps assumes; its
     # benchmarking recipe builds the engines with --enable_fp8 --fp8_kv_cache). LLaMA 7B has
@@ -267,13 +280,23 @@ def predict(binary, spec, calibration=None):
     model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
     if spec["per"] in ("serve", "serve_per_chip"):
         prompt, output, concurrency = spec["serve"]
-        cmd = [binary, "estimate", model, "--serve", "--prompt-tokens", str(prompt),
-               "--output-tokens", str(output), "--concurrency", str(concurrency), "--targets",
-               spec["target"], "--format", "json", "--precision", spec.get("precision", "bf16")]
-        if "kv_cache_dtype" in spec:
-            cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
-        e = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)[
-            "estimates"][0]
+
+        def serve(concurrency):
+            cmd = [binary, "estimate", model, "--serve", "--prompt-tokens", str(prompt),
+                   "--output-tokens", str(output), "--concurrency", str(concurrency),
+                   "--targets", spec["target"], "--format", "json",
+                   "--precision", spec.get("precision", "bf16")]
+            if "kv_cache_dtype" in spec:
+                cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
+            if "parallel" in spec:
+                cmd += ["--parallel", spec["parallel"]]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+            return json.loads(out)["estimates"][0]
+
+        e = serve(concurrency)
+        # A server capped at `concurrency` sequences runs no more than its KV cache holds.
+        if spec.get("max_seqs") and 0 < e["serving"]["max_concurrency"] < concurrency:
+            e = serve(e["serving"]["max_concurrency"])
         e["fits"] = e["serving"]["fits"]
         if spec["per"] == "serve_per_chip":
             return e["serving"]["output_tokens_per_s_per_chip"], e
