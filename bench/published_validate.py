@@ -172,6 +172,19 @@ ROWS = [
     dict(match=("Qwen3-32B (vLLM TPU)", "8k in / 1k out"), model="qwen3-32b.json", target="tpu-7x",
          serve=(8192, 1024, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
          precision="fp8", kv_cache_dtype="fp8"),
+    # vLLM on four Ironwood chips (tpu-recipes, Qwen3-Coder-480B-A35B, an MoE of 160 experts, 8 a
+    # token): TP=8 over the 8 devices with the experts spread over them (--enable-expert-parallel);
+    # predicted as tp=8, which holds and reads the same expert bytes per device (the all-to-alls
+    # that replace the experts' all-reduces are not modelled). 64 sequences in flight.
+    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "1k in / 1k out"),
+         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(1024, 1024, 64), chips=4,
+         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "1k in / 8k out"),
+         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(1024, 8192, 64), chips=4,
+         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
+    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "8k in / 1k out"),
+         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(8192, 1024, 64), chips=4,
+         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
     # together, as the serving model's round of prefills and decode steps assumes; its
     # benchmarking recipe builds the engines with --enable_fp8 --fp8_kv_cache). LLaMA 7B has
