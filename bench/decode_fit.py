@@ -19,6 +19,7 @@ compiled-gpu calibration's shares of them:
 the median |error| and reported on the other, which was not used; no published run is looked at.
 """
 import csv
+import functools
 import json
 import os
 import statistics
@@ -31,17 +32,28 @@ DIMS = {"llama-7b": (4096, 11008, 32, 32), "llama-70b": (8192, 28672, 64, 8)}
 KERNELS = {"bf16": 27, "fp8": 31}
 
 
+def read_json(*path):
+    with open(os.path.join(ROOT, *path)) as f:
+        return json.load(f)
+
+
+# Read once: the fit asks for them for every point of its grid.
+@functools.lru_cache(maxsize=None)
+def calibration():
+    return read_json("data", "calibration", "compiled-gpu.json")
+
+
+@functools.lru_cache(maxsize=None)
 def rates(target):
-    with open(os.path.join(ROOT, "data", "targets", target + ".json")) as f:
-        t = json.load(f)
-    with open(os.path.join(ROOT, "data", "calibration", "compiled-gpu.json")) as f:
-        cal = json.load(f)
+    t = read_json("data", "targets", target + ".json")
+    cal = calibration()
     return {"bandwidth": t["hbm_gbps"] * 1e9 * cal["memory_efficiency"],
             "bf16": t["peak_tflops"]["bf16"] * 1e12 * cal["matrix_efficiency"],
             "fp8": t["peak_tflops"]["fp8"] * 1e12 * t.get("fp8_matmul_share", 1) *
             cal["matrix_efficiency"]}
 
 
+@functools.lru_cache(maxsize=None)
 def measured(gpu, suffix=""):
     path = os.path.join(ROOT, "bench", "data", gpu + "_decode_layers" + suffix + ".csv")
     with open(path) as f:
@@ -96,8 +108,7 @@ def main():
     for gpu in ("h200", "h100"):
         print(f"{gpu}, before (max of all reads and all math, 3 us per kernel): "
               f"{summary(errors(gpu, 1.0, 3e-6, before=True))}")
-    with open(os.path.join(ROOT, "data", "calibration", "compiled-gpu.json")) as f:
-        cal = json.load(f)
+    cal = calibration()
     shipped = (cal["matrix_memory_overlap"], cal["kernel_overhead_us"] * 1e-6)
     for gpu in ("h200", "h100"):
         print(f"{gpu}, as shipped (compiled-gpu.json: overlap {shipped[0]:.2f}, "

@@ -289,6 +289,12 @@ def row_matches(row, spec):
     return all(m in text for m in spec["match"]) and row["model"].startswith(spec["match"][0])
 
 
+def run_estimate(cmd):
+    """The first estimate of a `tpu-doctor estimate ... --format json` run."""
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["estimates"][0]
+
+
 def predict(binary, spec, calibration=None):
     model = spec["model"] if os.path.isabs(spec["model"]) else os.path.join(CONFIGS, spec["model"])
     if spec["per"] in ("serve", "serve_per_chip"):
@@ -303,8 +309,7 @@ def predict(binary, spec, calibration=None):
                 cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
             if "parallel" in spec:
                 cmd += ["--parallel", spec["parallel"]]
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            return json.loads(out)["estimates"][0]
+            return run_estimate(cmd)
 
         e = serve(concurrency)
         # A server capped at `concurrency` sequences runs no more than its KV cache holds.
@@ -331,8 +336,7 @@ def predict(binary, spec, calibration=None):
         cmd += ["--channels-last"]
     if calibration:
         cmd += ["--calibration", calibration]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    e = json.loads(out)["estimates"][0]
+    e = run_estimate(cmd)
     step_s = e["step_time_ms"] / 1e3
     if spec["per"] == "tokens/chip":
         return e["global_batch"] * spec["seq"] / step_s / spec["chips"], e
