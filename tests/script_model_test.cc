@@ -81,6 +81,28 @@ TEST(ScriptModelTest, FollowsDatasetsThroughNamesAndFunctions) {
   EXPECT_EQ(chain, (std::vector<std::string>{"TFRecordDataset", "map", "shuffle", "batch"}));
 }
 
+// A function that returns its own call stops where it recurses; its other returns still count,
+// and a call made before the function is defined knows its kind as well.
+TEST(ScriptModelTest, KindsFollowRecursionAndLaterDefinitions) {
+  Parsed p(
+      "import tensorflow as tf\n"
+      "early = load(2).batch(8)\n"
+      "def load(n):\n"
+      "    if n:\n"
+      "        return load(n - 1)\n"
+      "    return tf.data.Dataset.range(3)\n"
+      "def forever():\n"
+      "    return forever()\n"
+      "late = load(2).batch(8)\n"
+      "never = forever().batch(8)\n");
+  for (const char* name : {"early", "late"}) {
+    const Node value = p.model->ValueOf(name, UINT32_MAX, -1);
+    ASSERT_TRUE(value) << name;
+    EXPECT_EQ(p.model->KindOf(value), Kind::kDataset) << name;
+  }
+  EXPECT_EQ(p.model->KindOf(p.model->ValueOf("never", UINT32_MAX, -1)), Kind::kUnknown);
+}
+
 TEST(ScriptModelTest, ParametersShadowModuleNames) {
   Parsed p(
       "x = np.load('a.npy')\n"

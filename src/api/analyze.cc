@@ -156,7 +156,7 @@ Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double u
 Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   if (options.input_format == "python" ||
       (options.input_format.empty() && IsScriptPath(source.display_name))) {
-    auto report = CheckScript(source, options.check);
+    auto report = CheckScript(source, options.check, options.free_model);
     if (report) report->flag_notes = ScriptIgnoredFlags(options);
     return report;
   }

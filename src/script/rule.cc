@@ -1,17 +1,28 @@
 #include "src/script/rule.h"
 
+#include <mutex>
+
 #include "src/script/rules/tfdata.h"
 
 namespace tpudoctor::script {
 
+struct ScriptContext::Shared {
+  std::once_flag tfdata_once;
+  std::unique_ptr<TfDataFacts> tfdata;
+};
+
 ScriptContext::ScriptContext(const ScriptModel& model, std::string file, DiagnosticSink& sink)
-    : model(model), file(std::move(file)), sink(sink) {}
+    : model(model), file(std::move(file)), sink(sink), shared_(std::make_shared<Shared>()) {}
+
+ScriptContext::ScriptContext(const ScriptContext& other, DiagnosticSink& sink)
+    : model(other.model), file(other.file), sink(sink), shared_(other.shared_) {}
 
 ScriptContext::~ScriptContext() = default;
 
 const TfDataFacts& ScriptContext::TfData() const {
-  if (!tfdata_) tfdata_ = std::make_unique<TfDataFacts>(TfDataFacts::Of(model));
-  return *tfdata_;
+  std::call_once(shared_->tfdata_once,
+                 [&] { shared_->tfdata = std::make_unique<TfDataFacts>(TfDataFacts::Of(model)); });
+  return *shared_->tfdata;
 }
 
 Diagnostic ScriptContext::Finding(std::string_view code, Severity severity, Node at,

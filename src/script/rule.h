@@ -21,6 +21,9 @@ struct TfDataFacts;  // rules/tfdata.h
 
 struct ScriptContext {
   ScriptContext(const ScriptModel& model, std::string file, DiagnosticSink& sink);
+  // The same script, reporting to another sink; what is computed once per script is shared
+  // (rules run side by side, each with its own sink).
+  ScriptContext(const ScriptContext& other, DiagnosticSink& sink);
   ~ScriptContext();
 
   const ScriptModel& model;
@@ -28,7 +31,7 @@ struct ScriptContext {
   DiagnosticSink& sink;
 
   // What the tf.data rules share (the training inputs and the calls of training pipelines),
-  // computed on first use, once per script.
+  // computed on first use, once per script (by whichever rule asks first; the others wait).
   const TfDataFacts& TfData() const;
 
   // A finding of `code` located at `at`, for the rule to complete (notes, fix) and Add.
@@ -40,7 +43,8 @@ struct ScriptContext {
   std::string Autotune() const;
 
  private:
-  mutable std::unique_ptr<TfDataFacts> tfdata_;
+  struct Shared;  // what is computed once per script
+  std::shared_ptr<Shared> shared_;
 };
 
 class ScriptRule {

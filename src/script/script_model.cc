@@ -148,7 +148,7 @@ void Mark(Transform t, Function& f) {
 }  // namespace
 
 Node Unparenthesize(Node n) {
-  while (n && n.is("parenthesized_expression") && n.named_count() == 1) n = n.named(0);
+  while (n.is(NodeType::kParenthesizedExpression) && n.named_count() == 1) n = n.named(0);
   return n;
 }
 
@@ -212,6 +212,7 @@ void ScriptModel::Finish(const Syntax& syntax) {
   syntax_ = &syntax;
   for (std::size_t i = trees_.size(); i < roots.size(); ++i) Parsed(roots[i]);
   Index();
+  KindCalls();
 }
 
 void ScriptModel::AddTree(Node root) {
@@ -620,46 +621,75 @@ int ScriptModel::FunctionAt(std::uint32_t begin, std::uint32_t end) const {
   return f;
 }
 
-Kind ScriptModel::KindOf(Node expr) const { return KindOf(expr, 0); }
-
-Kind ScriptModel::KindOf(Node expr, int depth) const {
-  expr = Unparenthesize(expr);
-  if (!expr || depth > kMaxFollow) return Kind::kUnknown;
-  if (auto it = kind_memo_.find(expr.id()); it != kind_memo_.end()) return it->second;
-  const Kind kind = FollowKind(expr, depth);
-  kind_memo_.emplace(expr.id(), kind);
-  return kind;
+Kind ScriptModel::KindOf(Node expr) const {
+  // Names lead to the call that made the value, whose kind KindCalls has set.
+  for (int depth = 0; depth <= kMaxFollow; ++depth) {
+    expr = Unparenthesize(expr);
+    if (expr.is(NodeType::kIdentifier)) {
+      expr = ValueAt(expr);
+      continue;
+    }
+    const Call* call = expr.is(NodeType::kCall) ? CallAt(expr) : nullptr;
+    if (call == nullptr) return Kind::kUnknown;
+    const auto i = static_cast<std::size_t>(call - calls_.data());
+    return i < call_kinds_.size() ? call_kinds_[i] : Kind::kUnknown;
+  }
+  return Kind::kUnknown;
 }
 
-Kind ScriptModel::FollowKind(Node expr, int depth) const {
-  if (expr.is("identifier")) {
-    if (Node value = ValueAt(expr)) {
-      return KindOf(value, depth + 1);
-    }
-    return Kind::kUnknown;
+void ScriptModel::KindCalls() {
+  call_kinds_.assign(calls_.size(), Kind::kUnknown);
+  call_kind_states_.assign(calls_.size(), KindState::kUnset);
+  // In source order: a call's receiver was mostly made by an earlier call, whose kind is then
+  // set, so following stays shallow. A kind cut short by the depth limit is kept too; the order
+  // is fixed, so every run sets the same kinds.
+  for (const Call& call : calls_) FollowKind(call.node, 0);
+}
+
+Kind ScriptModel::FollowKind(Node expr, int depth) {
+  expr = Unparenthesize(expr);
+  if (!expr || depth > kMaxFollow) return Kind::kUnknown;
+  if (expr.is(NodeType::kIdentifier)) {
+    Node value = ValueAt(expr);
+    return value ? FollowKind(value, depth + 1) : Kind::kUnknown;
   }
-  if (!expr.is("call")) return Kind::kUnknown;
-  const Call* call = CallAt(expr);
+  const Call* call = expr.is(NodeType::kCall) ? CallAt(expr) : nullptr;
   if (call == nullptr) return Kind::kUnknown;
+  const auto i = static_cast<std::size_t>(call - calls_.data());
+  switch (call_kind_states_[i]) {
+    case KindState::kSet:
+      return call_kinds_[i];
+    case KindState::kFollowing:  // the call returns its own value
+      return Kind::kUnknown;
+    case KindState::kUnset:
+      break;
+  }
+  call_kind_states_[i] = KindState::kFollowing;
+  call_kinds_[i] = CallKind(*call, depth);
+  call_kind_states_[i] = KindState::kSet;
+  return call_kinds_[i];
+}
+
+Kind ScriptModel::CallKind(const Call& call, int depth) {
   const auto& table = ReturnKinds();
-  if (!call->name.empty()) {
-    auto it = table.find(call->name);
+  if (!call.name.empty()) {
+    auto it = table.find(call.name);
     if (it != table.end()) return it->second;
   }
-  if (call->receiver) {
-    const Kind receiver = KindOf(call->receiver, depth + 1);
+  if (call.receiver) {
+    const Kind receiver = FollowKind(call.receiver, depth + 1);
     if (receiver != Kind::kUnknown) {
       std::string key(KindName(receiver));
       key += '.';
-      key += call->method;
+      key += call.method;
       auto it = table.find(key);
       if (it != table.end()) return it->second;
     }
     return Kind::kUnknown;
   }
-  if (const int f = LocalCallee(*call); f >= 0) {
+  if (const int f = LocalCallee(call); f >= 0) {
     for (Node r : Returns(f)) {
-      if (Kind k = KindOf(r, depth + 1); k != Kind::kUnknown) return k;
+      if (Kind k = FollowKind(r, depth + 1); k != Kind::kUnknown) return k;
     }
   }
   return Kind::kUnknown;

@@ -135,7 +135,7 @@ class ScriptModel final : public TreeListener {
   // get the default unless they pass the parameter).
   Node DefaultUnlessPassed(Node identifier) const;
   // An identifier's bound value (ValueAt); any other expression as it is.
-  Node Resolve(Node expr) const { return expr.is("identifier") ? ValueAt(expr) : expr; }
+  Node Resolve(Node expr) const { return expr.is(NodeType::kIdentifier) ? ValueAt(expr) : expr; }
   // What an expression evaluates to, following names, calls and local functions' returns.
   Kind KindOf(Node expr) const;
   // The calls that built a value, from its source to the expression itself (`ds.map(f).batch(8)`
@@ -175,8 +175,12 @@ class ScriptModel final : public TreeListener {
   // The binding of `name` in effect at `at` (ValueOf's rule), or null.
   const Binding* BindingOf(std::string_view name, std::uint32_t at, int function) const;
   void AddUnpacked(Node pattern, Node value, std::uint32_t at, int function);
-  Kind KindOf(Node expr, int depth) const;  // memoized
-  Kind FollowKind(Node expr, int depth) const;
+  // Sets the kind of every call once the model is complete, so that rules only read the model
+  // (and may run side by side).
+  void KindCalls();
+  // KindCalls' steps: an expression's kind, setting the kinds of the calls it follows; a call's.
+  Kind FollowKind(Node expr, int depth);
+  Kind CallKind(const Call& call, int depth);
   void ChainInto(Node expr, int depth, std::vector<const Call*>& out) const;
   int FunctionAt(std::uint32_t begin, std::uint32_t end) const;
 
@@ -201,7 +205,11 @@ class ScriptModel final : public TreeListener {
   };
   // The bindings of each name in each scope (indices into bindings_, in order).
   std::unordered_map<Scoped, std::vector<std::size_t>, ScopedHash> bindings_by_scope_;
-  mutable std::unordered_map<const void*, Kind> kind_memo_;
+  // By call (calls_' index): its kind, set by KindCalls. While it runs, a call being followed is
+  // kFollowing, so that a call returning its own value (recursion) stops there.
+  enum class KindState : std::uint8_t { kUnset, kFollowing, kSet };
+  std::vector<Kind> call_kinds_;
+  std::vector<KindState> call_kind_states_;
   std::vector<std::vector<Node>> returns_;  // per function (index + 1; 0 is module level)
   std::unordered_map<std::string_view, int> function_by_name_;  // the last def of each name
   std::vector<Node> for_loops_;

@@ -258,6 +258,7 @@ Result<ScriptText> ReadNotebook(const Source& source) {
     }
     text.cells.push_back(std::move(c));
   }
+  text.IndexLines();
   return text;
 }
 
@@ -288,6 +289,7 @@ Result<ScriptText> ReadScript(const Source& source) {
   }
   ScriptText text;
   text.code = source.bytes;
+  text.IndexLines();
   return text;
 }
 
@@ -298,17 +300,27 @@ int ScriptText::CellIndexOf(std::uint32_t offset) const {
   return it == cells.begin() ? 0 : static_cast<int>(it - cells.begin()) - 1;
 }
 
+void ScriptText::IndexLines() {
+  line_starts_.assign(1, 0);
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+  }
+}
+
 Position ScriptText::Locate(std::uint32_t offset) const {
   offset = std::min<std::uint32_t>(offset, static_cast<std::uint32_t>(code.size()));
-  if (line_starts_.empty()) {
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < code.size(); ++i) {
-      if (code[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
-    }
+  int row = 0;
+  std::size_t line_start = 0;
+  if (!line_starts_.empty()) {
+    const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    row = static_cast<int>(after - line_starts_.begin()) - 1;
+    line_start = line_starts_[row];
+  } else {  // not indexed (not made by ReadScript): count the lines before it
+    const std::string_view before = std::string_view(code).substr(0, offset);
+    row = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t eol = before.rfind('\n');
+    line_start = eol == std::string_view::npos ? 0 : eol + 1;
   }
-  const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-  const int row = static_cast<int>(after - line_starts_.begin()) - 1;
-  const std::size_t line_start = line_starts_[row];
   int column = 1;
   for (std::size_t i = line_start; i < offset; ++i) {
     column += (static_cast<unsigned char>(code[i]) & 0xC0) != 0x80;

@@ -40,12 +40,15 @@ struct ScriptText {
   // files the code reads (`!python gen.py --output_dir=data/examples`).
   std::vector<std::string> shell_commands;
 
+  // Where `offset` is, through the index of lines that IndexLines makes (ReadScript does).
   Position Locate(std::uint32_t offset) const;
   // The cell holding `offset` (index into `cells`), or -1 in a `.py` file.
   int CellIndexOf(std::uint32_t offset) const;
+  // Indexes the lines of `code`, once it is complete.
+  void IndexLines();
 
  private:
-  mutable std::vector<std::uint32_t> line_starts_;  // filled by the first Locate
+  std::vector<std::uint32_t> line_starts_;
 };
 
 // The largest script read: real training scripts are kilobytes; a notebook carries its outputs

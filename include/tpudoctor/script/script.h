@@ -27,8 +27,10 @@ bool IsScriptPath(std::string_view path);
 // Checks a script or notebook with the selected rules. The Report's format is "python" or
 // "notebook"; it has findings and no graph or estimate. Errors (one line): bytes that are not
 // UTF-8 text, a file too large to be a script, a notebook that is not nbformat JSON, code nested
-// deeper than Python accepts.
-Result<Report> CheckScript(const Source& source, const CheckOptions& options);
+// deeper than Python accepts. `free_model`: false leaves the parsed tree and model allocated, for
+// a command-line run that exits next (AnalyzeOptions::free_model).
+Result<Report> CheckScript(const Source& source, const CheckOptions& options,
+                           bool free_model = true);
 
 struct FixOutcome {
   std::string bytes;    // the fixed file (the input's bytes when nothing applied)
