@@ -7,7 +7,8 @@ other (the serving model's matrix_memory_overlap for cuBLAS kernels).
 Reads the decode steps measured by bench/device_decode_layers.py (bench/data/h200_*.csv and
 h100_*.csv: a LLaMA-7B or Llama-70B layer at 16-512 sequences in flight and 256 or 2048 tokens
 of context, bf16 or fp8 matmuls, replayed as a CUDA graph; on the H100 also one GPU's shard of
-the layer split 2 and 4 ways, `_tp2`/`_tp4`, which no fit uses) and predicts each the way
+the layer split 2 and 4 ways, `_tp2`/`_tp4`, and on the H200 contexts of 8K-32K tokens, `_long`,
+which no fit uses) and predicts each the way
 `estimate --serve` costs a decode step, from the datasheet rates (data/targets/*.json) and the
 compiled-gpu calibration's shares of them:
 
@@ -117,6 +118,9 @@ def main():
     for suffix in ("_tp2", "_tp4"):
         print(f"h100{suffix} shards, before: {summary(errors('h100', 1.0, 3e-6, True, suffix))}")
         print(f"h100{suffix} shards, as shipped: {summary(errors('h100', *shipped, False, suffix))}")
+    # Contexts of 8K-32K tokens at 1-32 sequences on the H200 (the fits saw 256 and 2,048).
+    print(f"h200_long contexts, before: {summary(errors('h200', 1.0, 3e-6, True, '_long'))}")
+    print(f"h200_long contexts, as shipped: {summary(errors('h200', *shipped, False, '_long'))}")
     for fitted, held_out in (("h200", "h100"), ("h100", "h200")):
         overlap, kernel_s = fit(fitted)
         print(f"fitted on {fitted}: overlap {overlap:.2f}, {kernel_s * 1e6:.2f} us per kernel")

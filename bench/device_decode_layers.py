@@ -4,6 +4,7 @@
     python3 -P bench/device_decode_layers.py --out bench/data/h200_decode_layers.csv
     python3 -P bench/device_decode_layers.py --prefill --out bench/data/h100_prefill_layers.csv
     python3 -P bench/device_decode_layers.py --tp 2 --out bench/data/h100_decode_layers_tp2.csv
+    python3 -P bench/device_decode_layers.py --long --out bench/data/h200_decode_layers_long.csv
 
 A decoder layer's decode step as a serving engine without custom kernels runs it: RMSNorm, the
 QKV matmul, the new token's K and V written into the cache, PyTorch's fused attention over the
@@ -15,6 +16,9 @@ The matmuls run in bf16, or in fp8 (e4m3 weights and activations, per-tensor sca
 
 Each row: model, dtype, sequences in flight (M), context, milliseconds per layer (median of the
 replays), and the bytes each layer must read (weights and the KV cache).
+
+With --long: contexts of 8K-32K tokens at 1-32 sequences (what a long prompt leaves in the cache),
+which no fit uses.
 
 With --prefill: the same layer over whole prompts instead (`batch` prompts of `context` tokens:
 causal attention over the prompt, the K and V written to the cache), as an engine's context phase
@@ -133,14 +137,18 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--prefill", action="store_true")
+    parser.add_argument("--long", action="store_true")
     parser.add_argument("--tp", type=int, default=1,
                         help="time one GPU's shard of a layer split N ways (Megatron: heads, KV "
                              "heads and the MLP's width divided), without the all-reduces")
     args = parser.parse_args()
     # (batch, context): decode steps of many sequences, or the prompts of a prefill.
-    shapes = ([(1, 128), (1, 2048), (8, 128), (8, 2048), (64, 128), (16, 2048), (64, 512)]
-              if args.prefill else
-              [(b, c) for b in (16, 64, 192, 512) for c in (256, 2048)])
+    if args.prefill:
+        shapes = [(1, 128), (1, 2048), (8, 128), (8, 2048), (64, 128), (16, 2048), (64, 512)]
+    elif args.long:
+        shapes = [(b, c) for b in (1, 8, 32) for c in (8192, 16384, 32768)]
+    else:
+        shapes = [(b, c) for b in (16, 64, 192, 512) for c in (256, 2048)]
     dev = torch.device("cuda")
     with open(args.out, "w", newline="") as f:
         writer = csv.writer(f)
