@@ -9,7 +9,9 @@ constexpr int kMaxFollow = 4;
 
 // Whether a call that takes the value feeds it to a model: a callable of the script, or an input
 // pipeline. A framework function (another tf.cast, NumPy) does not: a guide casting a tensor to
-// show dtypes builds no model.
+// show dtypes builds no model. Nor does a `step` method: that is how PyTorch's optimizers, LR
+// schedulers and GradScaler (and Gym's environments) advance, never a model's forward
+// (`optimizer.step(found_inf=flag)` takes an overflow flag, not an input).
 bool FeedsModel(const Call* consumer) {
   if (consumer == nullptr) return false;
   const std::string& n = consumer->name;
@@ -19,7 +21,7 @@ bool FeedsModel(const Call* consumer) {
   }
   const std::string& m = consumer->method;
   return n.empty() && m != "print" && m != "str" && m != "repr" && m != "format" && m != "len" &&
-         m != "isinstance" && m != "type";
+         m != "isinstance" && m != "type" && !(consumer->receiver && m == "step");
 }
 
 // The call whose argument list holds `expr` (directly, as a keyword value, or splatted), or null.
