@@ -97,6 +97,25 @@ bool OnlyCompiledAheadOfTime(const ScriptModel& model, const Call& jit) {
   return ahead_of_time;
 }
 
+// Whether `fn` is a `functools.partial(...)` made inside the loop, there or through a name bound
+// to it: a new partial object on each iteration, which jit's cache does not recognise (JAX's
+// "Just-in-time compilation" guide: `jax.jit(partial(f))` in a loop compiles on every iteration).
+bool NewPartialEachIteration(const ScriptModel& model, Node fn, Node loop) {
+  const Node value = Unparenthesize(model.Resolve(fn));
+  if (!value.is("call") || !Within(value, loop)) return false;
+  const Call* made = model.CallAt(value);
+  return made != nullptr && made->name == "functools.partial";
+}
+
+// Whether the jit is made only on the iterations that take a branch (`if need_compile:`, `if not
+// compiled:`): the code shows a recompile when something changed, not one on every iteration.
+bool OnlyOnSomeIterations(const Call& jit) {
+  for (Node n = jit.node.parent(); n && n != jit.loop; n = n.parent()) {
+    if (n.is("if_statement")) return true;
+  }
+  return false;
+}
+
 // jax.jit of a function created inside a loop: JAX caches compilations by the function object, so
 // a lambda or a def made anew on each iteration is traced and compiled again every time.
 class Py004 final : public ScriptRule {
@@ -114,10 +133,11 @@ class Py004 final : public ScriptRule {
         const int f = c.model.LocalFunction(fn.text());
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
+      made_in_loop = made_in_loop || NewPartialEachIteration(c.model, fn, call.loop);
       if (!made_in_loop) continue;
       const std::vector<std::string_view> names = LoopNames(call);
       if (ConfiguredPerIteration(call, names) || SweepsShapes(c.model, call, names) ||
-          OnlyCompiledAheadOfTime(c.model, call)) {
+          OnlyCompiledAheadOfTime(c.model, call) || OnlyOnSomeIterations(call)) {
         continue;
       }
       Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
