@@ -81,6 +81,35 @@ TEST(ScriptModelTest, FollowsDatasetsThroughNamesAndFunctions) {
   EXPECT_EQ(chain, (std::vector<std::string>{"TFRecordDataset", "map", "shuffle", "batch"}));
 }
 
+// A guide's snippet without its imports: a name the guides always import a module as, used as
+// that module and bound nowhere, is read as it; bound (or possibly bound by a star import), not.
+TEST(ScriptModelTest, ReadsConventionalAliasesOnlyWhereNothingBindsThem) {
+  Parsed snippet(
+      "ds = tf.data.Dataset.range(8)\n"
+      "@tf.function\n"
+      "def step(x):\n"
+      "    return jnp.sum(x)\n");
+  ASSERT_NE(snippet.CallOf("tf.data.Dataset.range"), nullptr);
+  EXPECT_EQ(snippet.CallOf("tf.data.Dataset.range")->name, "tensorflow.data.Dataset.range");
+  EXPECT_EQ(snippet.CallOf("jnp.sum")->name, "jax.numpy.sum");
+  EXPECT_TRUE(snippet.model->functions()[0].tf_function);
+  EXPECT_TRUE(snippet.model->Imports("tensorflow"));
+
+  Parsed bound(
+      "tf = make_factory()\n"
+      "ds = tf.data.Dataset.range(8)\n");
+  EXPECT_EQ(bound.CallOf("tf.data.Dataset.range")->name, "");
+  Parsed parameter(
+      "def build(tf):\n"
+      "    return tf.data.Dataset.range(8)\n");
+  EXPECT_EQ(parameter.CallOf("tf.data.Dataset.range")->name, "");
+  Parsed star(
+      "from helpers import *\n"
+      "ds = tf.data.Dataset.range(8)\n");
+  EXPECT_EQ(star.CallOf("tf.data.Dataset.range")->name, "");
+  EXPECT_FALSE(star.model->Imports("tensorflow"));
+}
+
 // A function that returns its own call stops where it recurses; its other returns still count,
 // and a call made before the function is defined knows its kind as well.
 TEST(ScriptModelTest, KindsFollowRecursionAndLaterDefinitions) {

@@ -39,6 +39,26 @@ const std::vector<std::pair<std::string, std::string>>& ModuleAliases() {
   return *aliases;
 }
 
+// data/python/conventional_aliases.tsv: name → module.
+const std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>>&
+ConventionalAliases() {
+  static const auto* aliases = [] {
+    auto* m = new std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>>();
+    for (const auto& cols : EmbeddedTsvRows("data/python/conventional_aliases.tsv")) {
+      if (cols.size() == 2) m->emplace(std::string(cols[0]), std::string(cols[1]));
+    }
+    return m;
+  }();
+  return *aliases;
+}
+
+// The identifier an attribute chain starts from (`tf` of `tf.data.Dataset.map`), or null.
+Node RootName(Node expr) {
+  expr = Unparenthesize(expr);
+  while (expr.is("attribute")) expr = Unparenthesize(expr.field("object"));
+  return expr.is(NodeType::kIdentifier) ? expr : Node();
+}
+
 std::optional<Kind> ParseKind(std::string_view name) {
   if (name == "dataset") return Kind::kDataset;
   if (name == "loader") return Kind::kLoader;
@@ -272,6 +292,7 @@ void ScriptModel::Index() {
       function_by_name_[functions_[i].node.field("name").text()] = static_cast<int>(i);
     }
   }
+  ImportConventionalAliases();
   // Functions passed to jax.jit (`step = jax.jit(train_step)`) are traced like decorated ones.
   for (const Call& c : calls_) {
     if (c.args.empty() || !c.args[0].is("identifier")) continue;
@@ -284,6 +305,59 @@ void ScriptModel::Index() {
     if (t != Transform::kTfFunction) {
       for (const auto& [key, value] : c.kwargs) AddStaticParams(key, value, functions_[f]);
     }
+  }
+}
+
+bool ScriptModel::Binds(std::string_view name) const {
+  if (imports_.contains(name) || function_by_name_.contains(name)) return true;
+  for (const Binding& b : bindings_) {
+    if (b.name == name) return true;
+  }
+  for (const Function& f : functions_) {
+    if (std::find(f.params.begin(), f.params.end(), name) != f.params.end()) return true;
+  }
+  return false;
+}
+
+void ScriptModel::ImportConventionalAliases() {
+  if (star_import_) return;  // `from x import *` may bind any of them
+  const auto& aliases = ConventionalAliases();
+  std::vector<std::string> added;
+  // A name used as a module (`tf.data...(...)`, `@tf.function`) and bound nowhere.
+  auto consider = [&](std::string_view name) {
+    if (std::find(added.begin(), added.end(), name) != added.end()) return;
+    auto alias = aliases.find(name);
+    if (alias == aliases.end() || Binds(name)) return;
+    imports_.emplace(std::string(name), alias->second);
+    added.emplace_back(name);
+  };
+  for (const Call& c : calls_) {
+    const Node root = RootName(c.callee);
+    if (c.name.empty() && root && root != c.callee) consider(root.text());
+  }
+  // Decorators and class bases the model could not resolve are kept as written (`tf.function`).
+  auto written_root = [](const std::string& dotted) {
+    const std::size_t dot = dotted.find('.');
+    return dot == std::string::npos ? std::string_view() : std::string_view(dotted).substr(0, dot);
+  };
+  for (const Function& f : functions_) {
+    for (const std::string& d : f.decorators) consider(written_root(d));
+  }
+  if (added.empty()) return;
+  for (Call& c : calls_) {
+    if (c.name.empty()) c.name = Canonical(c.callee);
+  }
+  auto resolve = [&](std::string& dotted) {
+    const std::string_view root = written_root(dotted);
+    if (root.empty() || std::find(added.begin(), added.end(), root) == added.end()) return;
+    dotted = FoldAliases(imports_.find(root)->second + dotted.substr(root.size()));
+  };
+  for (Function& f : functions_) {
+    for (std::string& d : f.decorators) {
+      resolve(d);
+      Mark(TransformOf(d), f);
+    }
+    for (std::string& base : f.class_bases) resolve(base);
   }
 }
 
@@ -305,7 +379,9 @@ void ScriptModel::AddImport(Node statement) {
       continue;
     }
     if (!after_import) continue;
-    if (name.is("aliased_import")) {
+    if (name.is("wildcard_import")) {
+      star_import_ = true;
+    } else if (name.is("aliased_import")) {
       imports_[std::string(name.field("alias").text())] =
           FoldAliases(from + std::string(name.field("name").text()));
     } else if (name.is("dotted_name")) {

@@ -168,6 +168,13 @@ class ScriptModel final : public TreeListener {
   // The indices over what the trees added (by scope, by name, the traced functions).
   void Index();
   void AddImport(Node statement);
+  // A name the frameworks' guides always import a module as (data/python/conventional_aliases.tsv:
+  // `tf`, `jnp`, `xm`), used as that module but bound nowhere in the file (a snippet without its
+  // imports), is imported as it: added to the imports, and the calls through it named again.
+  void ImportConventionalAliases();
+  // Whether the file binds a name anywhere: an import, an assignment or loop target, a
+  // parameter, a def.
+  bool Binds(std::string_view name) const;
   // `decorated`: the def's parent node (a decorated_definition when it has decorators).
   void AddFunction(Node def, Node decorated, int parent, Node class_node);
   void AddCall(Node call, const std::vector<Node>& ancestors, int function);
@@ -189,6 +196,7 @@ class ScriptModel final : public TreeListener {
   std::vector<const SyntaxTree*> trees_;  // the trees added, in order
   // Bound name → canonical module path.
   std::unordered_map<std::string, std::string, ViewHash, std::equal_to<>> imports_;
+  bool star_import_ = false;  // `from x import *` somewhere
   std::vector<Function> functions_;
   std::vector<Call> calls_;
   std::vector<Binding> bindings_;  // in the order the walk met them
