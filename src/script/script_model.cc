@@ -322,12 +322,19 @@ bool ScriptModel::Binds(std::string_view name) const {
 void ScriptModel::ImportConventionalAliases() {
   if (star_import_) return;  // `from x import *` may bind any of them
   const auto& aliases = ConventionalAliases();
-  std::vector<std::string> added;
-  // A name used as a module (`tf.data...(...)`, `@tf.function`) and bound nowhere.
+  std::vector<std::string> added, bound;
+  // A name used as a module (`tf.data...(...)`, `@tf.function`) and bound nowhere. Each name is
+  // looked for once (a file may use a bound `tf` thousands of times).
   auto consider = [&](std::string_view name) {
-    if (std::find(added.begin(), added.end(), name) != added.end()) return;
     auto alias = aliases.find(name);
-    if (alias == aliases.end() || Binds(name)) return;
+    if (alias == aliases.end() || std::find(added.begin(), added.end(), name) != added.end() ||
+        std::find(bound.begin(), bound.end(), name) != bound.end()) {
+      return;
+    }
+    if (Binds(name)) {
+      bound.emplace_back(name);
+      return;
+    }
     imports_.emplace(std::string(name), alias->second);
     added.emplace_back(name);
   };
