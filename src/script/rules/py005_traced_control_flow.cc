@@ -40,18 +40,61 @@ std::vector<std::string> TracedParams(const Function& f) {
   return out;
 }
 
-// A parameter the test reads as a value: the test itself, or an operand of a comparison or a
-// boolean operator (not `x is None`, not `x.shape[0] > 1`, not `len(x)`: those are static).
-Node ValueTested(Node test, const std::vector<std::string>& traced) {
-  auto is_traced = [&](Node n) { return n.is("identifier") && Contains(traced, n.text()); };
-  if (test.is("parenthesized_expression") && test.named_count() == 1) {
-    return ValueTested(test.named(0), traced);
+// Array methods whose result is an array computed from the receiver (`x.sum()`, `x.any()`,
+// `x.item()`): traced when the receiver is. Attributes (`x.shape`, `x.ndim`, a module's
+// `training` flag) are left alone: they may be static.
+constexpr std::string_view kArrayMethods[] = {"all", "any",  "argmax", "argmin", "astype", "item",
+                                              "max", "mean", "min",    "prod",   "round",  "std",
+                                              "sum", "var",  "clip",   "squeeze"};
+// jax.numpy functions that read only an array's static facts (shape, dtype).
+constexpr std::string_view kStaticFunctions[] = {
+    "shape",        "ndim",      "size",     "result_type",   "issubdtype", "dtype", "isscalar",
+    "iscomplexobj", "isrealobj", "can_cast", "promote_types", "finfo",      "iinfo"};
+
+template <std::size_t N>
+bool OneOf(const std::string_view (&set)[N], std::string_view s) {
+  return std::find(std::begin(set), std::end(set), s) != std::end(set);
+}
+
+// The traced parameter an expression's value is computed from, or null when it is not (or may
+// not be) traced: the parameter itself, an element of it (`x[0]`), arithmetic on it (`x + 1`),
+// an array method of it (`x.sum()`), or a jax.numpy / jax.lax function of it (`jnp.any(x)`).
+Node TracedSource(const ScriptModel& model, Node e, const std::vector<std::string>& traced) {
+  e = Unparenthesize(e);
+  if (e.is("identifier")) return Contains(traced, e.text()) ? e : Node();
+  if (e.is("subscript")) return TracedSource(model, e.field("value"), traced);
+  if (e.is("unary_operator")) return TracedSource(model, e.field("argument"), traced);
+  if (e.is("binary_operator")) {
+    if (Node l = TracedSource(model, e.field("left"), traced)) return l;
+    return TracedSource(model, e.field("right"), traced);
   }
-  if (is_traced(test)) return test;
-  if (test.is("not_operator")) return ValueTested(test.field("argument"), traced);
+  if (!e.is("call")) return {};
+  const Call* call = model.CallAt(e);
+  if (call == nullptr) return {};
+  if (call->receiver && call->name.empty() && OneOf(kArrayMethods, call->method)) {
+    return TracedSource(model, call->receiver, traced);
+  }
+  if ((call->name.starts_with("jax.numpy.") || call->name.starts_with("jax.lax.")) &&
+      !OneOf(kStaticFunctions, call->method)) {
+    for (Node arg : call->args) {
+      if (Node source = TracedSource(model, arg, traced)) return source;
+    }
+  }
+  return {};
+}
+
+// The traced value a test converts to a bool: the test itself, or an operand of a comparison or
+// a boolean operator (not `x is None`, not `x.shape[0] > 1`, not `len(x)`: those are static).
+// Returns the tested expression; `source` is set to the traced parameter it comes from.
+Node ValueTested(const ScriptModel& model, Node test, const std::vector<std::string>& traced,
+                 Node& source) {
+  if (test.is("parenthesized_expression") && test.named_count() == 1) {
+    return ValueTested(model, test.named(0), traced, source);
+  }
+  if (test.is("not_operator")) return ValueTested(model, test.field("argument"), traced, source);
   if (test.is("boolean_operator")) {
-    if (Node l = ValueTested(test.field("left"), traced)) return l;
-    return ValueTested(test.field("right"), traced);
+    if (Node l = ValueTested(model, test.field("left"), traced, source)) return l;
+    return ValueTested(model, test.field("right"), traced, source);
   }
   if (test.is("comparison_operator")) {
     for (std::uint32_t i = 0; i < test.count(); ++i) {
@@ -61,11 +104,12 @@ Node ValueTested(Node test, const std::vector<std::string>& traced) {
       }
     }
     for (std::uint32_t i = 0; i < test.named_count(); ++i) {
-      Node operand = test.named(i);
-      if (operand.is("subscript")) operand = operand.field("value");
-      if (is_traced(operand)) return operand;
+      const Node operand = test.named(i);
+      if ((source = TracedSource(model, operand, traced))) return operand;
     }
+    return {};
   }
+  if ((source = TracedSource(model, test, traced))) return test;
   return {};
 }
 
@@ -91,24 +135,31 @@ class Py005 final : public ScriptRule {
         if (n.is("if_statement") || n.is("while_statement") || n.is("elif_clause")) {
           test = n.field("condition");
         }
-        if (Node value = ValueTested(test, traced)) Report(c, n, value, f);
+        Node source;
+        if (Node value = ValueTested(c.model, test, traced, source)) {
+          Report(c, n, value, source, f);
+        }
         return true;
       });
     }
   }
 
  private:
-  void Report(const ScriptContext& c, Node statement, Node value, const Function& f) const {
+  void Report(const ScriptContext& c, Node statement, Node value, Node source,
+              const Function& f) const {
     const std::string keyword = statement.is("while_statement") ? "while" : "if";
+    const std::string tested = value == source
+                                   ? "`" + std::string(value.text()) + "`, a traced argument"
+                                   : "`" + std::string(value.text()) + "`, computed from `" +
+                                         std::string(source.text()) + "`, a traced argument";
     Diagnostic d = c.Finding(code(), Severity::kError, statement,
-                             "`" + keyword + "` on `" + std::string(value.text()) +
-                                 "`, a traced argument of the jitted `" + f.name +
+                             "`" + keyword + "` on " + tested + " of the jitted `" + f.name +
                                  "`: it has no value while JAX traces, so jax.jit raises "
                                  "TracerBoolConversionError");
     d.fix =
         Fix{"use `jnp.where` / `jax.lax.cond` / `jax.lax.while_loop`, or mark the argument "
             "static (`static_argnames=(\"" +
-                std::string(value.text()) + "\",)`) if it is a Python value",
+                std::string(source.text()) + "\",)`) if it is a Python value",
             FixApplicability::kDisplayOnly};
     c.Add(std::move(d));
   }
