@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "src/script/rules/factories.h"
+#include "src/script/rules/torch_xla.h"
 
 namespace tpudoctor::script {
 namespace {
@@ -41,6 +42,41 @@ bool InTorchModule(const ScriptModel& model, int function) {
   });
 }
 
+// Whether an index is a boolean mask made by comparing tensors (`x > 0`, `labels != pad_id`, `~m`
+// or `a & b` of such): indexing with it keeps the elements where it is true, as many as the
+// values say. A comparison of literals or of static sizes (`x.shape[0] > 1`, `len(x)`) is a
+// Python bool, not a mask.
+bool IsComparisonMask(Node index) {
+  index = Unparenthesize(index);
+  if (index.is("unary_operator")) return IsComparisonMask(index.field("argument"));
+  if (index.is("binary_operator")) {
+    const std::string_view op = index.field("operator").text();
+    return (op == "&" || op == "|") &&
+           (IsComparisonMask(index.field("left")) || IsComparisonMask(index.field("right")));
+  }
+  if (!index.is("comparison_operator")) return false;
+  bool tensor = false;
+  for (std::uint32_t i = 0; i < index.named_count(); ++i) {
+    const Node operand = Unparenthesize(index.named(i));
+    const std::string_view text = operand.text();
+    if (text.find(".shape") != std::string_view::npos ||
+        text.find(".ndim") != std::string_view::npos || text.starts_with("len(")) {
+      return false;
+    }
+    tensor = tensor || operand.is("identifier") || operand.is("subscript") ||
+             operand.is("attribute") || operand.is("call");
+  }
+  return tensor;
+}
+
+// Whether a subscript is read (`y = x[mask]`), not assigned to (`x[mask] = 0`, which keeps the
+// shape: torch lowers it to a select).
+bool IsRead(Node subscript) {
+  const Node parent = subscript.parent();
+  return !((parent.is("assignment") || parent.is("augmented_assignment")) &&
+           parent.field("left") == subscript);
+}
+
 // Ops whose output shape depends on tensor values, in code XLA compiles: under jax.jit they
 // raise (a ConcretizationTypeError asking for `size=`); in a torch_xla script they make the
 // graph's shapes dynamic, which torch_xla runs with bounded padding or a recompilation per size
@@ -52,6 +88,14 @@ class Shp001 final : public ScriptRule {
                    "compilation cannot take")
   void Run(const ScriptContext& c) const override {
     const bool torch_xla = c.model.Imports("torch_xla");
+    const std::vector<Node> step_loops = torch_xla ? StepLoops(c.model) : std::vector<Node>();
+    // Code torch_xla runs on the device: an nn.Module's methods, and the training step loops.
+    auto on_device = [&](Node at, int function) {
+      return InTorchModule(c.model, function) ||
+             std::any_of(step_loops.begin(), step_loops.end(),
+                         [&](Node loop) { return Within(at, loop); });
+    };
+    if (torch_xla) ReportBooleanMasks(c, on_device);
     for (const Call& call : c.model.calls()) {
       if (IsJaxSizedOp(call) && !call.Keyword("size") && !call.splat &&
           InJaxTrace(c.model, call.function)) {
@@ -65,7 +109,7 @@ class Shp001 final : public ScriptRule {
                 "of fixed shape (`jnp.where(cond, x, 0)`)",
                 FixApplicability::kDisplayOnly};
         c.Add(std::move(d));
-      } else if (torch_xla && IsTorchDynamicOp(call) && InTorchModule(c.model, call.function)) {
+      } else if (torch_xla && IsTorchDynamicOp(call) && on_device(call.node, call.function)) {
         Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
                                  "`" + std::string(call.callee.text()) +
                                      "` has an output size that depends on the values: on "
@@ -78,6 +122,28 @@ class Shp001 final : public ScriptRule {
         c.Add(std::move(d));
       }
     }
+  }
+
+ private:
+  template <typename OnDevice>
+  void ReportBooleanMasks(const ScriptContext& c, const OnDevice& on_device) const {
+    Walk(c.model.syntax(), [&](Node n, int) {
+      if (!n.is("subscript") || !IsRead(n)) return true;
+      const Node index = n.field("subscript");
+      if (n.named_count() != 2 || !IsComparisonMask(index)) return true;
+      if (!on_device(n, c.model.FunctionOf(n))) return true;
+      Diagnostic d = c.Finding(code(), Severity::kWarning, n,
+                               "`" + std::string(n.text()) +
+                                   "` keeps the elements where a comparison holds: its size "
+                                   "depends on the values, so on torch_xla the graph becomes "
+                                   "dynamic, padded to a bound or compiled again for each size");
+      d.fix =
+          Fix{"keep shapes fixed: multiply by the mask, `torch.where(mask, x, 0)`, or "
+              "reduce with the mask as a weight",
+              FixApplicability::kDisplayOnly};
+      c.Add(std::move(d));
+      return true;
+    });
   }
 };
 

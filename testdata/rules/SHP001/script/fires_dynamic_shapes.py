@@ -21,3 +21,16 @@ class Router(torch.nn.Module):
     def forward(self, scores):
         chosen = torch.nonzero(scores > 0.5)
         return chosen
+
+    def masked_mean(self, logits, labels):
+        # Boolean-mask indexing keeps as many elements as the values say.
+        return logits[labels != -100].mean()
+
+
+device = xm.xla_device()
+for batch, labels in loader:
+    out = model(batch.to(device))
+    hits = torch.nonzero(out.argmax(-1) == labels)
+    loss = out[~(labels < 0)].sum()
+    loss.backward()
+    xm.optimizer_step(optimizer)

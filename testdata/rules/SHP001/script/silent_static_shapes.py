@@ -23,3 +23,17 @@ class Dataset(torch.utils.data.Dataset):
     def __getitem__(self, i):
         # Host-side preparation may size things as it likes.
         return torch.nonzero(torch.arange(8) > i)
+
+
+class Clamp(torch.nn.Module):
+    def forward(self, x):
+        # Assigning through a mask keeps the shape (a select); shapes compared are Python values.
+        x[x < 0] = 0
+        if x[x.shape[0] > 1]:
+            pass
+        return x[:, 0] * (x[:, 1] > 0)
+
+
+# Host-side statistics before training: not in a step loop.
+train_labels = torch.tensor(all_labels)
+positives_only = train_labels[train_labels > 0]
