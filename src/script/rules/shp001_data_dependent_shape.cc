@@ -95,7 +95,7 @@ class Shp001 final : public ScriptRule {
              std::any_of(step_loops.begin(), step_loops.end(),
                          [&](Node loop) { return Within(at, loop); });
     };
-    if (torch_xla) ReportBooleanMasks(c, on_device);
+    if (torch_xla) ReportBooleanMasks(c, DeviceRegions(c.model, step_loops));
     for (const Call& call : c.model.calls()) {
       if (IsJaxSizedOp(call) && !call.Keyword("size") && !call.splat &&
           InJaxTrace(c.model, call.function)) {
@@ -125,25 +125,41 @@ class Shp001 final : public ScriptRule {
   }
 
  private:
-  template <typename OnDevice>
-  void ReportBooleanMasks(const ScriptContext& c, const OnDevice& on_device) const {
-    Walk(c.model.syntax(), [&](Node n, int) {
-      if (!n.is("subscript") || !IsRead(n)) return true;
-      const Node index = n.field("subscript");
-      if (n.named_count() != 2 || !IsComparisonMask(index)) return true;
-      if (!on_device(n, c.model.FunctionOf(n))) return true;
-      Diagnostic d = c.Finding(code(), Severity::kWarning, n,
-                               "`" + std::string(n.text()) +
-                                   "` keeps the elements where a comparison holds: its size "
-                                   "depends on the values, so on torch_xla the graph becomes "
-                                   "dynamic, padded to a bound or compiled again for each size");
-      d.fix =
-          Fix{"keep shapes fixed: multiply by the mask, `torch.where(mask, x, 0)`, or "
-              "reduce with the mask as a weight",
-              FixApplicability::kDisplayOnly};
-      c.Add(std::move(d));
-      return true;
+  // The code torch_xla runs on the device, as disjoint regions: the methods of nn.Module
+  // subclasses and the step loops, none inside another.
+  static std::vector<Node> DeviceRegions(const ScriptModel& model,
+                                         const std::vector<Node>& step_loops) {
+    std::vector<Node> regions = step_loops;
+    for (std::size_t i = 0; i < model.functions().size(); ++i) {
+      const Function& f = model.functions()[i];
+      if (f.parent < 0 && InTorchModule(model, static_cast<int>(i))) regions.push_back(f.node);
+    }
+    std::erase_if(regions, [&](Node r) {
+      return std::any_of(regions.begin(), regions.end(),
+                         [&](Node o) { return o != r && Within(r, o); });
     });
+    return regions;
+  }
+
+  void ReportBooleanMasks(const ScriptContext& c, const std::vector<Node>& regions) const {
+    for (Node region : regions) {
+      Walk(region, [&](Node n, int) {
+        if (!n.is("subscript") || !IsRead(n)) return true;
+        const Node index = n.field("subscript");
+        if (n.named_count() != 2 || !IsComparisonMask(index)) return true;
+        Diagnostic d = c.Finding(code(), Severity::kWarning, n,
+                                 "`" + std::string(n.text()) +
+                                     "` keeps the elements where a comparison holds: its size "
+                                     "depends on the values, so on torch_xla the graph becomes "
+                                     "dynamic, padded to a bound or compiled again for each size");
+        d.fix =
+            Fix{"keep shapes fixed: multiply by the mask, `torch.where(mask, x, 0)`, or "
+                "reduce with the mask as a weight",
+                FixApplicability::kDisplayOnly};
+        c.Add(std::move(d));
+        return true;
+      });
+    }
   }
 };
 
