@@ -118,6 +118,31 @@ bool ConvertsModule(const ScriptModel& model, const Call& call) {
          (call.receiver && IsModule(model, call.receiver));
 }
 
+// Whether a loaded model is only read for its weights (`model.state_dict()` handed to a
+// converter, `named_parameters()`), never run: a script converting a PyTorch checkpoint for JAX
+// loads it in float16 on the host, and the TPU computes in whatever dtype the converted
+// parameters are given. A model never used again counts too.
+bool OnlyItsWeightsRead(const ScriptModel& model, const Call& load) {
+  const Node assignment = load.node.parent();
+  if (!assignment.is("assignment") || !assignment.field("left").is("identifier")) return false;
+  return EveryUse(model, assignment, [&](Node use) {
+    const Node attribute = use.parent();
+    if (!attribute.is("attribute") || attribute.field("object") != use) return false;
+    const std::string_view name = attribute.field("attribute").text();
+    return name == "state_dict" || name == "named_parameters" || name == "parameters" ||
+           name == "config" || name == "save_pretrained";
+  });
+}
+
+// Whether the script runs a model loaded in this dtype on an XLA device: a PyTorch dtype in a
+// torch_xla script, a JAX one in a JAX script. A PyTorch model loaded in float16 elsewhere (a
+// GPU captioner preparing data, a reference run beside a JAX port) is not the TPU's work.
+bool LoadsForXla(const ScriptModel& model, Node dtype) {
+  const std::string name = model.Canonical(dtype);
+  if (name.starts_with("jax.")) return true;
+  return model.Imports("torch_xla");
+}
+
 // What the dtype of a call decides:
 // - kModel: what the model computes in — a global switch, a layer's or model's dtype=, a module
 //   converted (`model.half()`, `net.to(torch.float64)`): a warning;
@@ -249,6 +274,18 @@ class Tpu002 final : public ScriptRule {
         const std::string to = s.narrow == "float32" ? "float" : "bfloat16";
         Report(c, call.callee.field("attribute"), s, "`." + call.method + "()`", to,
                WhatDtypeDecides(c.model, call));
+        continue;
+      }
+      // A pretrained model loaded in a dtype (Hugging Face's transformers and diffusers take
+      // `torch_dtype=` or `dtype=`; their Flax classes `dtype=`): its weights, and so what it
+      // computes in, are that dtype.
+      if (call.method == "from_pretrained" && call.receiver) {
+        Node dtype = call.Keyword("torch_dtype");
+        if (!dtype) dtype = call.Keyword("dtype");
+        const SlowDtype* s = dtype ? SlowDtypeOf(c.model, dtype) : nullptr;
+        if (s != nullptr && LoadsForXla(c.model, dtype) && !OnlyItsWeightsRead(c.model, call)) {
+          Report(c, dtype, *s, "`" + std::string(dtype.text()) + "`", Narrowed(dtype, *s));
+        }
         continue;
       }
       const bool framework =
