@@ -8,7 +8,8 @@ order (a guide's later blocks use the imports of its first).
 GIT_DIR is a clone (or bare mirror) of the repository OWNER/REPO, read at HEAD; GLOB picks
 its pages (`docs/*.md`; `*` crosses folders). Blocks fenced as python/py/ipython/pycon and MyST
 `{code-cell}` blocks are taken (their `:option:` lines and `---` option blocks skipped); a block
-of doctest prompts keeps only the `>>> ` and `... ` lines. OUT/MANIFEST.tsv names each notebook's
+of doctest prompts keeps only the `>>> ` and `... ` lines. A `.rst` page gives its
+`.. code-block:: python` (and `code`, `testcode`) bodies. OUT/MANIFEST.tsv names each notebook's
 repository, commit and page, as docs/precision/*manifest.tsv do.
 """
 import fnmatch
@@ -59,6 +60,35 @@ def code_blocks(text):
     return blocks
 
 
+RST_DIRECTIVE = re.compile(
+    r"^(\s*)\.\. (code-block|code|sourcecode|testcode)::\s*(python3?|py)?\s*$")
+
+
+def rst_code_blocks(text):
+    """reStructuredText's Python code directives (`.. code-block:: python`, `.. code:: py`,
+    `.. testcode::`): the lines indented under each, past its `:option:` lines."""
+    blocks, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        m = RST_DIRECTIVE.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        indent, directive, lang = len(m.group(1)), m.group(2), m.group(3)
+        while i < len(lines) and lines[i].strip().startswith(":"):
+            i += 1
+        body = []
+        while i < len(lines) and (not lines[i].strip() or
+                                  len(lines[i]) - len(lines[i].lstrip()) > indent):
+            body.append(lines[i])
+            i += 1
+        while body and not body[-1].strip():
+            body.pop()
+        if body and (lang or directive == "testcode"):
+            cut = min(len(l) - len(l.lstrip()) for l in body if l.strip())
+            blocks.append("\n".join(l[cut:] for l in body))
+    return blocks
+
+
 def git(git_dir, *args):
     return subprocess.check_output(["git", "-C", git_dir, *args])
 
@@ -74,7 +104,7 @@ def main():
             pages = git(git_dir, "ls-tree", "-r", "--name-only", "HEAD").decode().split("\n")
             for page in sorted(p for p in pages if fnmatch.fnmatch(p, pattern)):
                 text = git(git_dir, "show", f"HEAD:{page}").decode("utf-8", "replace")
-                cells = code_blocks(text)
+                cells = rst_code_blocks(text) if page.endswith(".rst") else code_blocks(text)
                 if not cells:
                     continue
                 notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],

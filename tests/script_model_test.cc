@@ -94,6 +94,8 @@ TEST(ScriptModelTest, ReadsConventionalAliasesOnlyWhereNothingBindsThem) {
   EXPECT_EQ(snippet.CallOf("jnp.sum")->name, "jax.numpy.sum");
   EXPECT_TRUE(snippet.model->functions()[0].tf_function);
   EXPECT_TRUE(snippet.model->Imports("tensorflow"));
+  Parsed loader("loader = DataLoader(dataset, batch_size=32)\n");
+  EXPECT_EQ(loader.CallOf("DataLoader")->name, "torch.utils.data.DataLoader");
 
   Parsed bound(
       "tf = make_factory()\n"

@@ -340,7 +340,7 @@ void ScriptModel::ImportConventionalAliases() {
   };
   for (const Call& c : calls_) {
     const Node root = RootName(c.callee);
-    if (c.name.empty() && root && root != c.callee) consider(root.text());
+    if (c.name.empty() && root) consider(root.text());
   }
   // Decorators and class bases the model could not resolve are kept as written (`tf.function`).
   auto written_root = [](const std::string& dotted) {

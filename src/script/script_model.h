@@ -168,9 +168,10 @@ class ScriptModel final : public TreeListener {
   // The indices over what the trees added (by scope, by name, the traced functions).
   void Index();
   void AddImport(Node statement);
-  // A name the frameworks' guides always import a module as (data/python/conventional_aliases.tsv:
-  // `tf`, `jnp`, `xm`), used as that module but bound nowhere in the file (a snippet without its
-  // imports), is imported as it: added to the imports, and the calls through it named again.
+  // A name the frameworks' guides always import a module or class as
+  // (data/python/conventional_aliases.tsv: `tf`, `jnp`, `xm`, `DataLoader`), called through but
+  // bound nowhere in the file (a snippet without its imports), is imported as it: added to the
+  // imports, and the calls through it named again.
   void ImportConventionalAliases();
   // Whether the file binds a name anywhere: an import, an assignment or loop target, a
   // parameter, a def.
