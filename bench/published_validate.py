@@ -28,6 +28,10 @@ RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 # (model, hardware as published, throughput) → how to predict it. `per` is the unit: tokens/s per
 # chip, samples/s in total, or TFLOP/s per chip. `batch` is the per-device batch the run used (a
 # device is a TensorCore on v2/v3 and a chiplet on TPU7x: two per chip).
+# The workloads of tpu-recipes' vLLM benchmarks on Ironwood: name, tokens in, tokens out.
+IRONWOOD_WORKLOADS = [("1k in / 1k out", 1024, 1024), ("1k in / 8k out", 1024, 8192),
+                      ("8k in / 1k out", 8192, 1024)]
+
 ROWS = [
     # MaxText on Trillium (tpu-recipes): FSDP over the slice, decoder layer inputs offloaded.
     dict(match=("Llama3.1-8B", "v6e-8)"), model="llama-3.1-8b.json", target="tpu-v6e-8", seq=8192,
@@ -163,28 +167,18 @@ ROWS = [
     # weights, activations and KV cache; the server runs at most 135 sequences (--max-num-seqs)
     # of the client's 320, and no more than its KV cache holds: `max_seqs` predicts at the smaller
     # of 135 and the estimate's own max concurrency.
-    dict(match=("Qwen3-32B (vLLM TPU)", "1k in / 1k out"), model="qwen3-32b.json", target="tpu-7x",
-         serve=(1024, 1024, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Qwen3-32B (vLLM TPU)", "1k in / 8k out"), model="qwen3-32b.json", target="tpu-7x",
-         serve=(1024, 8192, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Qwen3-32B (vLLM TPU)", "8k in / 1k out"), model="qwen3-32b.json", target="tpu-7x",
-         serve=(8192, 1024, 135), max_seqs=True, chips=1, parallel="tp=2", per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+    *[dict(match=("Qwen3-32B (vLLM TPU)", name), model="qwen3-32b.json",
+           target="tpu-7x", serve=(prompt, output, 135), max_seqs=True, chips=1,
+           parallel="tp=2", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8")
+      for name, prompt, output in IRONWOOD_WORKLOADS],
     # vLLM on four Ironwood chips (tpu-recipes, Qwen3-Coder-480B-A35B, an MoE of 160 experts, 8 a
     # token): TP=8 over the 8 devices with the experts spread over them (--enable-expert-parallel);
     # predicted as tp=8, which holds and reads the same expert bytes per device (the all-to-alls
     # that replace the experts' all-reduces are not modelled). 64 sequences in flight.
-    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "1k in / 1k out"),
-         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(1024, 1024, 64), chips=4,
-         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "1k in / 8k out"),
-         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(1024, 8192, 64), chips=4,
-         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
-    dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", "8k in / 1k out"),
-         model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(8192, 1024, 64), chips=4,
-         parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8"),
+    *[dict(match=("Qwen3-Coder-480B-A35B (vLLM TPU)", name),
+           model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(prompt, output, 64),
+           chips=4, parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8")
+      for name, prompt, output in IRONWOOD_WORKLOADS],
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
     # together, as the serving model's round of prefills and decode steps assumes; its
     # benchmarking recipe builds the engines with --enable_fp8 --fp8_kv_cache). LLaMA 7B has

@@ -1,9 +1,8 @@
 // The one list of checks. Keep it sorted by code.
 #include <algorithm>
-#include <atomic>
-#include <future>
 
 #include "src/checks/factories.h"
+#include "src/support/two_threads.h"
 #include "tpudoctor/check/check.h"
 
 namespace tpudoctor {
@@ -64,15 +63,9 @@ std::vector<Diagnostic> RunChecks(const ModelAnalysis& analysis, const CheckOpti
   const CheckContext context(analysis, options);
   const auto& checks = AllChecks();
   std::vector<DiagnosticSink> sinks(checks.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < checks.size(); i = next++) {
-      if (RuleSelected(checks[i]->code(), options)) checks[i]->Run(context, sinks[i]);
-    }
-  };
-  auto helper = std::async(std::launch::async, work);
-  work();
-  helper.get();
+  RunOnTwoThreads(checks.size(), [&](std::size_t i) {
+    if (RuleSelected(checks[i]->code(), options)) checks[i]->Run(context, sinks[i]);
+  });
   std::vector<Diagnostic> findings;
   for (DiagnosticSink& sink : sinks) {
     for (Diagnostic& d : sink.Take()) findings.push_back(std::move(d));

@@ -1,15 +1,14 @@
 // CheckScript and FixScript (tpudoctor/script/script.h): read, parse, run the rules, and apply
 // their fixes.
 #include <algorithm>
-#include <atomic>
 #include <dtl/dtl.hpp>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "src/script/rule.h"
 #include "src/script/script_text.h"
 #include "src/script/vertex_jobs.h"
+#include "src/support/two_threads.h"
 #include "tpudoctor/script/script.h"
 #include "tpudoctor/support/strings.h"
 
@@ -96,17 +95,11 @@ std::vector<Diagnostic> InFileOrder(std::vector<Diagnostic> findings) {
 void RunRules(const script::ScriptContext& context, const CheckOptions& options) {
   const auto& rules = script::AllScriptRules();
   std::vector<DiagnosticSink> sinks(rules.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < rules.size(); i = next++) {
-      if (RuleSelected(rules[i]->code(), options)) {
-        rules[i]->Run(script::ScriptContext(context, sinks[i]));
-      }
+  RunOnTwoThreads(rules.size(), [&](std::size_t i) {
+    if (RuleSelected(rules[i]->code(), options)) {
+      rules[i]->Run(script::ScriptContext(context, sinks[i]));
     }
-  };
-  auto helper = std::async(std::launch::async, work);
-  work();
-  helper.get();
+  });
   for (DiagnosticSink& sink : sinks) {
     for (Diagnostic& d : sink.Take()) context.Add(std::move(d));
   }

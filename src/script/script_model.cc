@@ -309,14 +309,10 @@ void ScriptModel::Index() {
 }
 
 bool ScriptModel::Binds(std::string_view name) const {
-  if (imports_.contains(name) || function_by_name_.contains(name)) return true;
-  for (const Binding& b : bindings_) {
-    if (b.name == name) return true;
-  }
-  for (const Function& f : functions_) {
-    if (std::find(f.params.begin(), f.params.end(), name) != f.params.end()) return true;
-  }
-  return false;
+  // A function's parameters are among its bindings (AddFunction).
+  return imports_.contains(name) || function_by_name_.contains(name) ||
+         std::any_of(bindings_.begin(), bindings_.end(),
+                     [&](const Binding& b) { return b.name == name; });
 }
 
 void ScriptModel::ImportConventionalAliases() {
@@ -354,15 +350,16 @@ void ScriptModel::ImportConventionalAliases() {
   for (Call& c : calls_) {
     if (c.name.empty()) c.name = Canonical(c.callee);
   }
+  // Whether `dotted` was written through an added name; rewrites it to the canonical name.
   auto resolve = [&](std::string& dotted) {
     const std::string_view root = written_root(dotted);
-    if (root.empty() || std::find(added.begin(), added.end(), root) == added.end()) return;
+    if (root.empty() || std::find(added.begin(), added.end(), root) == added.end()) return false;
     dotted = FoldAliases(imports_.find(root)->second + dotted.substr(root.size()));
+    return true;
   };
   for (Function& f : functions_) {
     for (std::string& d : f.decorators) {
-      resolve(d);
-      Mark(TransformOf(d), f);
+      if (resolve(d)) Mark(TransformOf(d), f);
     }
     for (std::string& base : f.class_bases) resolve(base);
   }

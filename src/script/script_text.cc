@@ -309,18 +309,10 @@ void ScriptText::IndexLines() {
 
 Position ScriptText::Locate(std::uint32_t offset) const {
   offset = std::min<std::uint32_t>(offset, static_cast<std::uint32_t>(code.size()));
-  int row = 0;
-  std::size_t line_start = 0;
-  if (!line_starts_.empty()) {
-    const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-    row = static_cast<int>(after - line_starts_.begin()) - 1;
-    line_start = line_starts_[row];
-  } else {  // not indexed (not made by ReadScript): count the lines before it
-    const std::string_view before = std::string_view(code).substr(0, offset);
-    row = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t eol = before.rfind('\n');
-    line_start = eol == std::string_view::npos ? 0 : eol + 1;
-  }
+  if (line_starts_.empty()) return {};  // not indexed: ReadScript makes every ScriptText
+  const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  const int row = static_cast<int>(after - line_starts_.begin()) - 1;
+  const std::size_t line_start = line_starts_[row];
   int column = 1;
   for (std::size_t i = line_start; i < offset; ++i) {
     column += (static_cast<unsigned char>(code[i]) & 0xC0) != 0x80;

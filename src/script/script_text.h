@@ -40,7 +40,8 @@ struct ScriptText {
   // files the code reads (`!python gen.py --output_dir=data/examples`).
   std::vector<std::string> shell_commands;
 
-  // Where `offset` is, through the index of lines that IndexLines makes (ReadScript does).
+  // Where `offset` is, through the index of lines that IndexLines makes (ReadScript does; an
+  // unindexed text locates nothing: a zero Position).
   Position Locate(std::uint32_t offset) const;
   // The cell holding `offset` (index into `cells`), or -1 in a `.py` file.
   int CellIndexOf(std::uint32_t offset) const;

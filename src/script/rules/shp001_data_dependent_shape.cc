@@ -88,14 +88,12 @@ class Shp001 final : public ScriptRule {
                    "compilation cannot take")
   void Run(const ScriptContext& c) const override {
     const bool torch_xla = c.model.Imports("torch_xla");
-    const std::vector<Node> step_loops = torch_xla ? StepLoops(c.model) : std::vector<Node>();
-    // Code torch_xla runs on the device: an nn.Module's methods, and the training step loops.
-    auto on_device = [&](Node at, int function) {
-      return InTorchModule(c.model, function) ||
-             std::any_of(step_loops.begin(), step_loops.end(),
-                         [&](Node loop) { return Within(at, loop); });
+    const std::vector<Node> on_device = torch_xla ? DeviceRegions(c.model) : std::vector<Node>();
+    auto runs_on_device = [&](Node at) {
+      return std::any_of(on_device.begin(), on_device.end(),
+                         [&](Node region) { return Within(at, region); });
     };
-    if (torch_xla) ReportBooleanMasks(c, DeviceRegions(c.model, step_loops));
+    ReportBooleanMasks(c, on_device);
     for (const Call& call : c.model.calls()) {
       if (IsJaxSizedOp(call) && !call.Keyword("size") && !call.splat &&
           InJaxTrace(c.model, call.function)) {
@@ -109,7 +107,7 @@ class Shp001 final : public ScriptRule {
                 "of fixed shape (`jnp.where(cond, x, 0)`)",
                 FixApplicability::kDisplayOnly};
         c.Add(std::move(d));
-      } else if (torch_xla && IsTorchDynamicOp(call) && on_device(call.node, call.function)) {
+      } else if (IsTorchDynamicOp(call) && runs_on_device(call.node)) {
         Diagnostic d = c.Finding(code(), Severity::kWarning, call.node,
                                  "`" + std::string(call.callee.text()) +
                                      "` has an output size that depends on the values: on "
@@ -126,13 +124,15 @@ class Shp001 final : public ScriptRule {
 
  private:
   // The code torch_xla runs on the device, as disjoint regions: the methods of nn.Module
-  // subclasses and the step loops, none inside another.
-  static std::vector<Node> DeviceRegions(const ScriptModel& model,
-                                         const std::vector<Node>& step_loops) {
-    std::vector<Node> regions = step_loops;
+  // subclasses (the outermost function of each) and the training step loops, none inside another.
+  static std::vector<Node> DeviceRegions(const ScriptModel& model) {
+    std::vector<Node> regions = StepLoops(model);
     for (std::size_t i = 0; i < model.functions().size(); ++i) {
       const Function& f = model.functions()[i];
-      if (f.parent < 0 && InTorchModule(model, static_cast<int>(i))) regions.push_back(f.node);
+      if (InTorchModule(model, static_cast<int>(i)) &&
+          (f.parent < 0 || !InTorchModule(model, f.parent))) {
+        regions.push_back(f.node);
+      }
     }
     std::erase_if(regions, [&](Node r) {
       return std::any_of(regions.begin(), regions.end(),
