@@ -9,9 +9,10 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libyaml-dev libre2-dev libvectorscan-dev zlib1g-dev libzip-dev libhdf5-dev
-  # The Python source checker (`check train.py`): tree-sitter's runtime; its Python grammar comes
-  # from the npm registry below.
-  libtree-sitter-dev
+  # The Python source checker (`check train.py`) compiles tree-sitter from Debian's source
+  # package and its Python grammar from the npm registry (scripts/fetch_parser.sh): apt fetches
+  # the one (xz-utils unpacks it), npm the other.
+  xz-utils
   # `check --diff`: unified diffs of what --fix would change (header-only).
   libdtl-dev
 )
@@ -46,4 +47,4 @@ else
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-exec "$(dirname "$0")/fetch_grammar.sh"
+exec "$(dirname "$0")/fetch_parser.sh"
