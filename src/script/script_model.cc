@@ -288,8 +288,11 @@ void ScriptModel::Index() {
     bindings_by_scope_[{bindings_[i].name, bindings_[i].function}].push_back(i);
   }
   for (std::size_t i = 0; i < functions_.size(); ++i) {
-    if (functions_[i].node.is(NodeType::kFunctionDefinition)) {
-      function_by_name_[functions_[i].node.field("name").text()] = static_cast<int>(i);
+    const Function& f = functions_[i];
+    if (f.node.is(NodeType::kFunctionDefinition)) {
+      const std::string_view name = f.node.field("name").text();
+      function_by_name_[name] = static_cast<int>(i);
+      if (!f.class_node) function_by_scope_[{name, f.parent}] = static_cast<int>(i);
     }
   }
   ImportConventionalAliases();
@@ -298,7 +301,7 @@ void ScriptModel::Index() {
     if (c.args.empty() || !c.args[0].is("identifier")) continue;
     const Transform t = TransformOf(c.name);
     if (t == Transform::kNone) continue;
-    const int f = LocalFunction(c.args[0].text());
+    const int f = FunctionIn(c.args[0].text(), c.function);
     if (f < 0) continue;
     Mark(t, functions_[f]);
     // `jax.jit(step, static_argnums=(1,))` leaves those parameters untraced, as the decorator does.
@@ -667,9 +670,18 @@ std::span<const Call> ScriptModel::CallsIn(Node node) const {
   return {first, last};
 }
 
-int ScriptModel::LocalFunction(std::string_view name) const {
-  auto it = function_by_name_.find(name);
-  return it == function_by_name_.end() ? -1 : it->second;
+int ScriptModel::FunctionNamed(Node identifier) const {
+  return FunctionIn(identifier.text(), FunctionOf(identifier));
+}
+
+int ScriptModel::FunctionIn(std::string_view name, int scope) const {
+  for (int s = scope;; s = functions_[static_cast<std::size_t>(s)].parent) {
+    if (auto it = function_by_scope_.find({name, s}); it != function_by_scope_.end()) {
+      return it->second;
+    }
+    // A parameter or local variable of that name hides the defs around the function.
+    if (s < 0 || bindings_by_scope_.contains({name, s})) return -1;
+  }
 }
 
 const std::vector<Node>& ScriptModel::Returns(int function) const {
@@ -679,7 +691,8 @@ const std::vector<Node>& ScriptModel::Returns(int function) const {
 }
 
 int ScriptModel::LocalCallee(const Call& call) const {
-  return call.name.empty() && call.callee.is("identifier") ? LocalFunction(call.method) : -1;
+  return call.name.empty() && call.callee.is("identifier") ? FunctionIn(call.method, call.function)
+                                                           : -1;
 }
 
 Node ScriptModel::ValueAt(Node identifier) const {

@@ -141,8 +141,13 @@ class ScriptModel final : public TreeListener {
   // The calls that built a value, from its source to the expression itself (`ds.map(f).batch(8)`
   // → [from_tensor_slices, map, batch]), following names and local functions' returns.
   std::vector<const Call*> Chain(Node expr) const;
-  // The local function (def) a name calls, if the file defines it; -1 otherwise.
-  int LocalFunction(std::string_view name) const;
+  // The def of this file a bare name refers to where it appears, as Python scopes it: the
+  // innermost function around it (then its parents, then the module) that defines or binds the
+  // name decides; -1 when that is a parameter or assignment, or nothing here defines the name.
+  // Methods are never reached by a bare name.
+  int FunctionNamed(Node identifier) const;
+  // The same, for a name used in `scope` (a function index; -1: module level).
+  int FunctionIn(std::string_view name, int scope) const;
   // The def of this file a call calls by its plain name (`make_dataset(...)`), or -1.
   int LocalCallee(const Call& call) const;
   // Return-statement values of a function (-1: module level), in order.
@@ -221,6 +226,8 @@ class ScriptModel final : public TreeListener {
   std::vector<KindState> call_kind_states_;
   std::vector<std::vector<Node>> returns_;  // per function (index + 1; 0 is module level)
   std::unordered_map<std::string_view, int> function_by_name_;  // the last def of each name
+  // The last def of each name in each scope (methods left out: a bare name never reaches them).
+  std::unordered_map<Scoped, int, ScopedHash> function_by_scope_;
   std::vector<Node> for_loops_;
   std::string nesting_error_;
 };

@@ -47,32 +47,65 @@ bool ConfiguredPerIteration(const Call& jit, const std::vector<std::string_view>
                      [&](const auto& kwarg) { return Reads(kwarg.second, names); });
 }
 
+// The shape an array-making call is given: `shape=`, else the first argument of a NumPy or
+// jax.numpy constructor (`jnp.ones((n, d))`) or the second of a jax.random sampler
+// (`jax.random.normal(key, (n, d))`); null for any other call.
+Node ShapeArgument(const Call& c) {
+  const bool numpy = c.name.starts_with("jax.numpy.") || c.name.starts_with("numpy.");
+  const bool random = c.name.starts_with("jax.random.");
+  if (!numpy && !random) return {};
+  if (Node shape = c.Keyword("shape")) return shape;
+  const std::size_t at = random ? 1 : 0;
+  return c.args.size() > at ? c.args[at] : Node();
+}
+
+// Whether a call makes an array whose shape reads one of the names: itself, or — for a def of
+// the file called with one of them (`make_inputs(case, bucket)`) — a call in its body whose shape
+// reads the parameter that name is passed to.
+bool SizesArrays(const ScriptModel& model, const Call& c,
+                 const std::vector<std::string_view>& names) {
+  if (Node shape = ShapeArgument(c)) return Reads(shape, names);
+  const int f = model.LocalCallee(c);
+  if (f < 0) return false;
+  const Function& def = model.functions()[static_cast<std::size_t>(f)];
+  std::vector<std::string_view> params;
+  for (std::size_t i = 0; i < c.args.size() && i < def.params.size(); ++i) {
+    if (Reads(c.args[i], names)) params.push_back(def.params[i]);
+  }
+  for (const auto& [key, value] : c.kwargs) {
+    if (Reads(value, names)) params.push_back(key);
+  }
+  if (params.empty()) return false;
+  for (const Call& inner : model.CallsIn(def.node)) {
+    if (Node shape = ShapeArgument(inner); shape && Reads(shape, params)) return true;
+  }
+  return false;
+}
+
 // Whether the loop is a sweep over configurations the code lists (`for gb in (1, 2, 4):`,
-// `for B, ctx in ((32, 4096), (64, 8192)):`, also under `enumerate`) whose body makes arrays
-// sized by the configuration (`x = jnp.ones((n,))` with `n` computed from `gb`): each iteration's
-// program has new shapes, so it compiles on every iteration whatever is jitted, and jitting once
-// before the loop would save nothing. (A sweep over values alone — a learning rate closed over —
-// is still flagged: one jitted function taking the value as an argument compiles once.)
+// `for B, ctx in ((32, 4096), (64, 8192)):`, also under `enumerate` or through a name bound to
+// such a list) whose body makes arrays sized by the configuration (`x = jnp.ones((n,))` with `n`
+// computed from `gb`, or a def of the file given `gb` that does): each iteration's program has
+// new shapes, so it compiles on every iteration whatever is jitted, and jitting once before the
+// loop would save nothing. (A sweep over values alone — a learning rate closed over — is still
+// flagged: one jitted function taking the value as an argument compiles once.)
 bool SweepsShapes(const ScriptModel& model, const Call& jit,
                   const std::vector<std::string_view>& names) {
   if (!jit.loop.is("for_statement")) return false;
-  Node over = Unparenthesize(jit.loop.field("right"));
+  Node over = Unparenthesize(model.Resolve(jit.loop.field("right")));
   if (over.is("call")) {
     const Call* wrapper = model.CallAt(over);
     if (wrapper == nullptr || wrapper->callee.text() != "enumerate" || wrapper->args.empty()) {
       return false;
     }
-    over = Unparenthesize(wrapper->args.front());
+    over = Unparenthesize(model.Resolve(wrapper->args.front()));
   }
   if (!over.is("tuple") && !over.is("list") && !over.is("set") && !over.is("expression_list")) {
     return false;
   }
   for (const Call& c : model.CallsIn(jit.loop.field("body"))) {
     if (c.node.begin() >= jit.node.begin()) break;
-    if (!c.name.starts_with("jax.numpy.") && !c.name.starts_with("numpy.")) continue;
-    Node shape = c.Keyword("shape");
-    if (!shape && !c.args.empty()) shape = c.args.front();
-    if (shape && Reads(shape, names)) return true;
+    if (SizesArrays(model, c, names)) return true;
   }
   return false;
 }
@@ -130,7 +163,7 @@ class Py004 final : public ScriptRule {
       Node fn = call.args[0];
       bool made_in_loop = fn.is("lambda");
       if (fn.is("identifier")) {
-        const int f = c.model.LocalFunction(fn.text());
+        const int f = c.model.FunctionNamed(fn);
         made_in_loop = f >= 0 && Within(c.model.functions()[f].node, call.loop);
       }
       made_in_loop = made_in_loop || NewPartialEachIteration(c.model, fn, call.loop);

@@ -24,7 +24,7 @@ bool InTfFunction(const ScriptModel& model, int function) {
 bool PlainStep(const ScriptModel& model, Node fn) {
   if (fn.is("lambda")) return true;
   if (!fn.is("identifier")) return false;
-  const int f = model.LocalFunction(fn.text());
+  const int f = model.FunctionNamed(fn);
   return f >= 0 && !model.functions()[f].tf_function && model.ValueAt(fn).null();
 }
 

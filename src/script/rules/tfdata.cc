@@ -39,7 +39,7 @@ bool HasStep(const std::vector<const Call*>& chain, std::string_view method) {
 Node FunctionBody(const ScriptModel& model, Node fn) {
   if (fn.is("lambda")) return fn;
   if (fn.is("identifier")) {
-    const int f = model.LocalFunction(fn.text());
+    const int f = model.FunctionNamed(fn);
     if (f >= 0) return model.functions()[f].node;
   }
   return {};
@@ -165,7 +165,7 @@ std::vector<TrainingInput> CallTrainingInputs(const ScriptModel& model) {
       out.push_back({c.args[0], /*prefetched=*/true});
     } else if (c.method == "distribute_datasets_from_function" && !c.args.empty() &&
                c.args[0].is("identifier")) {
-      const int f = model.LocalFunction(c.args[0].text());
+      const int f = model.FunctionIn(c.args[0].text(), c.function);
       if (f >= 0) {
         for (Node r : model.Returns(f)) out.push_back({r});
       }
