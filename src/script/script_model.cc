@@ -291,7 +291,7 @@ void ScriptModel::Index() {
     const Function& f = functions_[i];
     if (f.node.is(NodeType::kFunctionDefinition)) {
       const std::string_view name = f.node.field("name").text();
-      function_by_name_[name] = static_cast<int>(i);
+      def_names_.insert(name);
       if (!f.class_node) function_by_scope_[{name, f.parent}] = static_cast<int>(i);
     }
   }
@@ -313,7 +313,7 @@ void ScriptModel::Index() {
 
 bool ScriptModel::Binds(std::string_view name) const {
   // A function's parameters are among its bindings (AddFunction).
-  return imports_.contains(name) || function_by_name_.contains(name) ||
+  return imports_.contains(name) || def_names_.contains(name) ||
          std::any_of(bindings_.begin(), bindings_.end(),
                      [&](const Binding& b) { return b.name == name; });
 }
