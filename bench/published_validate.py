@@ -68,6 +68,22 @@ ROWS = [
          seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip"),
     # Ironwood (training/ironwood/README.md and each recipe's run_recipe.sh): a chip is two
     # devices; the 70B recipes keep the layer inputs on the device (remat per layer).
+    # Held out (session 25: added after the model was built, predicted once; `held_out` keeps
+    # them out of every fit, bench/tpu_calibration_fit.py's included):
+    # the fp8 recipes on 256 chips and the Qwen3-235B MoE (per_device_batch_size 16, dropless
+    # sparse matmuls, FSDP over the slice's 512 devices, layer inputs offloaded).
+    dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "fp8"), model="llama-3.1-70b.json",
+         target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
+         per="tokens/chip", precision="fp8", held_out=True),
+    dict(match=("Llama3.1-405B", "Ironwood", "fp8"), model="llama-3.1-405b.json",
+         target="tpu7x-256", seq=8192, batch=3, chips=256, parallel="fsdp=256", remat="offload",
+         per="tokens/chip", precision="fp8", held_out=True),
+    dict(match=("Qwen3-235B-A22B", "Ironwood", "bf16"), model="maxtext-qwen3-235b-a22b.yml",
+         target="tpu7x-256", seq=4096, batch=16, chips=256, parallel="fsdp=512",
+         remat="offload", per="tokens/chip", held_out=True),
+    dict(match=("Qwen3-235B-A22B", "Ironwood", "fp8"), model="maxtext-qwen3-235b-a22b.yml",
+         target="tpu7x-256", seq=4096, batch=16, chips=256, parallel="fsdp=512",
+         remat="offload", per="tokens/chip", precision="fp8", held_out=True),
     dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "bf16"), model="llama-3.1-70b.json",
          target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
          per="tokens/chip"),

@@ -774,8 +774,10 @@ TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
     EXPECT_TRUE(e);
     return e ? e->components.matrix_peak_flops : 0.0;
   };
+  // TPU7x: twice bf16's peak, times the share a whole fp8 training step reaches
+  // (data/targets/tpu-7x.json: 0.82, fitted to tpu-recipes' Llama 3.1 70B fp8 row).
   EXPECT_DOUBLE_EQ(compute_ms("tpu-7x", Precision::kFp8),
-                   2 * compute_ms("tpu-7x", Precision::kBf16));
+                   2 * 0.82 * compute_ms("tpu-7x", Precision::kBf16));
   EXPECT_DOUBLE_EQ(compute_ms("tpu-v5e", Precision::kFp8), compute_ms("tpu-v5e", Precision::kBf16));
   // Hopper's fp8 matmuls reach 0.87 of the share of their peak that bf16 ones reach of theirs
   // (measured: data/targets/nvidia-h100.json): their rate is 0.87 x the fp8 peak.

@@ -41,8 +41,8 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
       r.matrix_note =
           share < 1 ? "fp8 matmuls at " + FormatFixed(share, 2) +
                           " x the fp8 peak (fp8 matmuls reach that much less of their peak than "
-                          "bf16 ones of theirs, as measured on this chip; operands quantized per "
-                          "tensor; the rest bf16)"
+                          "bf16 ones of theirs on this chip: the target's fp8_matmul_share, with "
+                          "its source; operands quantized per tensor; the rest bf16)"
                     : "fp8 matmuls at the fp8 peak (operands quantized per tensor; the rest bf16)";
       return r;
     }
