@@ -29,6 +29,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p .deps
 
+# Downloads Debian's source package of tree-sitter into $tmp with apt, from the deb-src lists in
+# the folder $1, in a private apt state (the system's apt configuration and lists untouched).
+apt_source() {
+  local state
+  state=$(mktemp -d -p "$tmp")
+  mkdir -p "$state/lists/partial"
+  local apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$1"
+             -o "Dir::State::Lists=$state/lists")
+  # Root's apt would hand the download to its unprivileged _apt user, who cannot write here.
+  if [[ $(id -u) -eq 0 ]]; then apt+=(-o APT::Sandbox::User=root); fi
+  "${apt[@]}" update >/dev/null 2>&1 || true
+  (cd "$tmp" && "${apt[@]}" source --download-only "tree-sitter=$RUNTIME_DEB_VERSION" \
+    >/dev/null 2>&1)
+}
+
 fetch_runtime() {
   local dest=.deps/$RUNTIME
   if [[ -f $dest/lib/src/lib.c && -f $dest/lib/include/tree_sitter/api.h ]]; then
@@ -36,22 +51,29 @@ fetch_runtime() {
     return
   fi
   echo "setup: fetching Debian's source of $RUNTIME ($RUNTIME_DEB_VERSION)"
-  # The deb-src twin of every Debian source the machine lists (one-line and deb822 files).
-  local state=$tmp/apt
-  mkdir -p "$state/lists/partial" "$state/sources.list.d"
-  local f
+  # First from the deb-src twins of the Debian sources the machine lists (one-line and deb822
+  # files): its own mirrors. A list that has no source index (a third-party repository) only
+  # fails its own update; should the machine's mirrors serve no sources at all, Debian's CDN.
+  local f twins=$tmp/twins
+  mkdir -p "$twins"
   for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f $f ]] && sed -nE 's/^deb([[:space:]])/deb-src\1/p' "$f" >"$state/sources.list.d/$(basename "$f").list"
+    if [[ -f $f ]]; then
+      sed -nE 's/^deb([[:space:]])/deb-src\1/p' "$f" >"$twins/$(basename "$f").list"
+    fi
   done
   for f in /etc/apt/sources.list.d/*.sources; do
-    [[ -f $f ]] && sed -E 's/^Types:.*/Types: deb-src/' "$f" >"$state/sources.list.d/$(basename "$f")"
+    if [[ -f $f ]]; then
+      sed -E 's/^Types:.*/Types: deb-src/' "$f" >"$twins/$(basename "$f")"
+    fi
   done
-  local apt=(apt-get -qq -o Dir::Etc::SourceList=/dev/null
-             -o "Dir::Etc::SourceParts=$state/sources.list.d" -o "Dir::State::Lists=$state/lists")
-  # Root's apt would hand the download to its unprivileged _apt user, who cannot write here.
-  [[ $(id -u) -eq 0 ]] && apt+=(-o APT::Sandbox::User=root)
-  "${apt[@]}" update
-  (cd "$tmp" && "${apt[@]}" source --download-only "tree-sitter=$RUNTIME_DEB_VERSION" >/dev/null)
+  local cdn=$tmp/cdn
+  mkdir -p "$cdn"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+    "http://deb.debian.org/debian bookworm main" >"$cdn/debian.list"
+  if ! apt_source "$twins" && ! apt_source "$cdn"; then
+    echo "setup: apt could not fetch the source of tree-sitter $RUNTIME_DEB_VERSION" >&2
+    exit 1
+  fi
   if ! echo "$RUNTIME_SHA256  $tmp/$RUNTIME_ORIG" | sha256sum --check --status; then
     echo "setup: $RUNTIME_ORIG does not have the expected SHA-256; refusing it" >&2
     exit 1
