@@ -59,12 +59,28 @@ bool WrapsForIteration(const Call& c) {
 bool OnlyLookedAt(const ScriptModel& model, Node assignment, const std::vector<Node>& step_loops,
                   int depth);
 
+// Whether an expression is given as a keyword argument that names evaluation input: a trainer's
+// `eval_dataloader=` (Composer), `val_dataloaders=` (Lightning's fit), `test_loader=`. The API
+// evaluates on it, whatever its sampler does.
+bool GivenForEvaluation(Node expr) {
+  const Node keyword = expr.parent();
+  if (!keyword.is("keyword_argument") || keyword.field("value") != expr) return false;
+  const std::string_view name = keyword.field("name").text();
+  for (std::string_view role : {"eval", "val", "valid", "validation", "test"}) {
+    if (name == role || (name.starts_with(role) && name.substr(role.size()).starts_with("_"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether a use of a loader (or of a wrapper around it) is the iterable of a loop that takes no
 // training step, through the wrappers such a loop iterates and the names they are assigned to.
 bool IteratedWithoutStep(const ScriptModel& model, Node use, const std::vector<Node>& step_loops,
                          int depth) {
   constexpr int kMaxRebinds = 4;
   for (Node n = use;;) {
+    if (GivenForEvaluation(n)) return true;
     const Node parent = n.parent();
     const Node call = parent.is("argument_list")                              ? parent.parent()
                       : parent.is("attribute") && parent.field("object") == n ? parent.parent()
@@ -86,8 +102,9 @@ bool IteratedWithoutStep(const ScriptModel& model, Node use, const std::vector<N
 
 // Whether a DataLoader's batches are only looked at: every use of the name it is assigned to is
 // iterated by a loop that takes no training step (no `.backward()` in it), directly or through
-// the wrappers such a loop iterates. An evaluation loader that shuffles (a sampler with
-// shuffle=True) is still an evaluation loader: dropping its last batch would change the metric.
+// the wrappers such a loop iterates, or given to a trainer as its evaluation input. An evaluation
+// loader that shuffles (a sampler with shuffle=True) is still an evaluation loader: dropping its
+// last batch would change the metric.
 bool OnlyLookedAt(const ScriptModel& model, Node assignment, const std::vector<Node>& step_loops,
                   int depth) {
   bool used = false;
