@@ -178,7 +178,12 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   m.fixed = c.cal.fixed_memory_bytes;
   e.components.largest_tensor_bytes = largest;
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
-  m.padding_waste = act.layout_total - act.natural_total;
+  // The tile padding inside the activations the peak holds: the padded share of the tensors the
+  // step makes (their tiled bytes over their natural ones), applied to the activations at the
+  // peak. With remat, or at inference, the peak holds a few of them, not the step's total.
+  m.padding_waste = act.layout_total > 0
+                        ? m.activations * (act.layout_total - act.natural_total) / act.layout_total
+                        : 0;
   ShardMemory(c, c.ExpertStateShare(params.count), e);
   // With every layer's input kept, the backward pass frees them one layer at a time as it
   // produces that layer's gradients: kept inputs and gradients together peak at the larger of

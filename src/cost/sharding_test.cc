@@ -141,6 +141,27 @@ TEST(ShardingTest, ExpertParallelismShardsTheExperts) {
   EXPECT_FALSE(EstimateStep(moe->graph, **FindTarget("tpu-v5p"), bad));  // 8 experts over 3
 }
 
+// The tile padding an estimate reports is the padded share of the activations its peak holds:
+// Mixtral's router outputs (8 experts, 2 chosen a token) fill a few of a TPU tile's 128 lanes.
+// With every activation kept
+// that is all the step's padding; with per-layer remat, the same share of the far fewer bytes
+// kept (it was the whole step's padding before, hundreds of GiB beside a few GiB of activations).
+TEST(ShardingTest, TilePaddingIsTheShareOfTheActivationsHeld) {
+  EstimateOptions o;
+  o.batch = 1;
+  o.chips = 8;
+  o.parallel.fsdp = 8;
+  const auto kept = TrainStep("mixtral-8x7b.json", "tpu-v5p", 1024, o);
+  o.remat = Remat::kLayer;
+  const auto remat = TrainStep("mixtral-8x7b.json", "tpu-v5p", 1024, o);
+  ASSERT_TRUE(kept && remat);
+  EXPECT_GT(kept->memory.padding_waste, 0);
+  EXPECT_LT(kept->memory.padding_waste, kept->memory.activations);
+  EXPECT_LT(remat->memory.activations, kept->memory.activations / 4);
+  EXPECT_NEAR(remat->memory.padding_waste / remat->memory.activations,
+              kept->memory.padding_waste / kept->memory.activations, 1e-12);
+}
+
 class ShardedEstimateTest : public ::testing::Test {
  protected:
   static Estimate Run(const char* target, int chips, Parallelism p, Remat r, std::int64_t batch) {

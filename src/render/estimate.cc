@@ -202,10 +202,11 @@ std::string RenderEstimateText(const Report& r) {
         "  memory: weights " + FormatBytes(e.memory.weights) + ", gradients " +
         FormatBytes(e.memory.gradients) + ", optimizer " +
         FormatBytes(e.memory.optimizer_state + e.memory.master_weights) + ", activations " +
-        FormatBytes(e.memory.activations) + ", transients " + FormatBytes(e.memory.transients) +
+        FormatBytes(e.memory.activations) +
         (e.memory.padding_waste > 0 ? " (tile padding " + FormatBytes(e.memory.padding_waste) + ")"
                                     : "") +
-        " of " + FormatBytes(e.hbm_bytes) + " HBM\n";
+        ", transients " + FormatBytes(e.memory.transients) + " of " + FormatBytes(e.hbm_bytes) +
+        " HBM\n";
     if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.parallel.expert > 1 ||
         e.remat != Remat::kNone || e.slices > 1) {
       out +=

@@ -147,9 +147,9 @@ void MemoryChart(std::string& out, const Estimate& e) {
   const double width = 760;
   out += "<h2>Memory per device</h2>\n<div class=\"muted\">" + FormatBytes(m.total()) + " of " +
          FormatBytes(e.hbm_bytes) + " HBM" + (e.fits ? "" : " &mdash; <b>does not fit</b>") +
-         (m.padding_waste > 0 ? "; TPU tile padding over all activations of the step: " +
-                                    FormatBytes(m.padding_waste)
-                              : "") +
+         (m.padding_waste > 0
+              ? "; TPU tile padding in the activations: " + FormatBytes(m.padding_waste)
+              : "") +
          "</div>\n";
   double x = 10;
   std::string bars;

@@ -268,7 +268,7 @@ struct MemoryBreakdown {
   double activations = 0;  // kept for the backward pass (training) or live at the peak (inference)
   double transients = 0;
   double fixed = 0;
-  double padding_waste = 0;  // part of the above that is TPU tile padding
+  double padding_waste = 0;  // part of the activations that is TPU tile padding
   double total() const {
     return weights + gradients + optimizer_state + master_weights + activations + transients +
            fixed;
