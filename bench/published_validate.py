@@ -69,7 +69,8 @@ ROWS = [
     # Ironwood (training/ironwood/README.md and each recipe's run_recipe.sh): a chip is two
     # devices; the 70B recipes keep the layer inputs on the device (remat per layer).
     # Held out (session 25: added after the model was built, predicted once; `held_out` keeps
-    # them out of every fit, bench/tpu_calibration_fit.py's included):
+    # them out of every fit, bench/tpu_calibration_fit.py's included), listed before the rows
+    # below whose match they would also meet (a row takes the first spec it matches):
     # the fp8 recipes on 256 chips and the Qwen3-235B MoE (per_device_batch_size 16, dropless
     # sparse matmuls, FSDP over the slice's 512 devices, layer inputs offloaded).
     dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "fp8"), model="llama-3.1-70b.json",

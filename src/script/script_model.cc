@@ -290,9 +290,9 @@ void ScriptModel::Index() {
   for (std::size_t i = 0; i < functions_.size(); ++i) {
     const Function& f = functions_[i];
     if (f.node.is(NodeType::kFunctionDefinition)) {
-      const std::string_view name = f.node.field("name").text();
-      def_names_.insert(name);
-      if (!f.class_node) function_by_scope_[{name, f.parent}] = static_cast<int>(i);
+      if (!f.class_node) {
+        function_by_scope_[{f.node.field("name").text(), f.parent}] = static_cast<int>(i);
+      }
     }
   }
   ImportConventionalAliases();
@@ -312,10 +312,12 @@ void ScriptModel::Index() {
 }
 
 bool ScriptModel::Binds(std::string_view name) const {
-  // A function's parameters are among its bindings (AddFunction).
-  return imports_.contains(name) || def_names_.contains(name) ||
+  // A function's parameters are among its bindings (AddFunction); its own name is not.
+  return imports_.contains(name) ||
          std::any_of(bindings_.begin(), bindings_.end(),
-                     [&](const Binding& b) { return b.name == name; });
+                     [&](const Binding& b) { return b.name == name; }) ||
+         std::any_of(functions_.begin(), functions_.end(),
+                     [&](const Function& f) { return f.name == name; });
 }
 
 void ScriptModel::ImportConventionalAliases() {

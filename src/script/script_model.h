@@ -15,7 +15,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "src/script/script_text.h"
@@ -225,8 +224,7 @@ class ScriptModel final : public TreeListener {
   enum class KindState : std::uint8_t { kUnset, kFollowing, kSet };
   std::vector<Kind> call_kinds_;
   std::vector<KindState> call_kind_states_;
-  std::vector<std::vector<Node>> returns_;          // per function (index + 1; 0 is module level)
-  std::unordered_set<std::string_view> def_names_;  // every name a def of the file has
+  std::vector<std::vector<Node>> returns_;  // per function (index + 1; 0 is module level)
   // The last def of each name in each scope (methods left out: a bare name never reaches them).
   std::unordered_map<Scoped, int, ScopedHash> function_by_scope_;
   std::vector<Node> for_loops_;

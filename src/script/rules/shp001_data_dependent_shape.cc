@@ -42,6 +42,22 @@ bool InTorchModule(const ScriptModel& model, int function) {
   });
 }
 
+// Whether an operand of a comparison is a static size: it reads a `.shape` or `.ndim`
+// (`x.shape[0]`), or it is `len(...)`.
+bool IsStaticSize(Node operand) {
+  const Node callee = operand.is("call") ? operand.field("function") : Node();
+  if (callee.is("identifier") && callee.text() == "len") return true;
+  bool reads = false;
+  Walk(operand, [&](Node n, int) {
+    if (n.is("attribute")) {
+      const std::string_view name = n.field("attribute").text();
+      reads = reads || name == "shape" || name == "ndim";
+    }
+    return !reads;
+  });
+  return reads;
+}
+
 // Whether an index is a boolean mask made by comparing tensors (`x > 0`, `labels != pad_id`, `~m`
 // or `a & b` of such): indexing with it keeps the elements where it is true, as many as the
 // values say. A comparison of literals or of static sizes (`x.shape[0] > 1`, `len(x)`) is a
@@ -58,11 +74,7 @@ bool IsComparisonMask(Node index) {
   bool tensor = false;
   for (std::uint32_t i = 0; i < index.named_count(); ++i) {
     const Node operand = Unparenthesize(index.named(i));
-    const std::string_view text = operand.text();
-    if (text.find(".shape") != std::string_view::npos ||
-        text.find(".ndim") != std::string_view::npos || text.starts_with("len(")) {
-      return false;
-    }
+    if (IsStaticSize(operand)) return false;
     tensor = tensor || operand.is("identifier") || operand.is("subscript") ||
              operand.is("attribute") || operand.is("call");
   }
