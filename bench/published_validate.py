@@ -73,6 +73,41 @@ ROWS = [
     # below whose match they would also meet (a row takes the first spec it matches):
     # the fp8 recipes on 256 chips and the Qwen3-235B MoE (per_device_batch_size 16, dropless
     # sparse matmuls, FSDP over the slice's 512 devices, layer inputs offloaded).
+    # Held out (session 26: each model made expressible first — latent attention, shared experts
+    # and dense first layers, MaxText's local/global layer patterns, Gemma 4's global heads,
+    # context parallelism — then predicted once). DeepSeek-V3 (deepseek3-671b recipes: 8 per
+    # device, FSDP over the slice's devices, layer inputs offloaded); gpt-oss-120b (10 per
+    # device, FSDP 64 x data, layer inputs and MLP outputs offloaded); Gemma 4 26B (16 per
+    # device, seq 4096; the 4x4x4 recipe offloads layer inputs under full remat, the 4x8x8 one
+    # recomputes them: fsdp 256 x data 2) and 31B (4 per device, seq 8192, fsdp 16 x
+    # fsdp_transpose 8, the attention and MLP outputs kept); Llama 3.1 70B at 131072 tokens
+    # (0.125 per device: one sequence per context group of 8, FSDP 64).
+    *[dict(match=("DeepSeek-V3 671B", "Ironwood (4x4x8)", p), model="maxtext-deepseek3-671b.yml",
+           target="tpu7x-128", seq=4096, batch=8, chips=128, parallel="fsdp=256",
+           remat="offload", per="tokens/chip", precision=p, held_out=True)
+      for p in ("bf16", "fp8")],
+    *[dict(match=("DeepSeek-V3 671B", "Ironwood", p), model="maxtext-deepseek3-671b.yml",
+           target="tpu7x-256", seq=4096, batch=8, chips=256, parallel="fsdp=512",
+           remat="offload", per="tokens/chip", precision=p, held_out=True)
+      for p in ("bf16", "fp8")],
+    *[dict(match=("gpt-oss-120b", topology), model="maxtext-gpt-oss-120b.yml",
+           target=target, seq=8192, batch=10, chips=chips, parallel=parallel, remat="offload",
+           per="tokens/chip", held_out=True)
+      for topology, target, chips, parallel in (("4x4x4", "tpu7x-64", 64, "data=2,fsdp=64"),
+                                                ("4x8x8", "tpu7x-256", 256, "data=8,fsdp=64"))],
+    dict(match=("Gemma4-26B", "4x4x4"), model="maxtext-gemma4-26b.yml", target="tpu7x-64",
+         seq=4096, batch=16, chips=64, parallel="fsdp=128", remat="offload", per="tokens/chip",
+         held_out=True),
+    dict(match=("Gemma4-26B", "4x8x8"), model="maxtext-gemma4-26b.yml", target="tpu7x-256",
+         seq=4096, batch=16, chips=256, parallel="data=2,fsdp=256", remat="layer",
+         per="tokens/chip", held_out=True),
+    dict(match=("Gemma4-31B", "4x4x4"), model="maxtext-gemma4-31b.yml", target="tpu7x-64",
+         seq=8192, batch=4, chips=64, parallel="fsdp=128", remat="layer", per="tokens/chip",
+         held_out=True),
+    *[dict(match=("Llama3.1-70B", "seq 131072", p), model="llama-3.1-70b.json",
+           target="tpu7x-256", seq=131072, batch=1, chips=256, parallel="fsdp=64,cp=8",
+           remat="layer", per="tokens/chip", precision=p, held_out=True)
+      for p in ("bf16", "fp8")],
     dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "fp8"), model="llama-3.1-70b.json",
          target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
          per="tokens/chip", precision="fp8", held_out=True),

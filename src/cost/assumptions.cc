@@ -146,11 +146,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                   "counted (the step time is a lower bound)");
   }
   const Parallelism& p = c.parallel;
-  if (p.fsdp > 1 || p.tensor > 1) {
+  if (p.fsdp > 1 || p.tensor > 1 || p.context > 1) {
     out.push_back(
         "parallelism " + ToString(p) + ": parameters" +
         (options.train ? std::string(", gradients and optimizer state") : std::string()) +
-        " divided over " + std::to_string(p.fsdp * p.tensor) + " chips" +
+        " divided over " + std::to_string(p.fsdp * p.tensor * p.context) + " chips" +
         (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
                       "reduce-scatters the gradients over " +
                           c.target.Interconnect(options.chips) + ", overlapped with compute"
@@ -161,6 +161,18 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                             (options.train ? std::string(" and twice backward") : std::string()) +
                             ", not overlapped"
                       : ""));
+  }
+  if (p.context > 1) {
+    out.push_back("context parallelism over " + std::to_string(p.context) +
+                  " devices: each holds 1/" + std::to_string(p.context) +
+                  " of every sequence (balanced over the causal mask, as MaxText's load balancing "
+                  "reorders it) and does that share of every op; each attention gathers the whole "
+                  "sequence's keys and values over " +
+                  c.target.Interconnect(options.chips) +
+                  (options.train ? ", forward, in the recomputed forward and backward, where their "
+                                   "gradients are reduce-scattered"
+                                 : "") +
+                  ", not overlapped; the parameters are sharded over the context axis like FSDP");
   }
   if (p.expert > 1) {
     out.push_back(

@@ -137,6 +137,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                               const EstimateOptions& options) {
   if (options.batch < 1) return MakeError("the batch must be at least 1");
   if (options.serve && options.train) return MakeError("serving estimates are of inference");
+  if (options.serve && options.parallel.context > 1)
+    return MakeError("--parallel cp= is estimated for training and prefill, not serving");
   if (options.serve && (options.serve->prompt_tokens < 1 || options.serve->output_tokens < 1 ||
                         options.serve->concurrency < 1))
     return MakeError("serving needs at least one prompt token, output token and request");

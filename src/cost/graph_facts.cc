@@ -237,6 +237,8 @@ void MarkExperts(const Graph& g, GraphFacts& f) {
       f.expert_exchange_elements += elements(n.outputs[0]);
   }
   MarkDispatch(g, f);
+  f.grouped_experts = std::ranges::any_of(f.expert_matmul, [](bool e) { return e; }) &&
+                      std::ranges::none_of(f.moe_dispatch, [](bool d) { return d; });
 }
 
 // A scalar literal operand of a pointwise op, as in x / 1.4142.

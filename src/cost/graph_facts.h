@@ -37,6 +37,9 @@ struct GraphFacts {
   // share of the experts' padded slots that routed tokens fill.
   std::vector<bool> moe_dispatch;
   double expert_fill = 1;
+  // Dropless routing: expert matmuls and no dispatch matmul — the experts run as grouped
+  // matmuls over the tokens routed to each (Calibration::grouped_tile_rows).
+  bool grouped_experts = false;
   // Of a matrix op's FLOPs, the model's own work (what MFU counts, as MaxText's TFLOP/s does):
   // none of a dispatch matmul's, the filled share of an expert's, all of any other's.
   double UsefulShare(std::size_t node) const {

@@ -29,12 +29,24 @@ struct ActivationPeak {
   double transients = 0;
 };
 
+// The head's transients: the gradient of its largest tensor beside it. When that tensor is the
+// logits a loss alone reads, XLA computes their gradient (softmax minus the one-hot labels, an
+// elementwise fusion) after the logits' last use, and its buffer assignment lets an elementwise
+// fusion's result take the buffer of an operand that dies there
+// (HloDataflowAnalysis::CanShareOperandBufferWithUser): the gradient replaces the logits instead
+// of adding to them. Eager frameworks keep the loss's own saved softmax beside both.
+double HeadTransients(const StepContext& c, const SavedPart& head) {
+  const bool in_place = head.largest_feeds_loss && c.runtime.model().name == "xla";
+  return head.largest * std::max(0.0, c.cal.transient_factor - (in_place ? 1 : 0));
+}
+
 // Without rematerialisation every saved tensor is live when the backward pass starts; with dots
 // only the matmul/conv inputs are kept.
 ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
   const double saved =
       c.remat == Remat::kDots ? st.matrix : st.saved * c.cal.saved_activation_share;
-  return {saved, st.largest * c.cal.transient_factor};
+  return {saved, st.head.largest >= st.largest ? HeadTransients(c, st.head)
+                                               : st.largest * c.cal.transient_factor};
 }
 
 // Per-layer rematerialisation, phase by phase of the backward pass: the head's backward runs
@@ -61,16 +73,19 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
   const bool offload = c.remat == Remat::kOffload;
   layer_phase.activations += stem + (offload ? one_boundary : all_boundaries);
   const ActivationPeak head_phase{stem + st.head.saved + (offload ? 0 : all_boundaries),
-                                  st.head.largest * factor};
+                                  HeadTransients(c, st.head)};
   return head_phase.activations + head_phase.transients >
                  layer_phase.activations + layer_phase.transients
              ? head_phase
              : layer_phase;
 }
 
-// Sharding: FSDP and tensor parallelism divide the parameter state (`share` of it left after
-// expert parallelism took the experts' 1/ep: StepContext::ExpertStateShare); tensor parallelism
-// divides activations too (sequence-parallel layout between the matmuls). An FSDP chip also holds
+// Sharding: FSDP, context and tensor parallelism divide the parameter state (`share` of it left
+// after expert parallelism took the experts' 1/ep: StepContext::ExpertStateShare); tensor and
+// context parallelism divide activations too (sequence-parallel layout between the matmuls; a
+// context group's devices each hold their part of the sequence), and a context-parallel
+// attention holds one layer's keys and values gathered whole, and their gradients backward,
+// beside them. An FSDP chip also holds
 // two gathered weights: XLA's SPMD partitioner all-gathers each sharded parameter just before the
 // op that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
 // ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
@@ -78,16 +93,21 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 void ShardMemory(const StepContext& c, double share, Estimate& e) {
   MemoryBreakdown& m = e.memory;
   const double shards = c.StateShards() / share;
-  const double tp = c.parallel.tensor;
+  const double split = c.WorkSplit();
   m.weights /= shards;
   m.gradients /= shards;
   m.optimizer_state /= shards;
   m.master_weights /= shards;
-  m.activations /= tp;
-  m.transients /= tp;
-  m.padding_waste /= tp;
-  if (c.parallel.fsdp > 1)
-    m.transients += 2 * c.layers.largest_weight / tp * (c.element_bytes > 0 ? c.element_bytes : 2);
+  m.activations /= split;
+  m.transients /= split;
+  m.padding_waste /= split;
+  if (c.parallel.context > 1) {
+    m.transients += (c.options.train ? 2 : 1) * AttentionKvBytes(c).largest / c.parallel.tensor;
+  }
+  if (c.parallel.fsdp * c.parallel.context > 1) {
+    m.transients += 2 * c.layers.largest_weight / c.parallel.tensor *
+                    (c.element_bytes > 0 ? c.element_bytes : 2);
+  }
   e.components.state_bytes /= shards;
 }
 
@@ -189,7 +209,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // produces that layer's gradients: kept inputs and gradients together peak at the larger of
   // the two, so only the gradients beyond the kept inputs add to the peak.
   if (options.train && c.remat == Remat::kLayer)
-    m.gradients = std::max(0.0, m.gradients - c.layers.boundary_bytes / c.parallel.tensor);
+    m.gradients = std::max(0.0, m.gradients - c.layers.boundary_bytes / c.WorkSplit());
 }
 
 // Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).

@@ -233,8 +233,8 @@ class Coster {
   // ONNX `Attention` (opset 23): softmax(QK^T * scale + mask)V as one op, run as a fused
   // (flash) kernel, so its traffic is Q, K, V and the output, never the S x S scores. Q/K/V are
   // [batch, heads, seq, head_dim], or [batch, seq, heads x head_dim] with the heads in attributes.
-  // FLOPs: the two matmuls, 2 x 2 x batch x heads x Sq x Skv x head_dim; a causal mask lets the
-  // kernel skip the blocks above the diagonal (half of them).
+  // FLOPs: the two matmuls, 2 x batch x heads x Sq x Skv x (qk head dim + v head dim); a causal
+  // mask lets the kernel skip the blocks above the diagonal (half of them).
   OpCost Attention(const Node& n) const {
     const Shape& q = ShapeOf(n.input(0));
     const Shape& k = ShapeOf(n.input(1));
@@ -245,18 +245,26 @@ class Coster {
     c.cls = CostClass::kMatrix;
     if (!Traffic(n, c)) return Unknown();
     const auto v = [](const Dim& d) { return static_cast<double>(d.value()); };
-    double heads = 0, sq = 0, skv = 0, dh = 0;
+    if (n.inputs.size() < 3 || n.input(2) == kNoValue) return Unknown();
+    const Shape& val = ShapeOf(n.input(2));
+    if (!val.is_static() || val.rank() != q.rank()) return Unknown();
+    // dh: a head's query/key width; dv: its value width (wider keys than values: latent
+    // attention's rotary part).
+    double heads = 0, sq = 0, skv = 0, dh = 0, dv = 0;
     if (q.rank() == 4) {
       heads = v(q.dim(1));
       sq = v(q.dim(2));
       skv = v(k.dim(2));
       dh = v(q.dim(3));
+      dv = v(val.dim(3));
     } else {
       heads = static_cast<double>(n.IntAttr("q_num_heads").value_or(0));
-      if (heads <= 0) return Unknown();
+      const double kv_heads = static_cast<double>(n.IntAttr("kv_num_heads").value_or(heads));
+      if (heads <= 0 || kv_heads <= 0) return Unknown();
       sq = v(q.dim(1));
       skv = v(k.dim(1));
       dh = v(q.dim(2)) / heads;
+      dv = v(val.dim(2)) / kv_heads;
     }
     // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
     // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,
@@ -271,8 +279,9 @@ class Coster {
     MatmulDims d;
     d.m = sq;
     d.n = skv;
-    d.k = dh;
-    // QK^T and PV have the same shape of work: count them as twice the batch.
+    d.k = (dh + dv) / 2;
+    // QK^T (contracting dh) and PV (dv) have the same shape of work at the mean width: count them
+    // as twice the batch.
     d.batch = v(q.dim(0)) * heads * 2 * causal_share;
     c.flops = 2 * d.batch * d.m * d.n * d.k;
     c.matmul = d;

@@ -24,6 +24,19 @@ std::vector<ValueId> KernelInputs(const Graph& g, const FusionKernel& k) {
   return inputs;
 }
 
+// Whether every op that reads `v` is a loss: a softmax-kind op that reduces to fewer dims
+// (softmax cross-entropy, negative log-likelihood).
+bool FeedsOnlyLoss(const Graph& g, ValueId v) {
+  const auto& users = g.value(v).users;
+  const Shape& in = g.value(v).type.shape;
+  return !users.empty() && in.rank_known() && std::ranges::all_of(users, [&](NodeId u) {
+    const Node& n = g.node(u);
+    if (n.kind != OpKind::kSoftmax || n.outputs.empty() || n.input(0) != v) return false;
+    const Shape& out = g.value(n.outputs[0]).type.shape;
+    return out.rank_known() && out.rank() < in.rank();
+  });
+}
+
 }  // namespace
 
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
@@ -94,6 +107,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     for (ValueId out : n.outputs) {
       if (auto b = LayoutBytes(g.value(out).type, target, eb, facts.channels_minor(g.value(out)))) {
         st.largest = std::max(st.largest, *b);
+        if (*b > part->largest) part->largest_feeds_loss = FeedsOnlyLoss(g, out);
         part->largest = std::max(part->largest, *b);
       }
     }

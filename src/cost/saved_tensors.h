@@ -17,6 +17,9 @@ namespace tpudoctor {
 struct SavedPart {
   double saved = 0;
   double largest = 0;
+  // The largest tensor is read only by a loss (the logits of a language model's head): its
+  // gradient is an elementwise function of it, computed after its last use.
+  bool largest_feeds_loss = false;
 };
 
 struct SavedTensors {

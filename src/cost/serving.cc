@@ -68,9 +68,21 @@ Result<PerToken> CountPerToken(const StepContext& c) {
     auto v = RowsAndWidth(c.graph.value(n.input(2)).type);
     if (!q || !k || !v) return MakeError("serving needs static Q, K and V shapes");
     p.tokens = q->first;
-    // Q K^T and the weighted sum of V: 4 FLOPs per query element and context token.
-    p.attention.push_back({k->second + v->second, 4 * q->second,
-                           static_cast<double>(n.IntAttr("window").value_or(0))});
+    const double window = static_cast<double>(n.IntAttr("window").value_or(0));
+    const double latent = static_cast<double>(n.IntAttr("latent_kv").value_or(0));
+    if (latent > 0) {
+      // Latent attention as the engines serve it (vLLM's and SGLang's MLA backends; the
+      // DeepSeek-V2 paper's absorbed form): the cache keeps the latent and the rotary key; each
+      // head scores the context in the latent-plus-rotary space and sums the latent.
+      const double rope = static_cast<double>(n.IntAttr("latent_rope").value_or(0));
+      const double heads = static_cast<double>(n.IntAttr("q_num_heads").value_or(0));
+      p.attention.push_back({latent + rope, 2 * heads * (2 * latent + rope), window});
+      continue;
+    }
+    // Q K^T, 2 FLOPs per query element and context token, and the weighted sum of V, 2 per
+    // head's value element (a query head's value width is V's over K's times its key width).
+    const double pv = k->second > 0 ? q->second * v->second / k->second : q->second;
+    p.attention.push_back({k->second + v->second, 2 * (q->second + pv), window});
   }
   if (p.tokens <= 0)
     return MakeError(

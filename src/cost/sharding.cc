@@ -35,7 +35,7 @@ Result<Parallelism> ParseParallelism(std::string_view text) {
   Parallelism p;
   auto bad = [&](const std::string& why) {
     return MakeError("--parallel " + std::string(text) + ": " + why +
-                     " (expected e.g. fsdp=16,tp=4 with keys data, fsdp, tp, ep)");
+                     " (expected e.g. fsdp=16,tp=4 with keys data, fsdp, tp, ep, cp)");
   };
   for (std::string_view part : Split(text, ',')) {
     const std::size_t eq = part.find('=');
@@ -53,6 +53,8 @@ Result<Parallelism> ParseParallelism(std::string_view text) {
       p.tensor = n;
     } else if (key == "expert" || key == "ep") {
       p.expert = n;
+    } else if (key == "context" || key == "cp") {
+      p.context = n;
     } else {
       return bad("unknown axis `" + std::string(key) + "`");
     }
@@ -66,6 +68,7 @@ std::string ToString(const Parallelism& p) {
   if (p.fsdp > 1) parts.push_back("fsdp=" + std::to_string(p.fsdp));
   if (p.tensor > 1) parts.push_back("tp=" + std::to_string(p.tensor));
   if (p.expert > 1) parts.push_back("ep=" + std::to_string(p.expert));
+  if (p.context > 1) parts.push_back("cp=" + std::to_string(p.context));
   return parts.empty() ? "data=1" : Join(parts, ",");
 }
 
@@ -100,8 +103,11 @@ std::optional<DcnParallelism> ParseDcnParallelism(std::string_view name) {
 std::string_view NameOf(DcnParallelism d) { return d == DcnParallelism::kFsdp ? "fsdp" : "data"; }
 
 Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
-  const long long sharded = static_cast<long long>(p.fsdp) * p.tensor * p.expert;
-  const std::string axes = p.expert > 1 ? "fsdp x tp x ep" : "fsdp x tp";
+  const long long sharded = static_cast<long long>(p.fsdp) * p.tensor * p.expert * p.context;
+  std::string axes = "fsdp x tp";
+  if (p.expert > 1) axes += " x ep";
+  if (p.context > 1) axes += " x cp";
+  if (sharded > 65536LL * 64) return MakeError(axes + " is larger than any slice");
   if (p.data == 0) {
     if (sharded > chips || chips % sharded != 0) {
       return MakeError(axes + " = " + std::to_string(sharded) + " does not divide the " +
@@ -123,26 +129,34 @@ CollectiveTimes Collectives(const CollectiveInputs& in) {
   // Expert parallelism: each device keeps (1/ep) of its routed tokens for its own experts and
   // sends the rest, then takes the results back, at its links' bandwidth (the all-to-all's
   // injection bound; a torus's bisection can be tighter: stated in the assumptions).
-  t.expert_s = Ring(p.expert) * in.expert_exchange_bytes * in.expert_passes / in.link_bytes_s;
+  t.expert_s = Ring(p.expert) * in.expert_exchange_bytes * in.passes / in.link_bytes_s;
   // The experts' state is sharded over the expert axis as well; the rest is replicated on it.
   const double dense = in.param_count - in.expert_param_count;
   const double per_device = dense + in.expert_param_count / p.expert;
+  // Context parallelism: each device gathers the other (cp-1)/cp of the sequence's keys and
+  // values for every attention pass (forward, recomputed forward); backward it gathers them again
+  // and reduce-scatters their gradients.
+  t.context_s =
+      Ring(p.context) * in.context_kv_bytes * (in.train ? in.passes + 1 : 1) / in.link_bytes_s;
+  // The parameters are sharded over FSDP and the context axis alike (MaxText's `embed` rule):
+  // one group gathers them.
+  const int gather = p.fsdp * p.context;
   // Inference: tensor parallelism all-reduces the activations forward; FSDP gathers the
   // weights once.
   if (!in.train) {
-    t.fsdp_s = Ring(p.fsdp) * per_device / p.tensor * in.weight_bytes_per_param / in.link_bytes_s;
+    t.fsdp_s = Ring(gather) * per_device / p.tensor * in.weight_bytes_per_param / in.link_bytes_s;
     t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
     return t;
   }
-  // Each chip holds 1/(fsdp x tp) of the parameters (of the experts', 1/ep of that). The dense
-  // gradients are all-reduced over the data replicas and the expert axis, which splits the batch
-  // too; the experts' over the data replicas only.
-  const double sharded = static_cast<double>(p.fsdp) * p.tensor;
+  // Each chip holds 1/(fsdp x cp x tp) of the parameters (of the experts', 1/ep of that). The
+  // dense gradients are all-reduced over the data replicas and the expert axis, which splits the
+  // batch too; the experts' over the data replicas only.
+  const double sharded = static_cast<double>(gather) * p.tensor;
   t.data_s = 2 *
              (Ring(p.data * p.expert) * dense + Ring(p.data) * in.expert_param_count / p.expert) /
              sharded * in.grad_bytes_per_param / in.link_bytes_s;
   const double full = per_device / p.tensor;  // what an FSDP group gathers
-  t.fsdp_s = Ring(p.fsdp) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) /
+  t.fsdp_s = Ring(gather) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) /
              in.link_bytes_s;
   t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
   return t;

@@ -24,21 +24,26 @@ struct CollectiveInputs {
   Parallelism parallel;
   double param_count = 0;
   double expert_param_count = 0;  // of param_count, the MoE experts' (expert parallelism shards)
-  // Elements of the tokens one device sends to the experts and takes back per pass over the MoE
-  // layers, and how many such passes a step runs (forward; backward; a recomputed forward).
+  // How many passes over the layers a step runs (forward; backward; a recomputed forward).
+  int passes = 0;
+  // Bytes of the tokens one device sends to the experts and takes back per pass over the MoE
+  // layers.
   double expert_exchange_bytes = 0;
-  int expert_passes = 0;
   double weight_bytes_per_param = 2;  // what the forward all-gather moves (bf16 compute copies)
   double grad_bytes_per_param = 4;
   double tensor_allreduce_bytes = 0;  // per step, forward + backward, before the ring factor
-  double link_bytes_s = 0;            // 0: interconnect unknown, collectives not counted
+  // The keys and values of every attention op over a context group's whole sequences: what one
+  // attention pass of context parallelism gathers (before the ring factor).
+  double context_kv_bytes = 0;
+  double link_bytes_s = 0;  // 0: interconnect unknown, collectives not counted
   bool train = false;
 };
 struct CollectiveTimes {
-  double data_s = 0;    // gradient all-reduce across data replicas
-  double fsdp_s = 0;    // parameter all-gathers (forward, backward) + gradient reduce-scatter
-  double tensor_s = 0;  // activation all-reduces of tensor parallelism
-  double expert_s = 0;  // token all-to-alls of expert parallelism
+  double data_s = 0;     // gradient all-reduce across data replicas
+  double fsdp_s = 0;     // parameter all-gathers (forward, backward) + gradient reduce-scatter
+  double tensor_s = 0;   // activation all-reduces of tensor parallelism
+  double expert_s = 0;   // token all-to-alls of expert parallelism
+  double context_s = 0;  // key/value all-gathers (and gradient reduce-scatters) of context p.
 };
 CollectiveTimes Collectives(const CollectiveInputs& in);
 

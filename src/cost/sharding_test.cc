@@ -53,7 +53,7 @@ TEST(ShardingTest, ExpertParallelAllToAllsAndGradients) {
   in.param_count = 1e9;
   in.expert_param_count = 6e8;
   in.expert_exchange_bytes = 2e9;  // a device's tokens to the experts and back, per pass
-  in.expert_passes = 3;            // forward, backward, recomputed forward
+  in.passes = 3;                   // forward, backward, recomputed forward
   in.link_bytes_s = 1e11;
   in.train = true;
   const CollectiveTimes t = Collectives(in);

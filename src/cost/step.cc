@@ -30,6 +30,22 @@ double UpdateBytesPerParam(Optimizer o) {
 
 }  // namespace
 
+KvBytes AttentionKvBytes(const StepContext& c) {
+  const int eb = c.element_bytes > 0 ? c.element_bytes : 2;
+  KvBytes kv;
+  for (const Node& n : c.graph.nodes()) {
+    if (n.op != Op::kAttention || n.inputs.size() < 3) continue;
+    double bytes = 0;
+    for (std::size_t i = 1; i <= 2; ++i) {
+      if (n.input(i) == kNoValue) continue;
+      if (auto b = TensorBytes(c.graph.value(n.input(i)).type, eb)) bytes += *b;
+    }
+    kv.total += bytes;
+    kv.largest = std::max(kv.largest, bytes);
+  }
+  return kv;
+}
+
 // Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
                   Estimate& e) {
@@ -43,9 +59,9 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
               (c.rates.bandwidth * c.cal.memory_efficiency) +
           params.tensors * overhead_s;
   }
-  // Tensor parallelism divides every op's work; rematerialisation runs forward work again in the
-  // backward pass; the collectives of each parallelism axis (sharding.h).
-  const double tp = c.parallel.tensor;
+  // Tensor and context parallelism divide every op's work; rematerialisation runs forward work
+  // again in the backward pass; the collectives of each parallelism axis (sharding.h).
+  const double split = c.WorkSplit();
   // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
   // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
   const double recompute = !options.train ? 0
@@ -57,19 +73,20 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.parallel = c.parallel;
   ci.param_count = params.count;
   ci.expert_param_count = c.facts.expert_params;
-  // Activations cross in the compute dtype (bf16 unless fp32).
-  ci.expert_exchange_bytes =
-      c.facts.expert_exchange_elements * (c.element_bytes > 0 ? c.element_bytes : 2);
-  ci.expert_passes = !options.train                                           ? 1
-                     : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3
-                                                                              : 2;
+  ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
+  // Activations cross in the compute dtype (bf16 unless fp32); a context group's devices each
+  // route their share of the sequence.
+  ci.expert_exchange_bytes = c.facts.expert_exchange_elements *
+                             (c.element_bytes > 0 ? c.element_bytes : 2) / c.parallel.context;
+  if (c.parallel.context > 1) ci.context_kv_bytes = AttentionKvBytes(c).total;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param =
       options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
   // training, two backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes =
-      c.layers.count > 0 ? (options.train ? 4 : 2) * c.layers.boundary_bytes : 0;
+      c.layers.count > 0 ? (options.train ? 4 : 2) * c.layers.boundary_bytes / c.parallel.context
+                         : 0;
   // The two devices of a v2/v3/7x chip reduce between themselves first (on the chip, about free);
   // the ring between chips runs at the chip's links.
   ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
@@ -82,14 +99,15 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.components.matrix_peak_flops = c.rates.matrix_flops;
   e.components.bandwidth = c.rates.bandwidth;
   const double shards = c.StateShards();
-  e.forward_ms = fb.forward_s / tp * 1e3;
-  e.backward_ms = fb.backward_s / tp * 1e3;
-  e.recompute_ms = recompute / tp * 1e3;
+  e.forward_ms = fb.forward_s / split * 1e3;
+  e.backward_ms = fb.backward_s / split * 1e3;
+  e.recompute_ms = recompute / split * 1e3;
   e.optimizer_ms = opt / shards * c.ExpertStateShare(params.count) * 1e3;
   e.allreduce_ms = coll.data_s * 1e3;
   e.fsdp_ms = coll.fsdp_s * 1e3;
   e.tensor_ms = coll.tensor_s * 1e3;
   e.expert_ms = coll.expert_s * 1e3;
+  e.context_ms = coll.context_s * 1e3;
   // XLA overlaps the FSDP all-gather of the next layer with the current one: only what the
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
@@ -114,10 +132,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.host_ms =
       c.cal.step_overhead_us * 1e-3 * (options.train ? kTrainingPasses : 1) +
       c.cal.host_op_us * 1e-3 * (e.components.forward_kernels + e.components.backward_kernels);
-  // The experts wait for their tokens: the all-to-alls are on the critical path.
+  // The experts wait for their tokens, the attention for its keys and values: the all-to-alls
+  // and the context all-gathers are on the critical path.
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
-              e.expert_ms + exposed_fsdp_ms + exposed_dcn_ms;
-  const double replicas = static_cast<double>(c.Devices()) / tp * slices;
+              e.expert_ms + e.context_ms + exposed_fsdp_ms + exposed_dcn_ms;
+  const double replicas = static_cast<double>(c.Devices()) / split * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
   e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
   const double step_s = e.step_ms / 1e3;

@@ -57,12 +57,14 @@ struct StepContext {
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
-  // How many ways the training state is sharded: FSDP x tensor parallelism, and over the slices
-  // too when they share it by FSDP.
+  // How many ways the training state is sharded: FSDP x context x tensor parallelism, and over
+  // the slices too when they share it by FSDP.
   double StateShards() const {
-    return static_cast<double>(parallel.fsdp) * parallel.tensor *
+    return static_cast<double>(parallel.fsdp) * parallel.context * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
   }
+  // How many devices share one replica's work (its ops and activations): tensor x context.
+  double WorkSplit() const { return static_cast<double>(parallel.tensor) * parallel.context; }
   // Of the state StateShards leaves a device, the share expert parallelism keeps: the experts'
   // 1/expert and all the rest (1 without expert parallelism).
   double ExpertStateShare(double param_count) const {
@@ -142,6 +144,14 @@ void FitAndMaxBatch(const StepContext& c, Estimate& e);
 
 // Liveness (liveness.cc): the activation bytes live at the schedule's peak.
 ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& largest);
+
+// The keys and values the attention ops read (their inputs 1 and 2), in the compute dtype: all of
+// them, and the largest one op's.
+struct KvBytes {
+  double total = 0;
+  double largest = 0;
+};
+KvBytes AttentionKvBytes(const StepContext& c);
 
 // Step assembly (step.cc): forward + backward + optimizer update + gradient all-reduce.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,

@@ -54,6 +54,30 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
 }
 
+// The bytes a grouped-matmul kernel streams beyond its operands and result: an expert matmul
+// [experts, slots, k] x [experts, k, n] of dropless routing, in tiles of `grouped_tile_rows`
+// tokens by `grouped_tile_cols` outputs, reads each expert's weights once per row tile and the
+// tokens once per column block. Under fp8 the kernel's operands are fp8.
+double GroupedRereadBytes(const StepContext& c, const Node& n) {
+  const double rows = c.cal.grouped_tile_rows, cols = c.cal.grouped_tile_cols;
+  if (rows <= 0 || cols <= 0 || !c.facts.grouped_experts ||
+      !c.facts.expert_matmul[static_cast<std::size_t>(n.id)])
+    return 0;
+  const Shape& x = c.graph.value(n.input(0)).type.shape;
+  const Shape& w = c.graph.value(n.input(1)).type.shape;
+  if (!x.is_static() || !w.is_static() || x.rank() != 3 || w.rank() != 3) return 0;
+  const auto d = [](const Shape& s, std::size_t i) {
+    return static_cast<double>(s.dim(i).value());
+  };
+  const double experts = d(x, 0), slots = d(x, 1), k = d(x, 2), out = d(w, 2);
+  const double eb = c.options.precision == Precision::kFp8 ? 1
+                    : c.element_bytes > 0                  ? c.element_bytes
+                                                           : 2;
+  const double token_rereads = std::ceil(out / cols) - 1;
+  const double weight_rereads = std::ceil(slots / rows) - 1;
+  return eb * experts * k * (slots * token_rereads + out * weight_rereads);
+}
+
 double MemorySeconds(const StepContext& c, double bytes) {
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
@@ -123,7 +147,9 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     KernelTime nt{id};
     // A fused activation reads its input and writes its result, both of the result's size.
     const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
-    const double bytes = activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written;
+    const double bytes =
+        (activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written) +
+        GroupedRereadBytes(c, n);
     const bool matrix = cost.cls == CostClass::kMatrix;
     const bool depthwise = c.facts.depthwise[ni];
     double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
@@ -170,6 +196,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       depthwise |= c.facts.depthwise[static_cast<std::size_t>(id)];
       has_matmul |= n.kind == OpKind::kMatMul;
       tc += MatrixSeconds(c, n, cost, e, nt);
+      bytes += GroupedRereadBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;

@@ -22,12 +22,14 @@ ordered_json EstimateJson(const Estimate& e) {
   j["fsdp_ms"] = e.fsdp_ms;
   j["tensor_parallel_ms"] = e.tensor_ms;
   if (e.parallel.expert > 1) j["expert_parallel_ms"] = e.expert_ms;
+  if (e.parallel.context > 1) j["context_parallel_ms"] = e.context_ms;
   j["recompute_ms"] = e.recompute_ms;
   j["slices"] = e.slices;
   j["dcn_ms"] = e.dcn_ms;
   j["parallel"] = {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
   if (e.parallel.expert > 1) j["parallel"]["expert"] = e.parallel.expert;
+  if (e.parallel.context > 1) j["parallel"]["context"] = e.parallel.context;
   j["remat"] = std::string(NameOf(e.remat));
   j["runtime"] = std::string(NameOf(e.runtime));
   j["host_ms"] = e.host_ms;
@@ -208,7 +210,7 @@ std::string RenderEstimateText(const Report& r) {
         ", transients " + FormatBytes(e.memory.transients) + " of " + FormatBytes(e.hbm_bytes) +
         " HBM\n";
     if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.parallel.expert > 1 ||
-        e.remat != Remat::kNone || e.slices > 1) {
+        e.parallel.context > 1 || e.remat != Remat::kNone || e.slices > 1) {
       out +=
           "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
           ", global batch " + std::to_string(e.global_batch) + "; forward " +
@@ -218,6 +220,8 @@ std::string RenderEstimateText(const Report& r) {
           FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " + FormatMs(e.tensor_ms) +
           " ms" +
           (e.parallel.expert > 1 ? ", expert all-to-alls " + FormatMs(e.expert_ms) + " ms" : "") +
+          (e.parallel.context > 1 ? ", context key/value gathers " + FormatMs(e.context_ms) + " ms"
+                                  : "") +
           (e.slices > 1 ? ", " + std::to_string(e.slices) + " slices: DCN all-reduce " +
                               FormatMs(e.dcn_ms) + " ms (overlapped)"
                         : "") +

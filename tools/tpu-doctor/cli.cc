@@ -251,8 +251,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "TARGET=USD per chip-hour instead of the list price (repeatable; e.g. "
                       "committed-use discounts: tpu-v5e=0.84)");
   est_cmd->add_option("--parallel", est.parallel,
-                      "how a slice's chips share the step: data=N,fsdp=N,tp=N (default: data "
-                      "parallel over all chips)");
+                      "how a slice's chips share the step: data=N,fsdp=N,tp=N,ep=N,cp=N "
+                      "(default: data parallel over all chips)");
   est_cmd->add_option("--remat", est.remat,
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "

@@ -53,8 +53,8 @@ std::string_view NameOf(Precision p);
 // all-reduced); `fsdp` chips divide parameters, gradients and optimizer state (ZeRO-3: parameters
 // all-gathered per layer forward and backward, gradients reduce-scattered); `tensor` chips divide
 // each layer's matmuls, activations and state (Megatron-style, one all-reduce of the layer's
-// activations after the attention and the MLP, forward and backward). data x fsdp x tensor =
-// chips; a degree left 0 is what remains.
+// activations after the attention and the MLP, forward and backward). data x fsdp x tensor x
+// expert x context = chips; a degree left 0 is what remains.
 struct Parallelism {
   int data = 0;
   int fsdp = 1;
@@ -63,9 +63,15 @@ struct Parallelism {
   // group split the batch like data replicas and each holds 1/expert of every MoE layer's
   // experts; the routed tokens go to their experts' devices and back by all-to-alls.
   int expert = 1;
+  // Context parallelism (MaxText's ici_context_parallelism, all-gather form, load-balanced): the
+  // devices of a context group split each sequence, every op's work and the activations; each
+  // gathers the whole sequence's keys and values for its attention (forward, and again with
+  // their gradients reduce-scattered backward). The state is sharded over them like FSDP.
+  int context = 1;
   bool operator==(const Parallelism&) const = default;
 };
-// `data=2,fsdp=16,tp=4,ep=8` (keys data|dp, fsdp, tensor|tp, expert|ep; positive integers).
+// `data=2,fsdp=16,tp=4,ep=8,cp=2` (keys data|dp, fsdp, tensor|tp, expert|ep, context|cp;
+// positive integers).
 Result<Parallelism> ParseParallelism(std::string_view text);
 std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when > 1)
 
@@ -223,6 +229,13 @@ struct Calibration {
   // cores: their achieved share of the precision's matrix rate (EstimateOptions::channels_last).
   // Unset where the runtime picks layouts itself (XLA:TPU) or nothing was fitted.
   std::optional<double> channels_last_conv_efficiency;
+  // Dropless MoE experts run as grouped-matmul kernels of fixed tiles (on TPUs the Pallas gmm
+  // kernels of MaxText's megablox and tokamax, and JAX's ragged dot): each tile of
+  // `grouped_tile_rows` routed tokens streams its expert's weights from HBM again, and each
+  // output column block `grouped_tile_cols` wide reads the tokens again. 0: the experts' matmuls
+  // read their operands once, as any matmul.
+  double grouped_tile_rows = 0;
+  double grouped_tile_cols = 0;
   double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
   double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
   // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
@@ -329,6 +342,7 @@ struct Estimate {
   double fsdp_ms = 0;       // FSDP all-gathers and reduce-scatters (overlapped with compute)
   double tensor_ms = 0;     // tensor-parallel activation all-reduces (not overlapped)
   double expert_ms = 0;     // expert-parallel token all-to-alls (not overlapped)
+  double context_ms = 0;    // context-parallel key/value all-gathers (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
   std::optional<ServingEstimate> serving;  // with EstimateOptions::serve

@@ -76,15 +76,18 @@ Head HeadOf(const json& cfg, Head fallback) {
 }
 
 // Which layers of an MoE model run a dense MLP instead of the experts, as the configs say it:
-// DeepSeek's `first_k_dense_replace` (the first k), Llama 4's `interleave_moe_layer_step` (every
-// step-th layer routes), Qwen-MoE's `decoder_sparse_step` and `mlp_only_layers`. Empty: all route.
+// DeepSeek's `first_k_dense_replace` (the first k) and `moe_layer_freq`, Llama 4's
+// `interleave_moe_layer_step` (every step-th layer routes), Qwen-MoE's `decoder_sparse_step` and
+// `mlp_only_layers`. Empty: all route.
 std::vector<bool> DenseLayers(const json& cfg, std::int64_t layers) {
   if (layers <= 0 || layers > 100000) return {};
   std::vector<bool> dense(static_cast<std::size_t>(layers), false);
   const std::int64_t first_dense = Int(cfg, {"first_k_dense_replace"});
   const std::int64_t step = Int(cfg, {"interleave_moe_layer_step", "decoder_sparse_step"}, 1);
+  const std::int64_t freq = Int(cfg, {"moe_layer_freq"}, 1);  // DeepSeek: i % freq == 0 routes
   for (std::int64_t i = 0; i < layers; ++i) {
-    dense[static_cast<std::size_t>(i)] = i < first_dense || (step > 1 && (i + 1) % step != 0);
+    dense[static_cast<std::size_t>(i)] =
+        i < first_dense || (step > 1 && (i + 1) % step != 0) || (freq > 1 && i % freq != 0);
   }
   if (const json* only = Member(cfg, "mlp_only_layers"); only != nullptr && only->is_array()) {
     for (const json& i : *only) {
@@ -157,7 +160,20 @@ TransformerSpec Decoder(const json& cfg, const std::string& type) {
     s.dense_ffn = Int(cfg, {"intermediate_size_mlp"}, s.ffn);
     s.ffn = Int(cfg, {"moe_intermediate_size"}, s.ffn);
     s.shared_expert_ffn = Int(cfg, {"shared_expert_intermediate_size"});
+    // DeepSeek: `n_shared_experts` experts of the routed width; Llama 4: one MLP of
+    // `intermediate_size` beside the routed experts in every MoE layer.
+    if (const std::int64_t n = Int(cfg, {"n_shared_experts"}); n > 0)
+      s.shared_expert_ffn = n * s.ffn;
+    if (type.starts_with("llama4")) s.shared_expert_ffn = Int(cfg, {"intermediate_size"});
     s.dense_layers = DenseLayers(cfg, s.layers);
+  }
+  if (const std::int64_t latent = Int(cfg, {"kv_lora_rank"}); latent != 0) {
+    s.mla = {.q_lora_rank = Int(cfg, {"q_lora_rank"}),
+             .kv_lora_rank = latent,
+             .nope_head_dim = Int(cfg, {"qk_nope_head_dim"}),
+             .rope_head_dim = Int(cfg, {"qk_rope_head_dim"}),
+             .v_head_dim = Int(cfg, {"v_head_dim"})};
+    s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
   }
   SlidingWindows(cfg, type, s);
   return s;
@@ -256,8 +272,10 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   } else if (Member(cfg, "hidden_size") != nullptr && Member(cfg, "num_hidden_layers") != nullptr &&
              Member(cfg, "num_attention_heads") != nullptr) {
     static const std::set<std::string> kKnown = {
-        "llama",  "mistral", "mixtral",     "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
-        "gemma2", "gemma3",  "gemma3_text", "phi3",  "olmo",      "olmo2", "granite",   "cohere"};
+        "llama",     "mistral", "mixtral", "qwen2",      "qwen2_moe",   "qwen3",
+        "qwen3_moe", "gemma",   "gemma2",  "gemma3",     "gemma3_text", "phi3",
+        "olmo",      "olmo2",   "granite", "cohere",     "deepseek_v2", "deepseek_v3",
+        "kimi_k2",   "gpt_oss", "llama4",  "llama4_text"};
     s = Decoder(cfg, type.empty() ? "decoder" : type);
     if (!kKnown.count(type)) {
       s.notes.push_back("model_type `" + (type.empty() ? std::string("?") : type) +
@@ -275,6 +293,44 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   return s;
 }
 
+// An MoE MaxText model's layers (src/maxtext/layers/decoders.py, moe.py): experts of
+// `base_moe_mlp_dim` (else `base_mlp_dim`), dense layers of `base_mlp_dim` — the first
+// `first_num_dense_layers` (DeepSeek) or all but every `interleave_moe_layer_step`-th (Llama 4) —
+// and `shared_experts` always-on experts of the routed width (Gemma 4's of `base_mlp_dim`).
+void MaxTextMoeLayers(const json& cfg, const std::string& block, TransformerSpec& s) {
+  s.dense_ffn = s.ffn;
+  s.ffn = Int(cfg, {"base_moe_mlp_dim"}, s.ffn);
+  if (const std::int64_t shared = Int(cfg, {"shared_experts"}); shared > 0)
+    s.shared_expert_ffn = shared * (block == "gemma4" ? s.dense_ffn : s.ffn);
+  if (s.layers <= 0 || s.layers > 100000) return;
+  const std::int64_t first_dense = Int(cfg, {"first_num_dense_layers"});
+  const std::int64_t step = Int(cfg, {"interleave_moe_layer_step"}, 1);
+  std::vector<bool> dense(static_cast<std::size_t>(s.layers), false);
+  for (std::int64_t i = 0; i < s.layers; ++i)
+    dense[static_cast<std::size_t>(i)] = i < first_dense || (step > 1 && (i + 1) % step != 0);
+  if (std::ranges::any_of(dense, [](bool d) { return d; })) s.dense_layers = std::move(dense);
+}
+
+// MaxText's local attention, as each decoder block lays it out (src/maxtext/models/*.py):
+// `sliding_window_size` on five of every six layers (Gemma 3 and 4: the sixth global), on every
+// other layer (GPT-OSS: even layers local; Gemma 2: FromMaxText has unmerged its layers).
+void MaxTextWindows(const json& cfg, const std::string& block, TransformerSpec& s) {
+  const std::int64_t window = Int(cfg, {"sliding_window_size"});
+  if (window <= 0 || s.layers <= 0 || s.layers > 50000) return;
+  std::int64_t period = 0;  // the pattern's length; its last layer global
+  if (block == "gemma2" || block == "gpt_oss") {
+    period = 2;
+  } else if (block == "gemma3" || block == "gemma4") {
+    period = 6;
+  } else {
+    return;
+  }
+  s.sliding_window = window;
+  s.windowed.assign(static_cast<std::size_t>(s.layers), true);
+  for (std::int64_t i = 0; i < s.layers; ++i)
+    s.windowed[static_cast<std::size_t>(i)] = (i + 1) % period != 0;
+}
+
 // MaxText's model YAML (src/MaxText/configs/models/*.yml): `base_*` sizes, `mlp_activations`
 // (["silu","linear"] is SwiGLU), `num_experts`, `logits_via_embedding` (tied output).
 Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
@@ -282,6 +338,8 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   const std::string block = AsciiLower(StringMember(cfg, "decoder_block"));
   s.family = "maxtext-" + (block.empty() ? std::string("decoder") : block);
   s.layers = Int(cfg, {"base_num_decoder_layers"});
+  // MaxText's Gemma 2 layer is a local and a global layer in one (gemma2.py): twice the layers.
+  if (block == "gemma2" && s.layers > 0 && s.layers <= 50000) s.layers *= 2;
   s.hidden = Int(cfg, {"base_emb_dim"});
   s.heads = Int(cfg, {"base_num_query_heads"});
   s.kv_heads = Int(cfg, {"base_num_kv_heads"}, s.heads);
@@ -295,6 +353,7 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
     s.experts = 0;
   } else {
     s.experts_per_token = Int(cfg, {"num_experts_per_tok"}, 2);
+    MaxTextMoeLayers(cfg, block, s);
     // MaxText drops tokens past `capacity_factor` (base.yml: -1, dropless); only its dense path
     // (`sparse_matmul: False`) dispatches with one-hot matmuls, the sparse one computes the
     // routed tokens with grouped matmuls.
@@ -313,6 +372,22 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   if (block == "gpt3") {
     s.norm = Norm::kLayer;
     s.bias = true;
+  }
+  s.bias = s.bias || Bool(cfg, "mlp_bias", false);
+  s.qkv_bias = Bool(cfg, "attention_bias", false);
+  if (AsciiLower(StringMember(cfg, "attention_type")) == "mla") {
+    s.mla = {.q_lora_rank = Int(cfg, {"q_lora_rank"}),
+             .kv_lora_rank = Int(cfg, {"kv_lora_rank"}, 512),
+             .nope_head_dim = Int(cfg, {"qk_nope_head_dim"}, 128),
+             .rope_head_dim = Int(cfg, {"qk_rope_head_dim"}, 64),
+             .v_head_dim = Int(cfg, {"v_head_dim"}, 128)};
+    s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
+  }
+  MaxTextWindows(cfg, block, s);
+  if (!s.windowed.empty()) {  // Gemma 4 (gemma4.py): global layers of their own geometry
+    s.global_head_dim = Int(cfg, {"global_head_dim"});
+    s.global_kv_heads = Int(cfg, {"global_num_kv_heads"});
+    s.global_shared_kv = Bool(cfg, "share_kv_projections", false);
   }
   if (s.layers == 0 && s.hidden == 0)
     return MakeError(what + ": YAML without MaxText's `base_emb_dim`/`base_num_decoder_layers`");

@@ -30,7 +30,7 @@ struct TransformerSpec {
   std::int64_t token_types = 0;        // BERT's segment embeddings
   std::int64_t experts = 0;            // MoE: routed experts per layer
   std::int64_t experts_per_token = 0;
-  std::int64_t shared_expert_ffn = 0;  // Qwen-MoE's always-on expert
+  std::int64_t shared_expert_ffn = 0;  // always-on experts' width (Qwen-MoE, DeepSeek, Llama 4)
   // MoE dispatch: 0 for dropless (each routed token computed once); F > 0 for capacity dispatch:
   // each expert takes at most max(ceil(seq x experts_per_token / experts) x F, F) tokens of a
   // sequence (MaxText's formula), gathered and scattered by one-hot matmuls.
@@ -44,6 +44,24 @@ struct TransformerSpec {
   // attends only to the `sliding_window` tokens before each query. Empty: every layer is global.
   std::vector<bool> windowed;
   std::int64_t sliding_window = 0;
+  // Gemma 4's global layers (the ones `windowed` leaves out): their own head width and key/value
+  // heads (0: the local layers'), and one projection for both keys and values.
+  std::int64_t global_head_dim = 0;
+  std::int64_t global_kv_heads = 0;
+  bool global_shared_kv = false;
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2; the DeepSeek-V2 paper, section 2.1):
+  // queries through a rank-`q_lora_rank` bottleneck (0: one projection); keys and values
+  // expanded per head from one latent of `kv_lora_rank` a token, beside one rotary key of
+  // `rope_head_dim` all heads share. A head's queries and keys have `nope_head_dim` +
+  // `rope_head_dim` elements, its values `v_head_dim`. Inference caches only the latent and the
+  // rotary key. `kv_lora_rank` 0: ordinary multi-head attention.
+  struct LatentAttention {
+    std::int64_t q_lora_rank = 0;
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t nope_head_dim = 0;
+    std::int64_t rope_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+  } mla;
   bool gated_mlp = true;            // SwiGLU/GeGLU: gate and up projections
   std::string activation = "silu";  // silu, gelu, relu
   Norm norm = Norm::kRms;

@@ -94,6 +94,7 @@ class Builder {
 
   ValueId Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
                     std::int64_t window = 0);
+  ValueId LatentAttention(ValueId x, bool causal, const std::string& name, std::int64_t window);
   ValueId Mlp(ValueId x, const std::string& name, std::int64_t ffn);
   ValueId Moe(ValueId x);
   ValueId Experts(ValueId routed);
@@ -116,21 +117,64 @@ class Builder {
 // cross-attention reads its keys and values from.
 ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
                            std::int64_t window) {
+  if (spec_.mla.kv_lora_rank > 0) return LatentAttention(x, causal, name, window);
   const std::string outer = scope_;
   scope_ += "/" + name;
-  const std::int64_t qd = spec_.heads * spec_.head_dim;
-  const std::int64_t kvd = spec_.kv_heads * spec_.head_dim;
+  // A global layer beside windowed ones may have its own geometry (Gemma 4).
+  const bool global = window == 0 && !spec_.windowed.empty() && memory == kNoValue;
+  const std::int64_t head_dim =
+      global && spec_.global_head_dim > 0 ? spec_.global_head_dim : spec_.head_dim;
+  const std::int64_t kv_heads =
+      global && spec_.global_kv_heads > 0 ? spec_.global_kv_heads : spec_.kv_heads;
+  const std::int64_t qd = spec_.heads * head_dim;
+  const std::int64_t kvd = kv_heads * head_dim;
   const bool qkv_bias = spec_.bias || spec_.qkv_bias;
   const ValueId kv_in = memory == kNoValue ? x : memory;
   const ValueId q = Linear(x, "q_proj", qd, qkv_bias);
   const ValueId k = Linear(kv_in, "k_proj", kvd, qkv_bias);
-  const ValueId v = Linear(kv_in, "v_proj", kvd, qkv_bias);
+  const ValueId v = global && spec_.global_shared_kv ? k : Linear(kv_in, "v_proj", kvd, qkv_bias);
   // `window`: a local attention's reach (an attribute of tpu-doctor's, not ONNX's).
   std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
                                   {"q_num_heads", spec_.heads},
-                                  {"kv_num_heads", spec_.kv_heads}};
+                                  {"kv_num_heads", kv_heads}};
   if (window > 0) attrs.push_back({"window", window});
   const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)), attrs);
+  const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
+  scope_ = outer;
+  return o;
+}
+
+// Multi-head latent attention as it trains (DeepSeek-V2, section 2.1): each head's keys and
+// values expanded from the normalized latent, the shared rotary key repeated for every head and
+// joined to the per-head keys. The attention op carries the latent's widths (`latent_kv`,
+// `latent_rope`: attributes of tpu-doctor's) for serving, whose engines cache the latent and
+// absorb the expansions into the query and the output.
+ValueId Builder::LatentAttention(ValueId x, bool causal, const std::string& name,
+                                 std::int64_t window) {
+  const std::string outer = scope_;
+  scope_ += "/" + name;
+  const TransformerSpec::LatentAttention& m = spec_.mla;
+  const std::int64_t heads = spec_.heads, qk = m.nope_head_dim + m.rope_head_dim;
+  const ValueId q =
+      m.q_lora_rank > 0
+          ? Linear(Norm(Linear(x, "q_a_proj", m.q_lora_rank, spec_.bias), "q_a_layernorm"),
+                   "q_b_proj", heads * qk, false)
+          : Linear(x, "q_proj", heads * qk, spec_.bias);
+  const ValueId latent = Norm(Linear(x, "kv_a_proj", m.kv_lora_rank, spec_.bias), "kv_a_layernorm");
+  const ValueId rope = Linear(x, "k_rope_proj", m.rope_head_dim, spec_.bias);
+  const ValueId k_nope = Linear(latent, "k_b_proj", heads * m.nope_head_dim, false);
+  const ValueId v = Linear(latent, "v_b_proj", heads * m.v_head_dim, false);
+  const ValueId rope_per_head =
+      Op("Tile", {rope, ShapeConstant({1, 1, heads})}, Float({b_, s_, heads * m.rope_head_dim}));
+  const ValueId k = Op("Concat", {k_nope, rope_per_head}, Float({b_, s_, heads * qk}),
+                       {{"axis", std::int64_t{-1}}});
+  std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
+                                  {"q_num_heads", heads},
+                                  {"kv_num_heads", heads},
+                                  {"latent_kv", m.kv_lora_rank},
+                                  {"latent_rope", m.rope_head_dim}};
+  if (window > 0) attrs.push_back({"window", window});
+  const ValueId a = Op("Attention", {q, k, v}, Float({b_, s_, heads * m.v_head_dim}), attrs);
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
   return o;
@@ -368,10 +412,26 @@ Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
   }
   if (spec.layers > 4096 || spec.decoder_layers > 4096 || spec.decoder_layers < 0)
     return bad("more than 4096 layers");
+  const TransformerSpec::LatentAttention& m = spec.mla;
+  if (m.kv_lora_rank != 0) {
+    const std::pair<const char*, std::int64_t> latent[] = {{"kv_lora_rank", m.kv_lora_rank},
+                                                           {"qk_nope_head_dim", m.nope_head_dim},
+                                                           {"qk_rope_head_dim", m.rope_head_dim},
+                                                           {"v_head_dim", m.v_head_dim}};
+    for (const auto& [name, v] : latent) {
+      if (v <= 0 || v > kMax)
+        return bad(std::string("latent attention's ") + name + " must be a positive integer");
+    }
+    if (m.q_lora_rank < 0 || m.q_lora_rank > kMax) return bad("q_lora_rank is out of range");
+  }
   if (spec.heads % spec.kv_heads != 0) {
     return bad(std::to_string(spec.heads) + " attention heads do not divide into " +
                std::to_string(spec.kv_heads) + " key/value heads");
   }
+  if (spec.global_head_dim < 0 || spec.global_head_dim > kMax || spec.global_kv_heads < 0 ||
+      spec.global_kv_heads > kMax ||
+      (spec.global_kv_heads > 0 && spec.heads % spec.global_kv_heads != 0))
+    return bad("the global layers' head width or key/value heads are out of range");
   if (spec.experts < 0 || spec.experts > 4096 || spec.experts_per_token < 0 ||
       (spec.experts > 0 && (spec.experts_per_token < 1 || spec.experts_per_token > spec.experts)))
     return bad("experts per token must be between 1 and the number of experts");
@@ -389,9 +449,12 @@ Result<Graph> BuildTransformerGraph(const TransformerSpec& spec, std::int64_t ba
   // The largest tensors are [batch x seq, vocab] logits and [experts, slots, ffn]; keep every
   // element count well inside int64 and double precision.
   const double tokens = static_cast<double>(batch) * static_cast<double>(seq);
-  const double widest = static_cast<double>(std::max<std::int64_t>(
-                            {spec.vocab, spec.ffn, spec.hidden, spec.heads * spec.head_dim})) *
-                        static_cast<double>(std::max<std::int64_t>(1, spec.experts_per_token));
+  const double widest =
+      static_cast<double>(std::max<std::int64_t>(
+          {spec.vocab, spec.ffn, spec.hidden, spec.heads * spec.head_dim,
+           spec.heads * (spec.mla.nope_head_dim + spec.mla.rope_head_dim),
+           spec.heads * spec.mla.v_head_dim, spec.heads * spec.global_head_dim})) *
+      static_cast<double>(std::max<std::int64_t>(1, spec.experts_per_token));
   if (tokens * widest > 1e15)
     return MakeError("batch x seq x width is too large to build (more than 1e15 elements)");
   if (spec.learned_positions > 0 && seq > spec.learned_positions) {
