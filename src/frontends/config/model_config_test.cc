@@ -43,7 +43,15 @@ TEST(ModelConfigTest, ParameterCountsMatchThePublishedOnes) {
                                                     {"bert-base-uncased.json", 110e6},
                                                     {"t5-small.json", 60.5e6},
                                                     {"maxtext-llama3.1-8b.yml", 8.03e9},
-                                                    {"maxtext-llama3.1-70b.yml", 70.6e9}};
+                                                    {"maxtext-llama3.1-70b.yml", 70.6e9},
+                                                    // DeepSeek-V3's card: 671B without the
+                                                    // multi-token-prediction module.
+                                                    {"deepseek-v3.json", 671e9},
+                                                    {"maxtext-deepseek3-671b.yml", 671e9},
+                                                    {"gpt-oss-120b.json", 116.83e9},
+                                                    {"maxtext-gpt-oss-120b.yml", 116.83e9},
+                                                    {"maxtext-gemma4-26b.yml", 25.2e9},
+                                                    {"maxtext-gemma4-31b.yml", 30.7e9}};
   for (const auto& [name, published] : kModels) {
     SCOPED_TRACE(name);
     LoadedModel m = LoadOrDie(Example(name));
@@ -194,6 +202,81 @@ TEST(ModelConfigTest, SlidingWindowLayersAsTheConfigSaysThem) {
   // Qwen keeps its window off unless use_sliding_window says otherwise.
   EXPECT_EQ(Windows(base + R"(, "model_type": "qwen2", "sliding_window": 16})"),
             (std::vector<std::int64_t>{0, 0, 0, 0}));
+}
+
+// MaxText lays local and global layers out in its decoder blocks' code, not in the YAML: GPT-OSS
+// alternates (local first), Gemma 3 and 4 make every sixth layer global, Gemma 2's YAML counts a
+// local and a global layer as one; other blocks ignore `sliding_window_size`.
+TEST(ModelConfigTest, MaxTextLocalAndGlobalLayersAsItsBlocksLayThemOut) {
+  const std::string base =
+      "base_emb_dim: 64\nbase_num_query_heads: 4\nbase_mlp_dim: 128\n"
+      "vocab_size: 100\nsliding_window_size: 16\n";
+  auto windows = [&](const std::string& block, int layers) {
+    return Windows(base + "decoder_block: \"" + block +
+                   "\"\nbase_num_decoder_layers: " + std::to_string(layers) + "\n");
+  };
+  EXPECT_EQ(windows("gpt_oss", 4), (std::vector<std::int64_t>{16, 0, 16, 0}));
+  EXPECT_EQ(windows("gemma3", 7), (std::vector<std::int64_t>{16, 16, 16, 16, 16, 0, 16}));
+  EXPECT_EQ(windows("gemma2", 2), (std::vector<std::int64_t>{16, 0, 16, 0}));
+  EXPECT_EQ(windows("llama2", 2), (std::vector<std::int64_t>{0, 0}));
+}
+
+// Gemma 4's global layers have heads of their own (global_head_dim, global_num_kv_heads) and one
+// projection for keys and values (share_kv_projections): per layer of width 64, 4 query heads of
+// 16 locally with 2 KV heads; globally 4 heads of 32 with 1 KV head, K doubling as V.
+TEST(ModelConfigTest, Gemma4GlobalLayersHaveTheirOwnHeads) {
+  const std::string yml =
+      "decoder_block: \"gemma4\"\nbase_emb_dim: 64\nbase_num_query_heads: 4\n"
+      "base_num_kv_heads: 2\nhead_dim: 16\nbase_mlp_dim: 128\nvocab_size: 100\n"
+      "base_num_decoder_layers: 6\nsliding_window_size: 16\nglobal_head_dim: 32\n"
+      "global_num_kv_heads: 1\nshare_kv_projections: true\n";
+  LoadedModel m = LoadOrDie(Source{"gemma4.yml", yml});
+  double local = 0, global = 0;
+  for (const Value& v : m.graph.values()) {
+    if (v.origin != ValueOrigin::kInitializer || v.name.find("self_attn/") == std::string::npos)
+      continue;
+    const double n = static_cast<double>(*v.type.shape.NumElements());
+    (v.name.find("layers.5/") != std::string::npos ? global : local) += n;
+  }
+  EXPECT_DOUBLE_EQ(local, 5 * 64.0 * (64 + 32 + 32 + 64));   // q, k, v, o
+  EXPECT_DOUBLE_EQ(global, 64.0 * (128 + 32) + 128.0 * 64);  // q, shared k/v, o
+}
+
+// Multi-head latent attention (DeepSeek-V2 paper, section 2.1), DeepSeek-V3's sizes: per layer the
+// query bottleneck (7168 x 1536, 1536 x 128 x 192), the key/value latent and the shared rotary key
+// (7168 x (512 + 64)), the per-head keys and values expanded from the latent (512 x 128 x (128 +
+// 128)) and the output (128 x 128 x 7168). The attention op sees keys of 192 and values of 128 a
+// head and names the latent's widths for serving.
+TEST(ModelConfigTest, LatentAttentionByHand) {
+  ShapeOptions o;
+  o.dims["seq"] = 16;
+  LoadedModel m = LoadOrDie(Example("deepseek-v3.json"), o);
+  double per_layer = 0;
+  const Node* attention = nullptr;
+  for (const Value& v : m.graph.values()) {
+    if (v.origin == ValueOrigin::kInitializer && v.name.starts_with("/model/layers.0/self_attn/") &&
+        v.type.shape.rank() == 2)
+      per_layer += static_cast<double>(*v.type.shape.NumElements());
+  }
+  for (const Node& n : m.graph.nodes()) {
+    if (n.op == Op::kAttention && attention == nullptr) attention = &n;
+  }
+  EXPECT_DOUBLE_EQ(per_layer, 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * (512 + 64) +
+                                  512.0 * 128 * 256 + 128.0 * 128 * 7168);
+  ASSERT_NE(attention, nullptr);
+  EXPECT_EQ(m.graph.value(attention->input(1)).type.shape.dim(2).value(), 128 * 192);
+  EXPECT_EQ(m.graph.value(attention->input(2)).type.shape.dim(2).value(), 128 * 128);
+  EXPECT_EQ(attention->IntAttr("latent_kv"), 512);
+  EXPECT_EQ(attention->IntAttr("latent_rope"), 64);
+  // MaxText's YAML of the same model builds the same step.
+  LoadedModel mt = LoadOrDie(Example("maxtext-deepseek3-671b.yml"), o);
+  const std::vector<OpCost> a = ComputeOpCosts(m.graph), b = ComputeOpCosts(mt.graph);
+  auto flops = [](const std::vector<OpCost>& costs) {
+    double f = 0;
+    for (const OpCost& c : costs) f += c.flops;
+    return f;
+  };
+  EXPECT_NEAR(flops(a) / flops(b), 1.0, 1e-9);
 }
 
 // MoE models whose first layers are dense (DeepSeek) or whose layers alternate (Llama 4): the

@@ -1,0 +1,156 @@
+// The mechanisms that make modern LLMs expressible, each on a hand-computable case: context
+// parallelism, grouped-matmul tiles of dropless experts, the latent attention's KV cache, and the
+// loss gradient XLA computes in the logits' buffer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/cost/sharding.h"
+#include "tests/test_util.h"
+#include "tpudoctor/frontend/frontend.h"
+
+namespace tpudoctor {
+namespace {
+
+Result<LoadedModel> Config(const std::string& json, std::int64_t batch, std::int64_t seq) {
+  ShapeOptions so;
+  so.batch = batch;
+  so.dims["seq"] = seq;
+  return LoadModel(Source{"config.json", json}, so);
+}
+
+Result<LoadedModel> Example(const char* name, std::int64_t batch, std::int64_t seq) {
+  auto src = ReadSource((testing::SourceDir() / "examples/configs" / name).string());
+  if (!src) return src.error();
+  return Config(src->bytes, batch, seq);
+}
+
+// Context parallelism by hand: 8 devices as FSDP 4 x context 2. Each attention pass gathers the
+// other half of the sequence's keys and values (1 GB in all): forward, the recomputed forward,
+// and backward a gather and a reduce-scatter of their gradients. The parameters are gathered over
+// both axes (8 devices).
+TEST(ModelFeaturesTest, ContextParallelCollectivesByHand) {
+  auto p = ParseParallelism("fsdp=4,cp=2");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->context, 2);
+  auto r = ResolveParallelism(*p, 8);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->data, 1);
+  EXPECT_EQ(ToString(*r), "fsdp=4,cp=2");
+  EXPECT_FALSE(ResolveParallelism(*p, 12));
+  CollectiveInputs in;
+  in.parallel = *r;
+  in.param_count = 1e9;
+  in.context_kv_bytes = 1e9;
+  in.passes = 3;
+  in.link_bytes_s = 1e11;
+  in.train = true;
+  const CollectiveTimes t = Collectives(in);
+  EXPECT_NEAR(t.context_s, 0.5 * 1e9 * 4 / 1e11, 1e-12);
+  EXPECT_NEAR(t.fsdp_s, 7.0 / 8 * 1e9 * (2 + 2 + 4) / 1e11, 1e-12);
+  EXPECT_EQ(t.data_s, 0);
+}
+
+// Llama 3.1 8B at 8192 tokens on 8 v5p chips: FSDP 8 against FSDP 4 x context 2. Each context
+// group runs one sequence split over its two devices: each device does half the work and holds
+// half the activations, the state is sharded 8 ways either way, and every attention layer adds
+// the key/value gathers: 32 layers x (K and V) x 8192 tokens x 8 heads x 128 x 2 bytes, half of
+// it from the other device, 4 passes (forward, recomputed forward, backward gather and
+// reduce-scatter) at half the 1200 GB/s ICI.
+TEST(ModelFeaturesTest, ContextParallelSplitsEachSequence) {
+  auto m = Example("llama-3.1-8b.json", 1, 8192);
+  ASSERT_TRUE(m);
+  const TargetSpec& v5p = **FindTarget("tpu-v5p");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  o.chips = 8;
+  o.remat = Remat::kLayer;
+  o.parallel = {0, 8, 1};
+  auto fsdp = EstimateStep(m->graph, v5p, o);
+  o.parallel = *ParseParallelism("fsdp=4,cp=2");
+  auto cp = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(fsdp && cp) << (cp ? "" : cp.error().message);
+  EXPECT_NEAR(cp->forward_ms * 2, fsdp->forward_ms, 1e-9 * fsdp->forward_ms);
+  EXPECT_EQ(cp->global_batch, 4);
+  EXPECT_EQ(fsdp->global_batch, 8);
+  EXPECT_DOUBLE_EQ(cp->memory.weights, fsdp->memory.weights);
+  EXPECT_NEAR(cp->memory.activations * 2, fsdp->memory.activations,
+              1e-9 * fsdp->memory.activations);
+  const double kv = 32 * 2 * 8192.0 * 8 * 128 * 2;
+  const double link = 1200e9 * CalibrationFor(v5p, *ParseRuntime("xla")).ici_share;
+  EXPECT_NEAR(cp->context_ms, 0.5 * kv * 4 / link * 1e3, 1e-9);
+  EXPECT_EQ(fsdp->context_ms, 0);
+  // Serving does not split sequences.
+  EstimateOptions serve;
+  serve.chips = 8;
+  serve.parallel = *ParseParallelism("cp=8");
+  serve.serve = ServingOptions{128, 128, 1, ""};
+  EXPECT_FALSE(EstimateStep(m->graph, v5p, serve));
+}
+
+// A small dropless MoE (4 experts, 2 a token, hidden 64, experts 128 wide) at 64 tokens: each
+// expert takes 32 routed tokens. In tiles of 8 tokens by 48 outputs, a gate or up projection
+// [4, 32, 64] x [4, 64, 128] reads the tokens ceil(128 / 48) = 3 times and each expert's weights
+// 32 / 8 = 4 times: 2 and 3 re-reads, 2 x 4 x 64 x (32 x 2 + 128 x 3) bytes; the down projection
+// [4, 32, 128] x [4, 128, 64]: 2 x 4 x 128 x (32 x 1 + 64 x 3). With matmul kernels that add
+// their bytes' time to their math (matrix_memory_overlap 0), the forward pass grows by those
+// bytes at the calibrated bandwidth, per layer.
+TEST(ModelFeaturesTest, GroupedMatmulTilesRereadTheirOperands) {
+  auto m = Config(R"({"architectures": ["X"], "model_type": "mixtral", "hidden_size": 64,
+      "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "vocab_size": 100, "num_local_experts": 4,
+      "num_experts_per_tok": 2})",
+                  1, 64);
+  ASSERT_TRUE(m) << m.error().message;
+  const TargetSpec& v5p = **FindTarget("tpu-v5p");
+  Calibration cal = CalibrationFor(v5p, *ParseRuntime("xla"));
+  ASSERT_EQ(cal.matrix_memory_overlap, 0);
+  EstimateOptions o;
+  o.batch = 1;
+  o.calibration = &cal;
+  cal.grouped_tile_rows = 0;
+  auto once = EstimateStep(m->graph, v5p, o);
+  cal.grouped_tile_rows = 8;
+  cal.grouped_tile_cols = 48;
+  auto tiled = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(once && tiled);
+  const double gate_up = 2 * (2.0 * 4 * 64 * (32 * 2 + 128 * 3));
+  const double down = 2.0 * 4 * 128 * (32 * 1 + 64 * 3);
+  const double bandwidth = 2765e9 * cal.memory_efficiency;
+  EXPECT_NEAR(tiled->forward_ms - once->forward_ms, 2 * (gate_up + down) / bandwidth * 1e3, 1e-9);
+}
+
+// DeepSeek-V3 served: the cache keeps a 512-wide latent and a 64-wide rotary key per token and
+// layer (the DeepSeek-V2 paper's (d_c + d_h^R) x layers elements): 61 x 576 x 2 bytes a token,
+// not the 128 heads' expanded keys and values.
+TEST(ModelFeaturesTest, LatentAttentionCachesTheLatent) {
+  auto m = Example("deepseek-v3.json", 1, 256);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 8;
+  o.parallel = {0, 1, 8};
+  o.serve = ServingOptions{256, 256, 8, ""};
+  auto e = EstimateStep(m->graph, **FindTarget("tpu-7x"), o);
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_DOUBLE_EQ(e->serving->kv_bytes_per_token, 61.0 * 576 * 2);
+}
+
+// Under XLA a language model's loss gradient (softmax minus the one-hot labels) takes the logits'
+// buffer: the head's backward holds one [tokens, vocab] tensor, not two. Llama 3.1 8B, 2 x 4096
+// tokens on one v6e with per-layer remat: the head is the peak, its transient the logits alone.
+TEST(ModelFeaturesTest, LossGradientTakesTheLogitsBuffer) {
+  auto m = Example("llama-3.1-8b.json", 2, 4096);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 2;
+  o.remat = Remat::kLayer;
+  auto e = EstimateStep(m->graph, **FindTarget("tpu-v6e"), o);
+  ASSERT_TRUE(e) << e.error().message;
+  const double logits = 2 * 4096.0 * 128256 * 2;
+  EXPECT_NEAR(e->memory.transients, logits, 1e-9 * logits);
+}
+
+}  // namespace
+}  // namespace tpudoctor
