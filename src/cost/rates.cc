@@ -43,7 +43,9 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
                           " x the fp8 peak (fp8 matmuls reach that much less of their peak than "
                           "bf16 ones of theirs on this chip: the target's fp8_matmul_share, with "
                           "its source; operands quantized per tensor; the rest bf16)"
-                    : "fp8 matmuls at the fp8 peak (operands quantized per tensor; the rest bf16)";
+                    : "fp8 matmuls at the fp8 peak (operands quantized per tensor; attention and "
+                      "the rest "
+                      "bf16)";
       return r;
     }
     r.matrix_flops = bf16 > 0 ? bf16 : fp16;

@@ -47,10 +47,14 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
    : depthwise ? e.components.depthwise_flops
                : e.components.conv_flops) += padded;
   // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
-  // does not follow the precision (calibrated per target family).
-  const double rate = !is_matmul && !nhwc && cal.conv_rate_ignores_precision
-                          ? RatesFor(c.target, Precision::kBf16).matrix_flops
-                          : c.rates.matrix_flops;
+  // does not follow the precision (calibrated per target family). fp8 recipes quantize the
+  // layers' weight matmuls; the attention kernels (flash, splash) keep bf16 (MaxText's fp8
+  // quantization rewrites the layers' dot_generals, which a Pallas attention kernel is not;
+  // Transformer Engine leaves dot-product attention in bf16 unless asked).
+  const bool bf16_rate = (!is_matmul && !nhwc && cal.conv_rate_ignores_precision) ||
+                         (n.op == Op::kAttention && c.options.precision == Precision::kFp8);
+  const double rate =
+      bf16_rate ? RatesFor(c.target, Precision::kBf16).matrix_flops : c.rates.matrix_flops;
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
 }
 
