@@ -266,16 +266,7 @@ class Coster {
       dh = v(q.dim(2)) / heads;
       dv = v(val.dim(2)) / kv_heads;
     }
-    // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
-    // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,
-    // then w each.
-    const bool causal = n.IntAttr("is_causal").value_or(0) != 0;
-    const double window = static_cast<double>(n.IntAttr("window").value_or(0));
-    double causal_share = causal ? 0.5 : 1.0;
-    if (window > 0 && window < skv && sq > 0 && skv > 0) {
-      causal_share = causal ? (window * sq - window * window / 2) / (sq * skv)
-                            : std::min(1.0, (2 * window + 1) / skv);
-    }
+    const double causal_share = AttentionPairShare(n, sq, skv);
     MatmulDims d;
     d.m = sq;
     d.n = skv;
@@ -463,6 +454,42 @@ std::vector<bool> CompileTimeNodes(const Graph& g) {
 }
 
 }  // namespace
+
+double AttentionPairShare(const Node& attention, double sq, double skv, double block) {
+  const bool causal = attention.IntAttr("is_causal").value_or(0) != 0;
+  const double window = static_cast<double>(attention.IntAttr("window").value_or(0));
+  if (sq <= 0 || skv <= 0) return 1;
+  if (block <= 0) {
+    // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
+    // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,
+    // then w each.
+    if (window > 0 && window < skv) {
+      return causal ? (window * sq - window * window / 2) / (sq * skv)
+                    : std::min(1.0, (2 * window + 1) / skv);
+    }
+    return causal ? 0.5 : 1.0;
+  }
+  // Tile by tile: query block [q0, q1) reaches keys [lo, hi] (queries aligned to the last keys,
+  // as when a prompt extends a cache), widened to whole key blocks.
+  const double offset = skv - sq;
+  const double blocks = std::ceil(sq / block);
+  if (blocks > 1e6) return AttentionPairShare(attention, sq, skv);
+  double pairs = 0;
+  for (double i = 0; i < blocks; ++i) {
+    const double q0 = i * block, q1 = std::min(sq, q0 + block);
+    double lo = 0, hi = skv - 1;
+    if (causal) hi = std::min(hi, q1 - 1 + offset);
+    if (window > 0) {
+      lo = std::max(0.0, q0 + offset - window);
+      if (!causal) hi = std::min(skv - 1, q1 - 1 + offset + window);
+    }
+    if (hi < lo) continue;
+    const double k0 = std::floor(lo / block) * block;
+    const double k1 = std::min(skv, (std::floor(hi / block) + 1) * block);
+    pairs += (q1 - q0) * (k1 - k0);
+  }
+  return std::min(1.0, pairs / (sq * skv));
+}
 
 std::optional<double> TensorBytes(const TensorType& type, int element_bytes) {
   if (type.kind != ValueKind::kTensor) return std::nullopt;

@@ -34,12 +34,22 @@ double PrecisionSlowdown(const StepContext& c, const Node& n) {
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
                      KernelTime& nt) {
   const Calibration& cal = c.cal;
-  const double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
+  double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
+  // A flash/splash kernel computes whole tiles of the attention's pairs (Calibration::
+  // attention_block), more than the mask keeps.
+  if (n.op == Op::kAttention && cost.matmul && cal.attention_block > 0) {
+    const double kept = AttentionPairShare(n, cost.matmul->m, cost.matmul->n);
+    if (kept > 0)
+      padded *= AttentionPairShare(n, cost.matmul->m, cost.matmul->n, cal.attention_block) / kept;
+  }
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
   const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
-  const double eff = is_matmul   ? cal.matrix_efficiency
+  const bool grouped =
+      c.facts.grouped_experts && c.facts.expert_matmul[static_cast<std::size_t>(n.id)];
+  const double eff = is_matmul
+                         ? cal.matrix_efficiency * (grouped ? cal.grouped_matmul_efficiency : 1)
                      : depthwise ? cal.depthwise_efficiency
                      : nhwc      ? *cal.channels_last_conv_efficiency
                                  : cal.conv_efficiency;

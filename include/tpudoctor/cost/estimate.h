@@ -236,6 +236,12 @@ struct Calibration {
   // read their operands once, as any matmul.
   double grouped_tile_rows = 0;
   double grouped_tile_cols = 0;
+  // The share of matrix_efficiency those grouped matmuls reach (their kernels' own tiling and
+  // pipelining against XLA's dots; fitted per generation where MoE runs were published).
+  double grouped_matmul_efficiency = 1.0;
+  // The query and key block of the runtime's attention kernels: they compute every pair of each
+  // block-by-block tile a causal or local mask reaches into. 0: only the pairs the mask keeps.
+  double attention_block = 0;
   double transient_factor = 1.0;  // peak transient buffers, as multiples of the largest tensor
   double fixed_memory_bytes = 0;  // runtime/workspace memory outside the model
   // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
