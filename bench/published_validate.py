@@ -5,8 +5,8 @@ Every row of ../shared/knowledge/published_results.csv (copied as bench/data/pub
 that describes a model tpu-doctor can build is predicted with `tpu-doctor estimate` in the set-up
 the publication used (slice, global batch, sequence length, precision, and for MaxText runs FSDP
 over the slice with the layer inputs offloaded, as the tpu-recipes configure them), and printed
-beside the published figure with the error. Rows of models tpu-doctor cannot build (GPT-3 175B,
-PaLM, DeepSeek-V3, MLPerf time-to-train) are listed as skipped with the reason.
+beside the published figure with the error. Rows tpu-doctor cannot predict (PaLM, MLPerf
+time-to-train, rows without a throughput) are listed as skipped with the reason.
 
     python3 bench/published_validate.py [--binary build/tpu-doctor]
 
@@ -26,7 +26,8 @@ CONFIGS = os.path.join(ROOT, "examples", "configs")
 RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 
 # (model, hardware as published, throughput) → how to predict it. `per` is the unit: tokens/s per
-# chip, samples/s in total, or TFLOP/s per chip. `batch` is the per-device batch the run used (a
+# chip, samples/s in total, or TFLOP/s per chip. `grouped`: a dropless MoE whose experts run as
+# grouped matmuls (bench/moe_calibration_fit.py fits their efficiency to the bf16 ones). `batch` is the per-device batch the run used (a
 # device is a TensorCore on v2/v3 and a chiplet on TPU7x: two per chip).
 # The workloads of tpu-recipes' vLLM benchmarks on Ironwood: name, tokens in, tokens out.
 IRONWOOD_WORKLOADS = [("1k in / 1k out", 1024, 1024), ("1k in / 8k out", 1024, 8192),
@@ -84,23 +85,23 @@ ROWS = [
     # (0.125 per device: one sequence per context group of 8, FSDP 64).
     *[dict(match=("DeepSeek-V3 671B", "Ironwood (4x4x8)", p), model="maxtext-deepseek3-671b.yml",
            target="tpu7x-128", seq=4096, batch=8, chips=128, parallel="fsdp=256",
-           remat="offload", per="tokens/chip", precision=p, held_out=True)
+           remat="offload", per="tokens/chip", precision=p, held_out=True, grouped=True)
       for p in ("bf16", "fp8")],
     *[dict(match=("DeepSeek-V3 671B", "Ironwood", p), model="maxtext-deepseek3-671b.yml",
            target="tpu7x-256", seq=4096, batch=8, chips=256, parallel="fsdp=512",
-           remat="offload", per="tokens/chip", precision=p, held_out=True)
+           remat="offload", per="tokens/chip", precision=p, held_out=True, grouped=True)
       for p in ("bf16", "fp8")],
     *[dict(match=("gpt-oss-120b", topology), model="maxtext-gpt-oss-120b.yml",
            target=target, seq=8192, batch=10, chips=chips, parallel=parallel, remat="offload",
-           per="tokens/chip", held_out=True)
+           per="tokens/chip", held_out=True, grouped=True)
       for topology, target, chips, parallel in (("4x4x4", "tpu7x-64", 64, "data=2,fsdp=64"),
                                                 ("4x8x8", "tpu7x-256", 256, "data=8,fsdp=64"))],
     dict(match=("Gemma4-26B", "4x4x4"), model="maxtext-gemma4-26b.yml", target="tpu7x-64",
          seq=4096, batch=16, chips=64, parallel="fsdp=128", remat="offload", per="tokens/chip",
-         held_out=True),
+         held_out=True, grouped=True),
     dict(match=("Gemma4-26B", "4x8x8"), model="maxtext-gemma4-26b.yml", target="tpu7x-256",
          seq=4096, batch=16, chips=256, parallel="data=2,fsdp=256", remat="layer",
-         per="tokens/chip", held_out=True),
+         per="tokens/chip", held_out=True, grouped=True),
     dict(match=("Gemma4-31B", "4x4x4"), model="maxtext-gemma4-31b.yml", target="tpu7x-64",
          seq=8192, batch=4, chips=64, parallel="fsdp=128", remat="layer", per="tokens/chip",
          held_out=True),
@@ -116,10 +117,10 @@ ROWS = [
          per="tokens/chip", precision="fp8", held_out=True),
     dict(match=("Qwen3-235B-A22B", "Ironwood", "bf16"), model="maxtext-qwen3-235b-a22b.yml",
          target="tpu7x-256", seq=4096, batch=16, chips=256, parallel="fsdp=512",
-         remat="offload", per="tokens/chip", held_out=True),
+         remat="offload", per="tokens/chip", held_out=True, grouped=True),
     dict(match=("Qwen3-235B-A22B", "Ironwood", "fp8"), model="maxtext-qwen3-235b-a22b.yml",
          target="tpu7x-256", seq=4096, batch=16, chips=256, parallel="fsdp=512",
-         remat="offload", per="tokens/chip", precision="fp8", held_out=True),
+         remat="offload", per="tokens/chip", precision="fp8", held_out=True, grouped=True),
     dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "bf16"), model="llama-3.1-70b.json",
          target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
          per="tokens/chip"),

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Fit XLA:TPU's grouped-matmul efficiency to published dropless-MoE runs; cross-validate by model.
+
+A dropless MoE runs its experts as grouped-matmul kernels (MaxText's megablox and tokamax gmm, or
+JAX's ragged dot) rather than as XLA's dots. The estimate already counts what those kernels do
+that a dot does not — they re-read their operands tile by tile (`grouped_tile_rows`,
+`grouped_tile_cols`) — and `grouped_matmul_efficiency` is what remains: the share of the
+generation's `matrix_efficiency` the kernels reach. It is fitted here, per generation with MoE
+runs, on the bf16 rows of bench/published_validate.py marked `grouped` (fp8 rows are checks: they
+also depend on the fp8 rate), predicting with `tpu-doctor estimate --calibration FILE` (the
+family's factors with the generation's fitted ones laid over them, one factor changed).
+
+Leave-one-model-out: each MoE model's rows (bf16 and fp8) are predicted with the factor fitted to
+the other models' bf16 rows. The median |error| over those predictions is the cross-validated
+figure; the in-sample fit is printed for reference only.
+
+    python3 bench/moe_calibration_fit.py [--write]   # --write: data/calibration/xla-tpu-GEN.json
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import published_validate as pv  # noqa: E402
+import tpu_calibration_fit as tcf  # noqa: E402
+
+FACTOR = "grouped_matmul_efficiency"
+GRID = [round(0.20 + 0.01 * i, 2) for i in range(81)]  # 0.20 .. 1.00
+
+
+def moe_rows(csv_path):
+    rows = []
+    for row in csv.DictReader(open(csv_path)):
+        spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
+        if spec and spec.get("grouped"):
+            rows.append({"row": row, "spec": spec, "gen": tcf.target_name(spec),
+                         "model": spec["model"], "fp8": spec.get("precision") == "fp8",
+                         "published": float(row["throughput"].replace(",", ""))})
+    return rows
+
+
+def generation_base(gen):
+    """The family's calibration with the generation's own fitted factors laid over it."""
+    directory = os.path.join(pv.ROOT, "data", "calibration")
+    base = json.load(open(os.path.join(directory, "xla-tpu.json")))
+    path = os.path.join(directory, f"xla-{gen}.json")
+    if os.path.exists(path):
+        own = json.load(open(path))
+        base.update({k: v for k, v in own.items()
+                     if k not in ("family", "fitted_for", "source", FACTOR)})
+    return base
+
+
+def fit(predictor, rows):
+    """The grid value with the least sum of |log error| over `rows` (throughput rises with it)."""
+    return min(GRID, key=lambda v: sum(abs(e) for e in predictor.log_errors(rows, FACTOR, v)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(pv.ROOT, "build", "tpu-doctor"))
+    ap.add_argument("--csv", default=os.path.join(pv.ROOT, "bench", "data", "published_results.csv"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--write", action="store_true",
+                    help="write each generation's fitted factor to data/calibration/")
+    args = ap.parse_args()
+    by_gen = {}
+    for r in moe_rows(args.csv):
+        by_gen.setdefault(r["gen"], []).append(r)
+    fitted = {}
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        for gen, rows in sorted(by_gen.items()):
+            p = tcf.Predictor(args.binary, generation_base(gen), tmp, pool)
+            train = [r for r in rows if not r["fp8"]]
+            fitted[gen] = fit(p, train)
+            errs = p.log_errors(rows, FACTOR, fitted[gen])
+            print(f"{gen}: {FACTOR} {fitted[gen]:.2f} fitted to {len(train)} bf16 rows "
+                  f"(in-sample, not evidence):")
+            for r, e in zip(rows, errs):
+                print(f"  {r['row']['model'][:18]:<18} {r['row']['hardware'][:26]:<26} "
+                      f"{r['row']['precision']:<5} {math.expm1(e):+6.1%}")
+            print(f"{gen}: leave-one-model-out (each model predicted with the factor fitted to the "
+                  "others' bf16 rows):")
+            held_out = []
+            for model in sorted({r["model"] for r in rows}):
+                others = [r for r in train if r["model"] != model]
+                if not others:
+                    continue
+                value = fit(p, others)
+                mine = [r for r in rows if r["model"] == model]
+                for r, e in zip(mine, p.log_errors(mine, FACTOR, value)):
+                    held_out.append(abs(math.expm1(e)))
+                    print(f"  {model:<28} {value:.2f}  {r['row']['hardware'][:26]:<26} "
+                          f"{r['row']['precision']:<5} {math.expm1(e):+6.1%}")
+            if held_out:
+                print(f"{gen}: leave-one-model-out: {len(held_out)} rows, median |error| "
+                      f"{statistics.median(held_out):.1%}, within 20%: "
+                      f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
+    if args.write:
+        write(fitted, by_gen)
+
+
+def write(fitted, by_gen):
+    for gen, value in fitted.items():
+        path = os.path.join(pv.ROOT, "data", "calibration", f"xla-{gen}.json")
+        doc = json.load(open(path)) if os.path.exists(path) else {
+            "family": "xla-tpu", "fitted_for": gen, "source": ""}
+        runs = sorted({f"{r['row']['model']} on {r['row']['hardware']}"
+                       for r in by_gen[gen] if not r["fp8"]})
+        doc[FACTOR] = value
+        note = (f"{FACTOR}: bench/moe_calibration_fit.py on {len(runs)} bf16 dropless-MoE run(s) "
+                f"of bench/data/published_results.csv: " + "; ".join(runs))
+        kept = [part for part in doc.get("source", "").split(" | ")
+                if part and not part.startswith(FACTOR + ":")]
+        doc["source"] = " | ".join(kept + [note])
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        print("wrote", os.path.relpath(path, pv.ROOT))
+
+
+if __name__ == "__main__":
+    main()
