@@ -7,6 +7,7 @@
 
 #include "src/cost/sharding.h"
 #include "tests/test_util.h"
+#include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/frontend/frontend.h"
 
 namespace tpudoctor {
@@ -109,6 +110,7 @@ TEST(ModelFeaturesTest, GroupedMatmulTilesRereadTheirOperands) {
   EstimateOptions o;
   o.batch = 1;
   o.calibration = &cal;
+  cal.grouped_matmul_efficiency = 1;  // v5p inherits TPU7x's fitted share
   cal.grouped_tile_rows = 0;
   auto once = EstimateStep(m->graph, v5p, o);
   cal.grouped_tile_rows = 8;
@@ -119,6 +121,45 @@ TEST(ModelFeaturesTest, GroupedMatmulTilesRereadTheirOperands) {
   const double down = 2.0 * 4 * 128 * (32 * 1 + 64 * 3);
   const double bandwidth = 2765e9 * cal.memory_efficiency;
   EXPECT_NEAR(tiled->forward_ms - once->forward_ms, 2 * (gate_up + down) / bandwidth * 1e3, 1e-9);
+  // The grouped kernels' efficiency slows the experts' matmuls of dropless routing only: with
+  // capacity dispatch (XLA's dots) the step does not change.
+  cal.grouped_matmul_efficiency = 0.5;
+  auto slower = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(slower);
+  EXPECT_GT(slower->forward_ms, tiled->forward_ms);
+  ShapeOptions so;
+  so.dims["seq"] = 64;
+  so.moe_capacity_factor = 1.0;
+  auto capacity =
+      LoadModel(Source{"config.json", R"({"architectures": ["X"], "model_type": "mixtral",
+      "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+      "num_local_experts": 4, "num_experts_per_tok": 2})"},
+                so);
+  ASSERT_TRUE(capacity);
+  auto dense = EstimateStep(capacity->graph, v5p, o);
+  cal.grouped_matmul_efficiency = 1;
+  auto dense_full = EstimateStep(capacity->graph, v5p, o);
+  ASSERT_TRUE(dense && dense_full);
+  EXPECT_DOUBLE_EQ(dense->forward_ms, dense_full->forward_ms);
+}
+
+// Attention tiles by hand, 2,048 queries and keys in 512 x 512 blocks. Causal: query block i
+// computes its i + 1 key blocks, 512 x (512 + 1,024 + 1,536 + 2,048) pairs, 62.5% of all (the
+// mask keeps 50%). A 128-token window: the first block its own, each later one its own and the
+// one before, 512 x (512 + 3 x 1,024) pairs, 43.75% (the mask keeps about 6%).
+TEST(ModelFeaturesTest, AttentionKernelsComputeWholeTiles) {
+  Node causal;
+  causal.attrs = {{"is_causal", std::int64_t{1}}};
+  EXPECT_DOUBLE_EQ(AttentionPairShare(causal, 2048, 2048), 0.5);
+  EXPECT_DOUBLE_EQ(AttentionPairShare(causal, 2048, 2048, 512), 512.0 * 5120 / (2048.0 * 2048));
+  Node local = causal;
+  local.attrs.push_back({"window", std::int64_t{128}});
+  EXPECT_DOUBLE_EQ(AttentionPairShare(local, 2048, 2048),
+                   (128.0 * 2048 - 128.0 * 128 / 2) / (2048.0 * 2048));
+  EXPECT_DOUBLE_EQ(AttentionPairShare(local, 2048, 2048, 512), 512.0 * 3584 / (2048.0 * 2048));
+  Node full;
+  EXPECT_DOUBLE_EQ(AttentionPairShare(full, 2048, 2048, 512), 1.0);
 }
 
 // DeepSeek-V3 served: the cache keeps a 512-wide latent and a 64-wide rotary key per token and
