@@ -1,5 +1,6 @@
 #include "src/cost/sharding.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "tpudoctor/support/strings.h"
@@ -103,11 +104,17 @@ std::optional<DcnParallelism> ParseDcnParallelism(std::string_view name) {
 std::string_view NameOf(DcnParallelism d) { return d == DcnParallelism::kFsdp ? "fsdp" : "data"; }
 
 Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
-  const long long sharded = static_cast<long long>(p.fsdp) * p.tensor * p.expert * p.context;
   std::string axes = "fsdp x tp";
   if (p.expert > 1) axes += " x ep";
   if (p.context > 1) axes += " x cp";
-  if (sharded > 65536LL * 64) return MakeError(axes + " is larger than any slice");
+  // Each degree is at most 65536 (ParseParallelism); the product is checked as it grows.
+  long long sharded = 1;
+  for (int degree : {p.fsdp, p.tensor, p.expert, p.context}) {
+    sharded *= std::max(1, degree);
+    if (sharded > chips) {
+      return MakeError(axes + " is more than the " + std::to_string(chips) + " chips of the slice");
+    }
+  }
   if (p.data == 0) {
     if (sharded > chips || chips % sharded != 0) {
       return MakeError(axes + " = " + std::to_string(sharded) + " does not divide the " +

@@ -131,6 +131,14 @@ TEST(ModelConfigTest, BadConfigsAreOneLineErrors) {
       {R"({"model_type": "whisper", "d_model": 384})", "cannot build"},
       {R"({"model_type": "gpt2", "n_embd": 768)", "invalid JSON"},
       {"base_emb_dim: 4096\nbase_num_decoder_layers: [\n", "invalid YAML"},
+      {R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+           "kv_lora_rank": 512})",
+       "qk_nope_head_dim must be a positive integer"},
+      {"base_emb_dim: 64\nbase_num_decoder_layers: 2\nbase_num_query_heads: 4\n"
+       "base_mlp_dim: 128\ndecoder_block: gemma4\nsliding_window_size: 4\n"
+       "global_num_kv_heads: 3\n",
+       "global layers"},
   };
   for (const auto& [text, expected] : kBad) {
     SCOPED_TRACE(text);

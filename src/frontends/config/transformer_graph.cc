@@ -400,18 +400,6 @@ Result<Graph> Builder::Build() {
 Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
   auto bad = [&](const std::string& why) { return MakeError(what + ": " + why); };
   constexpr std::int64_t kMax = std::int64_t{1} << 24;
-  const std::pair<const char*, std::int64_t> sizes[] = {
-      {"layers", spec.layers},         {"hidden size", spec.hidden},
-      {"attention heads", spec.heads}, {"key/value heads", spec.kv_heads},
-      {"head dim", spec.head_dim},     {"MLP width", spec.ffn},
-      {"vocabulary", spec.vocab}};
-  for (const auto& [name, v] : sizes) {
-    if (v <= 0) return bad(std::string("the ") + name + " must be a positive integer");
-    if (v > kMax)
-      return bad(std::string("the ") + name + " (" + std::to_string(v) + ") is too large");
-  }
-  if (spec.layers > 4096 || spec.decoder_layers > 4096 || spec.decoder_layers < 0)
-    return bad("more than 4096 layers");
   const TransformerSpec::LatentAttention& m = spec.mla;
   if (m.kv_lora_rank != 0) {
     const std::pair<const char*, std::int64_t> latent[] = {{"kv_lora_rank", m.kv_lora_rank},
@@ -424,6 +412,18 @@ Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
     }
     if (m.q_lora_rank < 0 || m.q_lora_rank > kMax) return bad("q_lora_rank is out of range");
   }
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"layers", spec.layers},         {"hidden size", spec.hidden},
+      {"attention heads", spec.heads}, {"key/value heads", spec.kv_heads},
+      {"head dim", spec.head_dim},     {"MLP width", spec.ffn},
+      {"vocabulary", spec.vocab}};
+  for (const auto& [name, v] : sizes) {
+    if (v <= 0) return bad(std::string("the ") + name + " must be a positive integer");
+    if (v > kMax)
+      return bad(std::string("the ") + name + " (" + std::to_string(v) + ") is too large");
+  }
+  if (spec.layers > 4096 || spec.decoder_layers > 4096 || spec.decoder_layers < 0)
+    return bad("more than 4096 layers");
   if (spec.heads % spec.kv_heads != 0) {
     return bad(std::to_string(spec.heads) + " attention heads do not divide into " +
                std::to_string(spec.kv_heads) + " key/value heads");
