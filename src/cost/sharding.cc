@@ -107,14 +107,13 @@ Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
   std::string axes = "fsdp x tp";
   if (p.expert > 1) axes += " x ep";
   if (p.context > 1) axes += " x cp";
-  // Each degree is at most 65536 (ParseParallelism); the product is checked as it grows.
-  long long sharded = 1;
-  for (int degree : {p.fsdp, p.tensor, p.expert, p.context}) {
-    sharded *= std::max(1, degree);
-    if (sharded > chips) {
-      return MakeError(axes + " is more than the " + std::to_string(chips) + " chips of the slice");
-    }
+  // Each degree is at most 65536 (ParseParallelism): their product is exact in a double.
+  const double product = static_cast<double>(p.fsdp) * p.tensor * p.expert * p.context;
+  if (product > chips) {
+    return MakeError(axes + " = " + FormatFixed(product, 0) + " does not divide the " +
+                     std::to_string(chips) + " chips of the slice");
   }
+  const auto sharded = static_cast<long long>(product);
   if (p.data == 0) {
     if (sharded > chips || chips % sharded != 0) {
       return MakeError(axes + " = " + std::to_string(sharded) + " does not divide the " +
