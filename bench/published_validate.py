@@ -109,6 +109,33 @@ ROWS = [
            target="tpu7x-256", seq=131072, batch=1, chips=256, parallel="fsdp=64,cp=8",
            remat="layer", per="tokens/chip", precision=p, held_out=True)
       for p in ("bf16", "fp8")],
+    # Held out (session 26, after the Ironwood rows above and the grouped-matmul fit on them):
+    # MaxText's v5p and Trillium MoE recipes (benchmarks/maxtext_v5p_model_configs.py and
+    # maxtext_trillium_model_configs.py at the commits their READMEs name), whose generations have
+    # no MoE run of their own: the dropless ones take TPU7x's grouped-matmul efficiency.
+    # DeepSeek-V3 on v5p-1024 (6 per device, seq 8192, FSDP 512, layer inputs and out_proj
+    # offloaded); Llama 4 Scout (8 per device, FSDP over 512 chips, layer inputs offloaded) and
+    # Maverick (4 per device, FSDP 32 x tensor 4, layer inputs and Q/K/V/O offloaded); Mixtral
+    # 8x22B (capacity 1.25 with dense dispatch, FSDP 64 x expert 4, offloaded, weight_dtype
+    # bfloat16: first predicted with fp32 weights, a misreading of the recipe); Gemma 3 12B at
+    # 32,768 tokens (1 per device, FSDP 256, layer inputs kept).
+    dict(match=("DeepSeek-V3 671B", "v5p-1024"), model="maxtext-deepseek3-671b.yml",
+         target="tpu-v5p-1024", seq=8192, batch=6, chips=512, parallel="fsdp=512",
+         remat="offload", per="tokens/chip", held_out=True, grouped=True),
+    dict(match=("Llama4-Scout-17B-16E", "v5p-1024"), model="maxtext-llama4-scout-17b-16e.yml",
+         target="tpu-v5p-1024", seq=8192, batch=8, chips=512, parallel="fsdp=512",
+         remat="offload", per="tokens/chip", held_out=True, grouped=True),
+    dict(match=("Llama4-Maverick-17B-128E", "v5p-256"),
+         model="maxtext-llama4-maverick-17b-128e.yml", target="tpu-v5p-256", seq=8192, batch=4,
+         chips=128, parallel="fsdp=32,tp=4", remat="offload", per="tokens/chip", held_out=True,
+         grouped=True),
+    dict(match=("Mixtral-8x22B", "v6e-256"), model="maxtext-mixtral-8x22b.yml",
+         target="tpu-v6e-256", seq=4096, batch=8, chips=256, parallel="fsdp=64,ep=4",
+         remat="offload", per="tokens/chip", moe_capacity_factor=1.25, held_out=True,
+         precision="bf16-params"),
+    dict(match=("Gemma3-12B", "v6e-256"), model="maxtext-gemma3-12b.yml", target="tpu-v6e-256",
+         seq=32768, batch=1, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
+         held_out=True),
     dict(match=("Llama3.1-70B", "Ironwood (4x8x8)", "fp8"), model="llama-3.1-70b.json",
          target="tpu7x-256", seq=8192, batch=2, chips=256, parallel="fsdp=512", remat="layer",
          per="tokens/chip", precision="fp8", held_out=True),
