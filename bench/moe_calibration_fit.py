@@ -11,8 +11,10 @@ also depend on the fp8 rate), predicting with `tpu-doctor estimate --calibration
 family's factors with the generation's fitted ones laid over them, one factor changed).
 
 Leave-one-model-out: each MoE model's rows (bf16 and fp8) are predicted with the factor fitted to
-the other models' bf16 rows. The median |error| over those predictions is the cross-validated
-figure; the in-sample fit is printed for reference only.
+the other models' bf16 rows of its generation. Leave-one-generation-out: each generation's rows are
+predicted with the factor fitted to the other generations' bf16 rows (what a generation without
+MoE runs inherits). The median |error| over those predictions is the cross-validated figure; the
+in-sample fit is printed for reference only.
 
     python3 bench/moe_calibration_fit.py [--write]   # --write: data/calibration/xla-tpu-GEN.json
 """
@@ -102,6 +104,26 @@ def main():
                 print(f"{gen}: leave-one-model-out: {len(held_out)} rows, median |error| "
                       f"{statistics.median(held_out):.1%}, within 20%: "
                       f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
+        if len(by_gen) > 1:
+            print("leave-one-generation-out (each generation predicted with the factor fitted to "
+                  "the other generations' bf16 rows):")
+            held_out = []
+            for gen, rows in sorted(by_gen.items()):
+                others = [r for g, rs in by_gen.items() if g != gen for r in rs if not r["fp8"]]
+                # The other generations' rows, each with its own generation's base factors.
+                value = min(GRID, key=lambda v: sum(
+                    abs(e) for g in by_gen if g != gen
+                    for e in tcf.Predictor(args.binary, generation_base(g), tmp, pool).log_errors(
+                        [r for r in others if r["gen"] == g], FACTOR, v)))
+                p = tcf.Predictor(args.binary, generation_base(gen), tmp, pool)
+                for r, e in zip(rows, p.log_errors(rows, FACTOR, value)):
+                    held_out.append(abs(math.expm1(e)))
+                    print(f"  {gen:<8} {value:.2f}  {r['row']['model'][:18]:<18} "
+                          f"{r['row']['hardware'][:26]:<26} {r['row']['precision']:<5} "
+                          f"{math.expm1(e):+6.1%}")
+            print(f"leave-one-generation-out: {len(held_out)} rows, median |error| "
+                  f"{statistics.median(held_out):.1%}, within 20%: "
+                  f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
     if args.write:
         write(fitted, by_gen)
 
