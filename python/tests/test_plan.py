@@ -45,6 +45,18 @@ def test_sharded_estimate():
         tpudoctor.estimate(LLAMA, batch=2, targets="v6e-8", remat="sometimes")
 
 
+def test_context_parallel_estimate():
+    # Two devices share each sequence: each holds half its activations, the state is sharded
+    # over all eight either way.
+    cp = tpudoctor.estimate(LLAMA, seq=8192, batch=1, train=True, targets="v5p-16",
+                            parallel="fsdp=4,cp=2", remat="layer").estimates[0]
+    fsdp = tpudoctor.estimate(LLAMA, seq=8192, batch=1, train=True, targets="v5p-16",
+                              parallel="fsdp=8", remat="layer").estimates[0]
+    assert cp.memory["activations"] * 2 == pytest.approx(fsdp.memory["activations"])
+    assert cp.memory["weights"] == pytest.approx(fsdp.memory["weights"])
+    assert any("context parallelism over 2 devices" in a for a in cp.assumptions)
+
+
 def test_check_job(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"
