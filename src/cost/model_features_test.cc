@@ -160,6 +160,14 @@ TEST(ModelFeaturesTest, AttentionKernelsComputeWholeTiles) {
   EXPECT_DOUBLE_EQ(AttentionPairShare(local, 2048, 2048, 512), 512.0 * 3584 / (2048.0 * 2048));
   Node full;
   EXPECT_DOUBLE_EQ(AttentionPairShare(full, 2048, 2048, 512), 1.0);
+  // Llama 4's chunks of 8,192 over 32,768 tokens: four causal triangles of 8,192 x 8,193 / 2;
+  // in 512-blocks, four triangles of 16 x 17 / 2 tiles.
+  Node chunked = causal;
+  chunked.attrs.push_back({"chunk", std::int64_t{8192}});
+  EXPECT_DOUBLE_EQ(AttentionPairShare(chunked, 32768, 32768),
+                   4 * 8192.0 * 8193 / 2 / (32768.0 * 32768));
+  EXPECT_DOUBLE_EQ(AttentionPairShare(chunked, 32768, 32768, 512),
+                   4 * 512.0 * 512 * 16 * 17 / 2 / (32768.0 * 32768));
 }
 
 // DeepSeek-V3 served: the cache keeps a 512-wide latent and a 64-wide rotary key per token and

@@ -458,7 +458,21 @@ std::vector<bool> CompileTimeNodes(const Graph& g) {
 double AttentionPairShare(const Node& attention, double sq, double skv, double block) {
   const bool causal = attention.IntAttr("is_causal").value_or(0) != 0;
   const double window = static_cast<double>(attention.IntAttr("window").value_or(0));
+  const double chunk = static_cast<double>(attention.IntAttr("chunk").value_or(0));
   if (sq <= 0 || skv <= 0) return 1;
+  if (chunk > 0 && chunk < skv && causal && sq == skv) {
+    // Chunked (Llama 4): causal within each aligned chunk of `chunk` tokens; whole tiles of
+    // the chunks' diagonal blocks when blocked.
+    const double tile = block > 0 ? std::min(block, chunk) : 0;
+    const auto triangle = [&](double n) {
+      if (tile <= 0) return n * (n + 1) / 2;
+      const double blocks = std::ceil(n / tile);
+      return tile * tile * blocks * (blocks + 1) / 2;
+    };
+    const double full = std::floor(skv / chunk);
+    const double rest = skv - full * chunk;
+    return std::min(1.0, (full * triangle(chunk) + triangle(rest)) / (sq * skv));
+  }
   if (block <= 0) {
     // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
     // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,

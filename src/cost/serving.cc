@@ -68,7 +68,10 @@ Result<PerToken> CountPerToken(const StepContext& c) {
     auto v = RowsAndWidth(c.graph.value(n.input(2)).type);
     if (!q || !k || !v) return MakeError("serving needs static Q, K and V shapes");
     p.tokens = q->first;
-    const double window = static_cast<double>(n.IntAttr("window").value_or(0));
+    // A chunked layer (Llama 4) attends to, and keeps, at most its chunk: read as a window,
+    // an upper bound (within a chunk a token sees the chunk's tokens before it).
+    const double window =
+        static_cast<double>(n.IntAttr("window").value_or(n.IntAttr("chunk").value_or(0)));
     const double latent = static_cast<double>(n.IntAttr("latent_kv").value_or(0));
     if (latent > 0) {
       // Latent attention as the engines serve it (vLLM's and SGLang's MLA backends; the

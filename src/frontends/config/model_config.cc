@@ -133,6 +133,28 @@ void SlidingWindows(const json& cfg, const std::string& type, TransformerSpec& s
   }
 }
 
+// Llama 4's chunked attention (transformers' Llama4TextAttention): the layers that use rotary
+// positions — `no_rope_layers[i]` 1, by default all but every `no_rope_layer_interval`-th (4) —
+// attend within chunks of `attention_chunk_size`; the others globally.
+void Llama4Chunks(const json& cfg, TransformerSpec& s) {
+  s.attention_chunk = Int(cfg, {"attention_chunk_size"});
+  if (s.attention_chunk <= 0 || s.layers <= 0 || s.layers > 100000) {
+    s.attention_chunk = std::max<std::int64_t>(0, s.attention_chunk);
+    return;
+  }
+  const auto n = static_cast<std::size_t>(s.layers);
+  const std::int64_t interval = Int(cfg, {"no_rope_layer_interval"}, 4);
+  s.chunked.assign(n, true);
+  const json* rope = Member(cfg, "no_rope_layers");
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rope != nullptr && rope->is_array() && rope->size() == n) {
+      s.chunked[i] = (*rope)[i].is_number_integer() && (*rope)[i].get<std::int64_t>() != 0;
+    } else {
+      s.chunked[i] = interval <= 0 || (static_cast<std::int64_t>(i) + 1) % interval != 0;
+    }
+  }
+}
+
 // Llama-style decoders: Llama, Mistral, Mixtral, Qwen2/3 (+MoE), Gemma, Phi-3, OLMo, ... and any
 // config with the same keys.
 TransformerSpec Decoder(const json& cfg, const std::string& type) {
@@ -176,6 +198,7 @@ TransformerSpec Decoder(const json& cfg, const std::string& type) {
     s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
   }
   SlidingWindows(cfg, type, s);
+  if (type.starts_with("llama4")) Llama4Chunks(cfg, s);
   return s;
 }
 
@@ -384,6 +407,16 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
     s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
   }
   MaxTextWindows(cfg, block, s);
+  // Llama 4 (llama4.py): chunked attention on every layer but each `nope_layer_interval`-th.
+  if (block == "llama4" && s.layers > 0 && s.layers <= 100000) {
+    s.attention_chunk = Int(cfg, {"chunk_attn_window_size"});
+    const std::int64_t interval = Int(cfg, {"nope_layer_interval"});
+    if (s.attention_chunk > 0) {
+      s.chunked.assign(static_cast<std::size_t>(s.layers), true);
+      for (std::int64_t i = 0; i < s.layers; ++i)
+        s.chunked[static_cast<std::size_t>(i)] = interval <= 0 || (i + 1) % interval != 0;
+    }
+  }
   if (!s.windowed.empty()) {  // Gemma 4 (gemma4.py): global layers of their own geometry
     s.global_head_dim = Int(cfg, {"global_head_dim"});
     s.global_kv_heads = Int(cfg, {"global_num_kv_heads"});

@@ -231,6 +231,32 @@ TEST(ModelConfigTest, MaxTextLocalAndGlobalLayersAsItsBlocksLayThemOut) {
   EXPECT_EQ(windows("llama2", 2), (std::vector<std::int64_t>{0, 0}));
 }
 
+// Llama 4 attends within chunks on the layers with rotary positions: transformers' no_rope_layers
+// (or every fourth layer global by default), MaxText's nope_layer_interval.
+TEST(ModelConfigTest, Llama4ChunkedLayers) {
+  auto chunks = [](const std::string& text) {
+    ShapeOptions o;
+    o.dims["seq"] = 64;
+    auto m = LoadModel(Source{text.starts_with("{") ? "config.json" : "c.yml", text}, o);
+    EXPECT_TRUE(m) << (m ? "" : m.error().message);
+    std::vector<std::int64_t> out;
+    if (!m) return out;
+    for (const Node& n : m->graph.nodes()) {
+      if (n.op == Op::kAttention) out.push_back(n.IntAttr("chunk").value_or(0));
+    }
+    return out;
+  };
+  const std::string hf = std::string("{\"architectures\": [\"X\"], ") + kSmallDecoder +
+                         R"(, "model_type": "llama4_text", "attention_chunk_size": 16)";
+  EXPECT_EQ(chunks(hf + "}"), (std::vector<std::int64_t>{16, 16, 16, 0}));
+  EXPECT_EQ(chunks(hf + R"(, "no_rope_layers": [0, 1, 1, 0]})"),
+            (std::vector<std::int64_t>{0, 16, 16, 0}));
+  EXPECT_EQ(chunks("decoder_block: llama4\nbase_emb_dim: 64\nbase_num_query_heads: 4\n"
+                   "base_mlp_dim: 128\nvocab_size: 100\nbase_num_decoder_layers: 4\n"
+                   "chunk_attn_window_size: 16\nnope_layer_interval: 2\n"),
+            (std::vector<std::int64_t>{16, 0, 16, 0}));
+}
+
 // Gemma 4's global layers have heads of their own (global_head_dim, global_num_kv_heads) and one
 // projection for keys and values (share_kv_projections): per layer of width 64, 4 query heads of
 // 16 locally with 2 KV heads; globally 4 heads of 32 with 1 KV head, K doubling as V.

@@ -44,6 +44,10 @@ struct TransformerSpec {
   // attends only to the `sliding_window` tokens before each query. Empty: every layer is global.
   std::vector<bool> windowed;
   std::int64_t sliding_window = 0;
+  // Llama 4's chunked attention: per layer, whether a query attends only to the keys of its own
+  // `attention_chunk`-token chunk (chunks aligned at multiples of it). Empty: none.
+  std::vector<bool> chunked;
+  std::int64_t attention_chunk = 0;
   // Gemma 4's global layers (the ones `windowed` leaves out): their own head width and key/value
   // heads (0: the local layers'), and one projection for both keys and values.
   std::int64_t global_head_dim = 0;

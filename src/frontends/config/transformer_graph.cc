@@ -108,6 +108,7 @@ class Builder {
   std::int64_t b_, s_;
   Graph graph_;
   std::string scope_;
+  std::int64_t chunk_ = 0;  // the self-attention being built is chunked (Llama 4)
   int ops_ = 0;
   int constants_ = 0;
 };
@@ -138,6 +139,7 @@ ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::st
                                   {"q_num_heads", spec_.heads},
                                   {"kv_num_heads", kv_heads}};
   if (window > 0) attrs.push_back({"window", window});
+  if (chunk_ > 0) attrs.push_back({"chunk", chunk_});
   const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)), attrs);
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
@@ -174,6 +176,7 @@ ValueId Builder::LatentAttention(ValueId x, bool causal, const std::string& name
                                   {"latent_kv", m.kv_lora_rank},
                                   {"latent_rope", m.rope_head_dim}};
   if (window > 0) attrs.push_back({"window", window});
+  if (chunk_ > 0) attrs.push_back({"chunk", chunk_});
   const ValueId a = Op("Attention", {q, k, v}, Float({b_, s_, heads * m.v_head_dim}), attrs);
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
@@ -296,10 +299,12 @@ ValueId Builder::Block(ValueId x, ValueId memory, bool causal, bool cross, std::
   auto pre = [&](ValueId in, const std::string& norm_name) {
     return spec_.post_norm ? in : Norm(in, norm_name);
   };
+  chunk_ = per_layer(spec_.chunked) ? spec_.attention_chunk : 0;
   x = residual(x,
                Attention(pre(x, "input_layernorm"), kNoValue, causal, "self_attn",
                          per_layer(spec_.windowed) ? spec_.sliding_window : 0),
                "attention_layernorm");
+  chunk_ = 0;
   if (cross) {
     x = residual(x, Attention(pre(x, "cross_layernorm"), memory, false, "cross_attn"),
                  "cross_output_layernorm");
@@ -428,6 +433,8 @@ Result<Ok> ValidateSpec(const TransformerSpec& spec, const std::string& what) {
     return bad(std::to_string(spec.heads) + " attention heads do not divide into " +
                std::to_string(spec.kv_heads) + " key/value heads");
   }
+  if (spec.attention_chunk < 0 || spec.attention_chunk > (std::int64_t{1} << 40))
+    return bad("the attention chunk is out of range");
   if (spec.global_head_dim < 0 || spec.global_head_dim > kMax || spec.global_kv_heads < 0 ||
       spec.global_kv_heads > kMax ||
       (spec.global_kv_heads > 0 && spec.heads % spec.global_kv_heads != 0))
