@@ -183,6 +183,9 @@ TEST(ModelFeaturesTest, LatentAttentionCachesTheLatent) {
   auto e = EstimateStep(m->graph, **FindTarget("tpu-7x"), o);
   ASSERT_TRUE(e) << e.error().message;
   EXPECT_DOUBLE_EQ(e->serving->kv_bytes_per_token, 61.0 * 576 * 2);
+  // The heads share the latent: each of a replica's 8 tensor-parallel devices holds all of it
+  // (8 TPU7x chips are 16 devices, two replicas with 4 of the 8 sequences of 512 tokens each).
+  EXPECT_DOUBLE_EQ(e->serving->kv_cache_bytes, 4 * 512 * 61.0 * 576 * 2);
 }
 
 // Under XLA a language model's loss gradient (softmax minus the one-hot labels) takes the logits'

@@ -19,6 +19,9 @@ struct AttentionLayer {
   double kv_elements = 0;
   double flops_per_context = 0;
   double window = 0;
+  // Its cache is whole on every tensor-parallel device (a latent all heads share) rather than
+  // split by heads.
+  bool replicated = false;
   // The context tokens it reads at a context of `context`.
   double Reach(double context) const { return window > 0 ? std::min(context, window) : context; }
 };
@@ -29,9 +32,12 @@ struct PerToken {
   double matmul_flops = 0;  // outside attention, per token
   std::vector<AttentionLayer> attention;
   // Summed over the attention ops at a context of `context` tokens.
-  double KvElements(double context) const {
+  double KvElements(double context) const { return KvElementsPerDevice(context, 1); }
+  // What one of `tp` tensor-parallel devices holds and reads of it.
+  double KvElementsPerDevice(double context, double tp) const {
     double sum = 0;
-    for (const AttentionLayer& a : attention) sum += a.kv_elements * a.Reach(context);
+    for (const AttentionLayer& a : attention)
+      sum += a.kv_elements * a.Reach(context) / (a.replicated ? 1 : tp);
     return sum;
   }
   double AttentionFlops(double context) const {
@@ -76,10 +82,12 @@ Result<PerToken> CountPerToken(const StepContext& c) {
     if (latent > 0) {
       // Latent attention as the engines serve it (vLLM's and SGLang's MLA backends; the
       // DeepSeek-V2 paper's absorbed form): the cache keeps the latent and the rotary key; each
-      // head scores the context in the latent-plus-rotary space and sums the latent.
+      // head scores the context in the latent-plus-rotary space and sums the latent. The heads
+      // share the latent, so tensor parallelism (which splits heads) keeps it whole on every
+      // device (why those engines offer data-parallel attention for it).
       const double rope = static_cast<double>(n.IntAttr("latent_rope").value_or(0));
       const double heads = static_cast<double>(n.IntAttr("q_num_heads").value_or(0));
-      p.attention.push_back({latent + rope, 2 * heads * (2 * latent + rope), window});
+      p.attention.push_back({latent + rope, 2 * heads * (2 * latent + rope), window, true});
       continue;
     }
     // Q K^T, 2 FLOPs per query element and context token, and the weighted sum of V, 2 per
@@ -128,7 +136,8 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
   // matmuls together take what one kernel of their summed reads and FLOPs takes.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
-  out.decode_kv_ms = in_flight * p.KvElements(out.mean_context) * kv_bytes / tp / bandwidth * 1e3;
+  out.decode_kv_ms =
+      in_flight * p.KvElementsPerDevice(out.mean_context, tp) * kv_bytes / bandwidth * 1e3;
   const double matmul_ms = matrix_ms(in_flight * p.matmul_flops);
   const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(out.mean_context));
   out.decode_compute_ms = matmul_ms + attention_ms;
@@ -170,7 +179,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
     out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
   // Memory: the weights, every sequence's KV cache at its full length, one prefill's activations.
   const double sequence_kv =
-      p.KvElements(static_cast<double>(s.prompt_tokens + s.output_tokens)) * kv_bytes / tp;
+      p.KvElementsPerDevice(static_cast<double>(s.prompt_tokens + s.output_tokens), tp) * kv_bytes;
   out.kv_cache_bytes = in_flight * sequence_kv;
   const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;
