@@ -99,6 +99,14 @@ std::vector<bool> DenseLayers(const json& cfg, std::int64_t layers) {
   return dense;
 }
 
+// Per layer of `layers`: true but on every `interval`-th layer (all true for an interval <= 0).
+std::vector<bool> AllButEvery(std::int64_t layers, std::int64_t interval) {
+  std::vector<bool> out(static_cast<std::size_t>(layers), true);
+  for (std::int64_t i = 0; interval > 0 && i < layers; ++i)
+    out[static_cast<std::size_t>(i)] = (i + 1) % interval != 0;
+  return out;
+}
+
 // Sliding-window attention, as the configs say which layers use it: `layer_types` per layer
 // ("sliding_attention" / "full_attention": Gemma 3, GPT-OSS, recent transformers), else Gemma 2's
 // alternation (even layers local), Gemma 3's `sliding_window_pattern` (every N-th layer global),
@@ -123,9 +131,7 @@ void SlidingWindows(const json& cfg, const std::string& type, TransformerSpec& s
   } else if (type == "gemma2") {
     for (std::size_t i = 0; i < n; ++i) s.windowed[i] = i % 2 == 0;
   } else if (type.starts_with("gemma3")) {
-    const std::int64_t pattern = Int(cfg, {"sliding_window_pattern"}, 6);
-    for (std::size_t i = 0; i < n; ++i)
-      s.windowed[i] = pattern <= 0 || (static_cast<std::int64_t>(i) + 1) % pattern != 0;
+    s.windowed = AllButEvery(s.layers, Int(cfg, {"sliding_window_pattern"}, 6));
   }
   if (std::ranges::none_of(s.windowed, [](bool w) { return w; })) {
     s.windowed.clear();
@@ -142,17 +148,22 @@ void Llama4Chunks(const json& cfg, TransformerSpec& s) {
     s.attention_chunk = std::max<std::int64_t>(0, s.attention_chunk);
     return;
   }
-  const auto n = static_cast<std::size_t>(s.layers);
-  const std::int64_t interval = Int(cfg, {"no_rope_layer_interval"}, 4);
-  s.chunked.assign(n, true);
+  s.chunked = AllButEvery(s.layers, Int(cfg, {"no_rope_layer_interval"}, 4));
   const json* rope = Member(cfg, "no_rope_layers");
-  for (std::size_t i = 0; i < n; ++i) {
-    if (rope != nullptr && rope->is_array() && rope->size() == n) {
-      s.chunked[i] = (*rope)[i].is_number_integer() && (*rope)[i].get<std::int64_t>() != 0;
-    } else {
-      s.chunked[i] = interval <= 0 || (static_cast<std::int64_t>(i) + 1) % interval != 0;
-    }
-  }
+  if (rope == nullptr || !rope->is_array() || rope->size() != s.chunked.size()) return;
+  for (std::size_t i = 0; i < s.chunked.size(); ++i)
+    s.chunked[i] = (*rope)[i].is_number_integer() && (*rope)[i].get<std::int64_t>() != 0;
+}
+
+// Multi-head latent attention's sizes, under the names DeepSeek's HF configs and MaxText's YAML
+// share (`fallback`: what a missing one is, MaxText's base.yml values or none).
+TransformerSpec::LatentAttention LatentAttentionOf(const json& cfg, bool maxtext_defaults) {
+  const auto fallback = [&](std::int64_t v) { return maxtext_defaults ? v : 0; };
+  return {.q_lora_rank = Int(cfg, {"q_lora_rank"}),
+          .kv_lora_rank = Int(cfg, {"kv_lora_rank"}, fallback(512)),
+          .nope_head_dim = Int(cfg, {"qk_nope_head_dim"}, fallback(128)),
+          .rope_head_dim = Int(cfg, {"qk_rope_head_dim"}, fallback(64)),
+          .v_head_dim = Int(cfg, {"v_head_dim"}, fallback(128))};
 }
 
 // Llama-style decoders: Llama, Mistral, Mixtral, Qwen2/3 (+MoE), Gemma, Phi-3, OLMo, ... and any
@@ -189,12 +200,8 @@ TransformerSpec Decoder(const json& cfg, const std::string& type) {
     if (type.starts_with("llama4")) s.shared_expert_ffn = Int(cfg, {"intermediate_size"});
     s.dense_layers = DenseLayers(cfg, s.layers);
   }
-  if (const std::int64_t latent = Int(cfg, {"kv_lora_rank"}); latent != 0) {
-    s.mla = {.q_lora_rank = Int(cfg, {"q_lora_rank"}),
-             .kv_lora_rank = latent,
-             .nope_head_dim = Int(cfg, {"qk_nope_head_dim"}),
-             .rope_head_dim = Int(cfg, {"qk_rope_head_dim"}),
-             .v_head_dim = Int(cfg, {"v_head_dim"})};
+  if (Int(cfg, {"kv_lora_rank"}) != 0) {
+    s.mla = LatentAttentionOf(cfg, false);
     s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
   }
   SlidingWindows(cfg, type, s);
@@ -349,9 +356,7 @@ void MaxTextWindows(const json& cfg, const std::string& block, TransformerSpec& 
     return;
   }
   s.sliding_window = window;
-  s.windowed.assign(static_cast<std::size_t>(s.layers), true);
-  for (std::int64_t i = 0; i < s.layers; ++i)
-    s.windowed[static_cast<std::size_t>(i)] = (i + 1) % period != 0;
+  s.windowed = AllButEvery(s.layers, period);
 }
 
 // MaxText's model YAML (src/MaxText/configs/models/*.yml): `base_*` sizes, `mlp_activations`
@@ -399,24 +404,14 @@ Result<TransformerSpec> FromMaxText(const json& cfg, const std::string& what) {
   s.bias = s.bias || Bool(cfg, "mlp_bias", false);
   s.qkv_bias = Bool(cfg, "attention_bias", false);
   if (AsciiLower(StringMember(cfg, "attention_type")) == "mla") {
-    s.mla = {.q_lora_rank = Int(cfg, {"q_lora_rank"}),
-             .kv_lora_rank = Int(cfg, {"kv_lora_rank"}, 512),
-             .nope_head_dim = Int(cfg, {"qk_nope_head_dim"}, 128),
-             .rope_head_dim = Int(cfg, {"qk_rope_head_dim"}, 64),
-             .v_head_dim = Int(cfg, {"v_head_dim"}, 128)};
+    s.mla = LatentAttentionOf(cfg, true);
     s.head_dim = s.mla.nope_head_dim + s.mla.rope_head_dim;
   }
   MaxTextWindows(cfg, block, s);
   // Llama 4 (llama4.py): chunked attention on every layer but each `nope_layer_interval`-th.
-  if (block == "llama4" && s.layers > 0 && s.layers <= 100000) {
-    s.attention_chunk = Int(cfg, {"chunk_attn_window_size"});
-    const std::int64_t interval = Int(cfg, {"nope_layer_interval"});
-    if (s.attention_chunk > 0) {
-      s.chunked.assign(static_cast<std::size_t>(s.layers), true);
-      for (std::int64_t i = 0; i < s.layers; ++i)
-        s.chunked[static_cast<std::size_t>(i)] = interval <= 0 || (i + 1) % interval != 0;
-    }
-  }
+  s.attention_chunk = block == "llama4" ? Int(cfg, {"chunk_attn_window_size"}) : 0;
+  if (s.attention_chunk > 0 && s.layers > 0 && s.layers <= 100000)
+    s.chunked = AllButEvery(s.layers, Int(cfg, {"nope_layer_interval"}));
   if (!s.windowed.empty()) {  // Gemma 4 (gemma4.py): global layers of their own geometry
     s.global_head_dim = Int(cfg, {"global_head_dim"});
     s.global_kv_heads = Int(cfg, {"global_num_kv_heads"});
