@@ -259,61 +259,64 @@ ROWS = [
            model="qwen3-coder-480b-a35b.json", target="tpu-7x-4", serve=(prompt, output, 64),
            chips=4, parallel="tp=8", per="serve_per_chip", precision="fp8", kv_cache_dtype="fp8")
       for name, prompt, output in IRONWOOD_WORKLOADS],
+    # TensorRT-LLM before 0.7 decoded grouped-query models with its masked multi-head attention
+    # kernel (one thread block per sequence and query head; XQA, which reads each key/value
+    # head once, came in 0.7): `kv_reads_per_query_head` on its 0.5.0 and v0.6.1 rows.
     # TensorRT-LLM 0.5.0's H100 FP8 table (static batching: every sequence of a batch starts
     # together, as the serving model's round of prefills and decode steps assumes; its
     # benchmarking recipe builds the engines with --enable_fp8 --fp8_kv_cache). LLaMA 7B has
     # Llama 2 7B's architecture; the 70B row is Llama 2 70B (grouped-query attention).
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 128, 64), chips=1, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 2048, 64), chips=1, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 128, 64), chips=1, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 2048, 32), chips=1, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(128, 128, 64), chips=4, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "128 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(128, 2048, 64), chips=4, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(2048, 128, 64), chips=4, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM 0.5.0)", "2048 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(2048, 2048, 64), chips=4, per="serve",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     # TensorRT-LLM v0.6.1's H100 FP8 peak-throughput table (its performance.md; the engines of
     # its benchmarking recipe are built with --enable_fp8 --fp8_kv_cache, as the 0.5.0 rows'
     # were); out tok/s per GPU.
     dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "128 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 128, 768), chips=1, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "128 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(128, 2048, 112), chips=1, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "2048 in / 128 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 128, 80), chips=1, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 7B (TensorRT-LLM v0.6.1)", "2048 in / 2048 out"), model="llama-2-7b.json",
          target="nvidia-h100", serve=(2048, 2048, 48), chips=1, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "128 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-2", serve=(128, 128, 1024), chips=2, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "128 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-4", serve=(128, 2048, 480), chips=4, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "2048 in / 128 out"), model="llama-2-70b.json",
          target="nvidia-h100-2", serve=(2048, 128, 96), chips=2, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     dict(match=("LLaMA 70B (TensorRT-LLM v0.6.1)", "2048 in / 2048 out"), model="llama-2-70b.json",
          target="nvidia-h100-2", serve=(2048, 2048, 64), chips=2, per="serve_per_chip",
-         precision="fp8", kv_cache_dtype="fp8"),
+         precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     # TensorRT-LLM v0.7a's Llama2-70B rows on one H200 (its H200 blog; batch sizes from the
     # table's footnote). The KV cache is fp8 (`--kv-cache-dtype fp8`): in bf16 the 192 and 96
     # sequences' caches (127.5 and 123.8 GiB) would not fit beside 65 GiB of fp8 weights.
@@ -381,6 +384,8 @@ def predict(binary, spec, calibration=None):
                    "--precision", spec.get("precision", "bf16")]
             if "kv_cache_dtype" in spec:
                 cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
+            if spec.get("kv_reads_per_query_head"):
+                cmd += ["--kv-reads-per-query-head"]
             if "parallel" in spec:
                 cmd += ["--parallel", spec["parallel"]]
             return run_estimate(cmd)

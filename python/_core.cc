@@ -58,6 +58,7 @@ struct PyAnalyzeArgs {
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
+  bool kv_reads_per_query_head = false;  // with serve: a pre-XQA decode kernel's KV reads
 };
 
 // --moe-capacity-factor's range, for the Python arguments that set it.
@@ -107,9 +108,12 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
     if (!a.kv_cache_dtype.empty() && !KvCacheDtypeBytes(a.kv_cache_dtype))
       throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not " + KvCacheDtypeChoices());
-    SetServing(o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype});
-  } else if (!a.kv_cache_dtype.empty()) {
-    throw ToolError("kv_cache_dtype is a serving option: pass serve=(prompt, output, concurrency)");
+    SetServing(o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype,
+                                 a.kv_reads_per_query_head});
+  } else if (!a.kv_cache_dtype.empty() || a.kv_reads_per_query_head) {
+    throw ToolError(
+        "kv_cache_dtype and kv_reads_per_query_head are serving options: pass serve=(prompt, "
+        "output, concurrency)");
   }
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
@@ -295,6 +299,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("remat", &PyAnalyzeArgs::remat)
       .def_readwrite("serve", &PyAnalyzeArgs::serve)
       .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
+      .def_readwrite("kv_reads_per_query_head", &PyAnalyzeArgs::kv_reads_per_query_head)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
       .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last);
 

@@ -158,6 +158,7 @@ def estimate(
     moe_capacity_factor: Optional[float] = None,
     kv_cache_dtype: Optional[str] = None,
     channels_last: bool = False,
+    kv_reads_per_query_head: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -171,7 +172,9 @@ def estimate(
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
     "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8") holds its KV cache in another dtype than
-    the compute dtype (`--kv-cache-dtype`). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
+    the compute dtype (`--kv-cache-dtype`); `kv_reads_per_query_head` models a pre-XQA decode
+    kernel that reads a grouped-query layer's cache once per query head
+    (`--kv-reads-per-query-head`). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
     (`--moe-capacity-factor`, docs/plan.md "MoE dispatch"). Raises Error when the model cannot be
     estimated (a symbolic dim without `batch`/`dims`).
     """
@@ -203,6 +206,7 @@ def estimate(
         args.serve = (int(prompt), int(output), int(concurrency))
     if kv_cache_dtype is not None:
         args.kv_cache_dtype = str(kv_cache_dtype)
+    args.kv_reads_per_query_head = bool(kv_reads_per_query_head)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)

@@ -253,6 +253,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         " out, continuously batched: a decode step runs one token of each, reading the weights "
         "once and each sequence's KV cache (" +
         KvCacheDtypeName(c) +
+        (options.serve->kv_reads_per_query_head
+             ? "; a grouped-query layer's once per query head, as a pre-XQA decode kernel reads it"
+             : "") +
         ") at the mean context, its matmuls and attention "
         "overlapped with the reads; TTFT is one prompt's inference step (without queueing), "
         "and the prefills of the requests in flight run batched between the decode steps, "

@@ -188,6 +188,25 @@ TEST(ModelFeaturesTest, LatentAttentionCachesTheLatent) {
   EXPECT_DOUBLE_EQ(e->serving->kv_cache_bytes, 4 * 512 * 61.0 * 576 * 2);
 }
 
+// A pre-XQA decode kernel (one thread block per sequence and query head) reads a grouped-query
+// layer's KV cache once per query head: Llama 2 70B's 64 query heads share 8 key/value heads, so
+// a decode step reads its cache 8 times; the cache it holds is the same.
+TEST(ModelFeaturesTest, PreXqaDecodeReadsTheCachePerQueryHead) {
+  auto m = Example("llama-2-70b.json", 1, 256);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 4;
+  o.parallel = {0, 1, 4};
+  o.serve = ServingOptions{256, 256, 16, ""};
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  auto shared = EstimateStep(m->graph, h100, o);
+  o.serve->kv_reads_per_query_head = true;
+  auto per_head = EstimateStep(m->graph, h100, o);
+  ASSERT_TRUE(shared && per_head);
+  EXPECT_NEAR(per_head->serving->decode_kv_ms, 8 * shared->serving->decode_kv_ms, 1e-9);
+  EXPECT_DOUBLE_EQ(per_head->serving->kv_cache_bytes, shared->serving->kv_cache_bytes);
+}
+
 // Under XLA a language model's loss gradient (softmax minus the one-hot labels) takes the logits'
 // buffer: the head's backward holds one [tokens, vocab] tensor, not two. Llama 3.1 8B, 2 x 4096
 // tokens on one v6e with per-layer remat: the head is the peak, its transient the logits alone.

@@ -22,6 +22,8 @@ struct AttentionLayer {
   // Its cache is whole on every tensor-parallel device (a latent all heads share) rather than
   // split by heads.
   bool replicated = false;
+  // Query heads per key/value head (1 without grouped-query attention).
+  double group = 1;
   // The context tokens it reads at a context of `context`.
   double Reach(double context) const { return window > 0 ? std::min(context, window) : context; }
 };
@@ -33,11 +35,14 @@ struct PerToken {
   std::vector<AttentionLayer> attention;
   // Summed over the attention ops at a context of `context` tokens.
   double KvElements(double context) const { return KvElementsPerDevice(context, 1); }
-  // What one of `tp` tensor-parallel devices holds and reads of it.
-  double KvElementsPerDevice(double context, double tp) const {
+  // What one of `tp` tensor-parallel devices holds of it, or reads per decode step (a kernel that
+  // reads it once per query head: `per_query_head`).
+  double KvElementsPerDevice(double context, double tp, bool per_query_head = false) const {
     double sum = 0;
-    for (const AttentionLayer& a : attention)
-      sum += a.kv_elements * a.Reach(context) / (a.replicated ? 1 : tp);
+    for (const AttentionLayer& a : attention) {
+      sum += a.kv_elements * a.Reach(context) / (a.replicated ? 1 : tp) *
+             (per_query_head ? a.group : 1);
+    }
     return sum;
   }
   double AttentionFlops(double context) const {
@@ -93,7 +98,8 @@ Result<PerToken> CountPerToken(const StepContext& c) {
     // Q K^T, 2 FLOPs per query element and context token, and the weighted sum of V, 2 per
     // head's value element (a query head's value width is V's over K's times its key width).
     const double pv = k->second > 0 ? q->second * v->second / k->second : q->second;
-    p.attention.push_back({k->second + v->second, 2 * (q->second + pv), window});
+    const double group = k->second > 0 ? std::max(1.0, q->second / k->second) : 1;
+    p.attention.push_back({k->second + v->second, 2 * (q->second + pv), window, false, group});
   }
   if (p.tokens <= 0)
     return MakeError(
@@ -136,8 +142,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
   // matmuls together take what one kernel of their summed reads and FLOPs takes.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
-  out.decode_kv_ms =
-      in_flight * p.KvElementsPerDevice(out.mean_context, tp) * kv_bytes / bandwidth * 1e3;
+  out.decode_kv_ms = in_flight *
+                     p.KvElementsPerDevice(out.mean_context, tp, s.kv_reads_per_query_head) *
+                     kv_bytes / bandwidth * 1e3;
   const double matmul_ms = matrix_ms(in_flight * p.matmul_flops);
   const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(out.mean_context));
   out.decode_compute_ms = matmul_ms + attention_ms;

@@ -298,6 +298,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "--serve: the KV cache's element type, bf16, fp16 or fp8 (default: the "
                    "compute dtype's)")
       ->check(CLI::IsMember(KvCacheDtypeNames()));
+  est_cmd->add_flag("--kv-reads-per-query-head", est.kv_reads_per_query_head,
+                    "--serve: the decode kernel reads a grouped-query layer's KV cache once per "
+                    "query head (TensorRT-LLM before 0.7, FasterTransformer; modern engines "
+                    "read it once per key/value head)");
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

@@ -54,9 +54,9 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
       return std::nullopt;
     }
     SetServing(options, ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency,
-                                       args.kv_cache_dtype});
-  } else if (!args.kv_cache_dtype.empty()) {
-    err << "tpu-doctor: --kv-cache-dtype is a --serve option\n";
+                                       args.kv_cache_dtype, args.kv_reads_per_query_head});
+  } else if (!args.kv_cache_dtype.empty() || args.kv_reads_per_query_head) {
+    err << "tpu-doctor: --kv-cache-dtype and --kv-reads-per-query-head are --serve options\n";
     return std::nullopt;
   }
   if (auto dcn = ParseDcnParallelism(args.dcn)) {

@@ -70,6 +70,7 @@ struct EstimateArgs {
   std::int64_t output_tokens = 1024;
   std::int64_t concurrency = 1;
   std::string kv_cache_dtype;  // --kv-cache-dtype bf16|fp16|fp8 (empty: the compute dtype's)
+  bool kv_reads_per_query_head = false;  // --kv-reads-per-query-head (pre-XQA decode kernels)
   std::string format = "text";
 };
 

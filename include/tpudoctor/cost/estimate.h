@@ -142,6 +142,12 @@ struct ServingOptions {
   // (bf16, fp32 for an fp32 estimate); "bf16", "fp16" or "fp8" (the engines' fp8 KV cache,
   // quantized per tensor: half the bytes to hold and to read each decode step).
   std::string kv_cache_dtype;
+  // The engine's decode kernel reads a grouped-query layer's KV cache once per query head, not
+  // once per key/value head (`--kv-reads-per-query-head`): FasterTransformer's masked multi-head
+  // attention kernel, one thread block per sequence and query head, which TensorRT-LLM ran for
+  // grouped-query models until its XQA kernel (0.7). An upper bound: blocks of one group may
+  // share reads in the L2 cache.
+  bool kv_reads_per_query_head = false;
   bool operator==(const ServingOptions&) const = default;
 };
 
