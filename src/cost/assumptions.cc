@@ -174,6 +174,23 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                                  : "") +
                   ", not overlapped; the parameters are sharded over the context axis like FSDP");
   }
+  if (c.facts.grouped_experts &&
+      (c.cal.grouped_tile_rows > 0 || c.cal.grouped_matmul_efficiency < 1)) {
+    const Calibration& cal = c.cal;
+    out.push_back(
+        "dropless experts as grouped-matmul kernels" +
+        (cal.grouped_tile_rows > 0 && cal.grouped_tile_cols > 0
+             ? " in tiles of " + FormatFixed(cal.grouped_tile_rows, 0) + " tokens by " +
+                   FormatFixed(cal.grouped_tile_cols, 0) +
+                   " outputs, each tile streaming its expert's weights again and each column "
+                   "block the tokens again"
+             : std::string()) +
+        (cal.grouped_matmul_efficiency < 1
+             ? ", at " + FormatFixed(cal.grouped_matmul_efficiency, 2) +
+                   " of the matmul efficiency (fitted to published MoE runs: the calibration's "
+                   "source)"
+             : std::string()));
+  }
   if (p.expert > 1) {
     out.push_back(
         "expert parallelism over " + std::to_string(p.expert) + " devices: they split the batch " +
