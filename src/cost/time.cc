@@ -29,6 +29,12 @@ double PrecisionSlowdown(const StepContext& c, const Node& n) {
   return f32_rate > 0 ? std::max(1.0, c.rates.matrix_flops / f32_rate) : 1;
 }
 
+// Whether `n` is an expert matmul of dropless routing: a grouped-matmul kernel
+// (Calibration::grouped_tile_rows, grouped_matmul_efficiency).
+bool GroupedExpert(const StepContext& c, const Node& n) {
+  return c.facts.grouped_experts && c.facts.expert_matmul[static_cast<std::size_t>(n.id)];
+}
+
 // The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
 // depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
@@ -46,13 +52,11 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
   const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
-  const bool grouped =
-      c.facts.grouped_experts && c.facts.expert_matmul[static_cast<std::size_t>(n.id)];
-  const double eff = is_matmul
-                         ? cal.matrix_efficiency * (grouped ? cal.grouped_matmul_efficiency : 1)
-                     : depthwise ? cal.depthwise_efficiency
-                     : nhwc      ? *cal.channels_last_conv_efficiency
-                                 : cal.conv_efficiency;
+  const double eff =
+      is_matmul ? cal.matrix_efficiency * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
+      : depthwise ? cal.depthwise_efficiency
+      : nhwc      ? *cal.channels_last_conv_efficiency
+                  : cal.conv_efficiency;
   (is_matmul   ? e.components.matmul_flops
    : depthwise ? e.components.depthwise_flops
                : e.components.conv_flops) += padded;
@@ -74,9 +78,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
 // tokens once per column block. Under fp8 the kernel's operands are fp8.
 double GroupedRereadBytes(const StepContext& c, const Node& n) {
   const double rows = c.cal.grouped_tile_rows, cols = c.cal.grouped_tile_cols;
-  if (rows <= 0 || cols <= 0 || !c.facts.grouped_experts ||
-      !c.facts.expert_matmul[static_cast<std::size_t>(n.id)])
-    return 0;
+  if (rows <= 0 || cols <= 0 || !GroupedExpert(c, n)) return 0;
   const Shape& x = c.graph.value(n.input(0)).type.shape;
   const Shape& w = c.graph.value(n.input(1)).type.shape;
   if (!x.is_static() || !w.is_static() || x.rank() != 3 || w.rank() != 3) return 0;
