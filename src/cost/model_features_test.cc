@@ -149,21 +149,20 @@ TEST(ModelFeaturesTest, GroupedMatmulTilesRereadTheirOperands) {
 // mask keeps 50%). A 128-token window: the first block its own, each later one its own and the
 // one before, 512 x (512 + 3 x 1,024) pairs, 43.75% (the mask keeps about 6%).
 TEST(ModelFeaturesTest, AttentionKernelsComputeWholeTiles) {
-  Node causal;
-  causal.attrs = {{"is_causal", std::int64_t{1}}};
+  const AttentionMask causal{.causal = true};
   EXPECT_DOUBLE_EQ(AttentionPairShare(causal, 2048, 2048), 0.5);
   EXPECT_DOUBLE_EQ(AttentionPairShare(causal, 2048, 2048, 512), 512.0 * 5120 / (2048.0 * 2048));
-  Node local = causal;
-  local.attrs.push_back({"window", std::int64_t{128}});
+  // A partial last block: 2,000 tokens are 3 blocks of 512 and one of 464 rows reaching all keys.
+  EXPECT_DOUBLE_EQ(AttentionPairShare(causal, 2000, 2000, 512),
+                   (512.0 * (512 + 1024 + 1536) + 464.0 * 2000) / (2000.0 * 2000));
+  const AttentionMask local{.causal = true, .window = 128};
   EXPECT_DOUBLE_EQ(AttentionPairShare(local, 2048, 2048),
                    (128.0 * 2048 - 128.0 * 128 / 2) / (2048.0 * 2048));
   EXPECT_DOUBLE_EQ(AttentionPairShare(local, 2048, 2048, 512), 512.0 * 3584 / (2048.0 * 2048));
-  Node full;
-  EXPECT_DOUBLE_EQ(AttentionPairShare(full, 2048, 2048, 512), 1.0);
+  EXPECT_DOUBLE_EQ(AttentionPairShare(AttentionMask{}, 2048, 2048, 512), 1.0);
   // Llama 4's chunks of 8,192 over 32,768 tokens: four causal triangles of 8,192 x 8,193 / 2;
   // in 512-blocks, four triangles of 16 x 17 / 2 tiles.
-  Node chunked = causal;
-  chunked.attrs.push_back({"chunk", std::int64_t{8192}});
+  const AttentionMask chunked{.causal = true, .chunk = 8192};
   EXPECT_DOUBLE_EQ(AttentionPairShare(chunked, 32768, 32768),
                    4 * 8192.0 * 8193 / 2 / (32768.0 * 32768));
   EXPECT_DOUBLE_EQ(AttentionPairShare(chunked, 32768, 32768, 512),

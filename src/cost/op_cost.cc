@@ -266,7 +266,7 @@ class Coster {
       dh = v(q.dim(2)) / heads;
       dv = v(val.dim(2)) / kv_heads;
     }
-    const double causal_share = AttentionPairShare(n, sq, skv);
+    const double causal_share = AttentionPairShare(AttentionMaskOf(n), sq, skv);
     MatmulDims d;
     d.m = sq;
     d.n = skv;
@@ -455,10 +455,14 @@ std::vector<bool> CompileTimeNodes(const Graph& g) {
 
 }  // namespace
 
-double AttentionPairShare(const Node& attention, double sq, double skv, double block) {
-  const bool causal = attention.IntAttr("is_causal").value_or(0) != 0;
-  const double window = static_cast<double>(attention.IntAttr("window").value_or(0));
-  const double chunk = static_cast<double>(attention.IntAttr("chunk").value_or(0));
+AttentionMask AttentionMaskOf(const Node& attention) {
+  return {attention.IntAttr("is_causal").value_or(0) != 0,
+          static_cast<double>(attention.IntAttr("window").value_or(0)),
+          static_cast<double>(attention.IntAttr("chunk").value_or(0))};
+}
+
+double AttentionPairShare(const AttentionMask& mask, double sq, double skv, double block) {
+  const auto [causal, window, chunk] = mask;
   if (sq <= 0 || skv <= 0) return 1;
   if (chunk > 0 && chunk < skv && causal && sq == skv) {
     // Chunked (Llama 4): causal within each aligned chunk of `chunk` tokens; whole tiles of
@@ -473,21 +477,30 @@ double AttentionPairShare(const Node& attention, double sq, double skv, double b
     const double rest = skv - full * chunk;
     return std::min(1.0, (full * triangle(chunk) + triangle(rest)) / (sq * skv));
   }
+  const bool local = window > 0 && window < skv;
   if (block <= 0) {
     // A causal query attends to the keys before it: half the pairs. A local (sliding-window)
     // attention attends to at most `window` of them: w(w+1)/2 pairs over the first w queries,
     // then w each.
-    if (window > 0 && window < skv) {
+    if (local) {
       return causal ? (window * sq - window * window / 2) / (sq * skv)
                     : std::min(1.0, (2 * window + 1) / skv);
     }
     return causal ? 0.5 : 1.0;
   }
+  if (!causal && !local) return 1;
+  const double blocks = std::ceil(sq / block);
+  if (causal && !local && sq == skv) {
+    // Query block i computes key blocks 0..i: full blocks of `block` rows reach (i + 1) x block
+    // keys, the last (partial) one all of them.
+    const double last_rows = sq - (blocks - 1) * block;
+    const double pairs = block * block * (blocks - 1) * blocks / 2 + last_rows * skv;
+    return std::min(1.0, pairs / (sq * skv));
+  }
   // Tile by tile: query block [q0, q1) reaches keys [lo, hi] (queries aligned to the last keys,
   // as when a prompt extends a cache), widened to whole key blocks.
   const double offset = skv - sq;
-  const double blocks = std::ceil(sq / block);
-  if (blocks > 1e6) return AttentionPairShare(attention, sq, skv);
+  if (blocks > 1e6) return AttentionPairShare(mask, sq, skv);
   double pairs = 0;
   for (double i = 0; i < blocks; ++i) {
     const double q0 = i * block, q1 = std::min(sq, q0 + block);

@@ -44,9 +44,12 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   // A flash/splash kernel computes whole tiles of the attention's pairs (Calibration::
   // attention_block), more than the mask keeps.
   if (n.op == Op::kAttention && cost.matmul && cal.attention_block > 0) {
-    const double kept = AttentionPairShare(n, cost.matmul->m, cost.matmul->n);
-    if (kept > 0)
-      padded *= AttentionPairShare(n, cost.matmul->m, cost.matmul->n, cal.attention_block) / kept;
+    const AttentionMask mask = AttentionMaskOf(n);
+    const double kept = AttentionPairShare(mask, cost.matmul->m, cost.matmul->n);
+    if (kept > 0) {
+      padded *=
+          AttentionPairShare(mask, cost.matmul->m, cost.matmul->n, cal.attention_block) / kept;
+    }
   }
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;

@@ -43,12 +43,20 @@ struct OpCost {
 // bf16 estimate of an fp32 model); 0 keeps the model's dtypes.
 std::vector<OpCost> ComputeOpCosts(const Graph& graph, int element_bytes = 0);
 
-// The share of an attention op's query-key pairs (`sq` queries, `skv` keys; its is_causal and
-// window attributes) that its kernel computes. `block` 0: the pairs the mask keeps — half when
-// causal, about window/keys when local. A block size: every pair of each (query block, key
-// block) tile the mask reaches into, as flash/splash kernels compute them, skipping only the
-// tiles the mask empties.
-double AttentionPairShare(const Node& attention, double sq, double skv, double block = 0);
+// An attention op's mask, from its attributes: causal, a local window of keys before each query,
+// aligned chunks a query stays within (0: none).
+struct AttentionMask {
+  bool causal = false;
+  double window = 0;
+  double chunk = 0;
+};
+AttentionMask AttentionMaskOf(const Node& attention);
+
+// The share of an attention's query-key pairs (`sq` queries, `skv` keys) that its kernel
+// computes. `block` 0: the pairs the mask keeps — half when causal, about window/keys when
+// local. A block size: every pair of each (query block, key block) tile the mask reaches into, as
+// flash/splash kernels compute them, skipping only the tiles the mask empties.
+double AttentionPairShare(const AttentionMask& mask, double sq, double skv, double block = 0);
 
 // Bytes of one tensor at `element_bytes` for floats (or its own width); nullopt unless static.
 std::optional<double> TensorBytes(const TensorType& type, int element_bytes);
