@@ -64,6 +64,11 @@ def fit(predictor, rows):
     return min(GRID, key=lambda v: sum(abs(e) for e in predictor.log_errors(rows, FACTOR, v)))
 
 
+def summary(label, errors):
+    print(f"{label}: {len(errors)} rows, median |error| {statistics.median(errors):.1%}, "
+          f"within 20%: {sum(e <= 0.20 for e in errors)}/{len(errors)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(pv.ROOT, "build", "tpu-doctor"))
@@ -77,8 +82,15 @@ def main():
         by_gen.setdefault(r["gen"], []).append(r)
     fitted = {}
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        # One predictor per generation (its own base factors, its own folder of calibration
+        # files), kept for both cross-validations: a prediction made once is reused.
+        predictors = {}
+        for gen in by_gen:
+            os.makedirs(os.path.join(tmp, gen))
+            predictors[gen] = tcf.Predictor(args.binary, generation_base(gen),
+                                            os.path.join(tmp, gen), pool)
         for gen, rows in sorted(by_gen.items()):
-            p = tcf.Predictor(args.binary, generation_base(gen), tmp, pool)
+            p = predictors[gen]
             train = [r for r in rows if not r["fp8"]]
             fitted[gen] = fit(p, train)
             errs = p.log_errors(rows, FACTOR, fitted[gen])
@@ -101,50 +113,35 @@ def main():
                     print(f"  {model:<28} {value:.2f}  {r['row']['hardware'][:26]:<26} "
                           f"{r['row']['precision']:<5} {math.expm1(e):+6.1%}")
             if held_out:
-                print(f"{gen}: leave-one-model-out: {len(held_out)} rows, median |error| "
-                      f"{statistics.median(held_out):.1%}, within 20%: "
-                      f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
+                summary(f"{gen}: leave-one-model-out", held_out)
         if len(by_gen) > 1:
             print("leave-one-generation-out (each generation predicted with the factor fitted to "
                   "the other generations' bf16 rows):")
             held_out = []
             for gen, rows in sorted(by_gen.items()):
-                others = [r for g, rs in by_gen.items() if g != gen for r in rs if not r["fp8"]]
-                # The other generations' rows, each with its own generation's base factors.
+                # The other generations' bf16 rows, each predicted with its own base factors.
+                others = {g: [r for r in rs if not r["fp8"]] for g, rs in by_gen.items() if g != gen}
                 value = min(GRID, key=lambda v: sum(
-                    abs(e) for g in by_gen if g != gen
-                    for e in tcf.Predictor(args.binary, generation_base(g), tmp, pool).log_errors(
-                        [r for r in others if r["gen"] == g], FACTOR, v)))
-                p = tcf.Predictor(args.binary, generation_base(gen), tmp, pool)
-                for r, e in zip(rows, p.log_errors(rows, FACTOR, value)):
+                    abs(e) for g, rs in others.items()
+                    for e in predictors[g].log_errors(rs, FACTOR, v)))
+                for r, e in zip(rows, predictors[gen].log_errors(rows, FACTOR, value)):
                     held_out.append(abs(math.expm1(e)))
                     print(f"  {gen:<8} {value:.2f}  {r['row']['model'][:18]:<18} "
                           f"{r['row']['hardware'][:26]:<26} {r['row']['precision']:<5} "
                           f"{math.expm1(e):+6.1%}")
-            print(f"leave-one-generation-out: {len(held_out)} rows, median |error| "
-                  f"{statistics.median(held_out):.1%}, within 20%: "
-                  f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
+            summary("leave-one-generation-out", held_out)
     if args.write:
         write(fitted, by_gen)
 
 
 def write(fitted, by_gen):
     for gen, value in fitted.items():
-        path = os.path.join(pv.ROOT, "data", "calibration", f"xla-{gen}.json")
-        doc = json.load(open(path)) if os.path.exists(path) else {
-            "family": "xla-tpu", "fitted_for": gen, "source": ""}
         runs = sorted({f"{r['row']['model']} on {r['row']['hardware']}"
                        for r in by_gen[gen] if not r["fp8"]})
-        doc[FACTOR] = value
-        note = (f"{FACTOR}: bench/moe_calibration_fit.py on {len(runs)} bf16 dropless-MoE run(s) "
-                f"of bench/data/published_results.csv: " + "; ".join(runs))
-        kept = [part for part in doc.get("source", "").split(" | ")
-                if part and not part.startswith(FACTOR + ":")]
-        doc["source"] = " | ".join(kept + [note])
-        with open(path, "w") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-        print("wrote", os.path.relpath(path, pv.ROOT))
+        tcf.update_generation_file(
+            gen, {FACTOR: value}, FACTOR + ":",
+            f"{FACTOR}: bench/moe_calibration_fit.py on {len(runs)} bf16 dropless-MoE run(s) of "
+            f"bench/data/published_results.csv: " + "; ".join(runs), first=False)
 
 
 if __name__ == "__main__":

@@ -156,20 +156,26 @@ def write(fitted, groups):
     for gen, factors in by_gen.items():
         runs = sorted({f"{r['row']['model']} on {r['row']['hardware']}"
                        for key, group in groups.items() if key[0] == gen for r in group})
-        path = os.path.join(pv.ROOT, "data", "calibration", f"xla-{gen}.json")
-        # Factors another fit wrote (bench/moe_calibration_fit.py) stay, with their part of the
-        # source (the parts are joined by " | ").
-        doc = json.load(open(path)) if os.path.exists(path) else {}
-        kept = [part for part in doc.get("source", "").split(" | ")
-                if part and not part.startswith("bench/tpu_calibration_fit.py")]
-        doc.update({"family": "xla-tpu", "fitted_for": gen, **factors})
-        doc["source"] = " | ".join(
-            [f"bench/tpu_calibration_fit.py on {len(runs)} published run(s) of "
-             f"bench/data/published_results.csv: " + "; ".join(runs)] + kept)
-        with open(path, "w") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-        print("wrote", os.path.relpath(path, pv.ROOT))
+        update_generation_file(
+            gen, factors, "bench/tpu_calibration_fit.py",
+            f"bench/tpu_calibration_fit.py on {len(runs)} published run(s) of "
+            f"bench/data/published_results.csv: " + "; ".join(runs), first=True)
+
+
+def update_generation_file(gen, factors, owner, note, first):
+    """Lays `factors` over data/calibration/xla-GEN.json and puts `note` in place of the part of
+    its source that starts with `owner` (first or last of the parts, joined by " | "): the factors
+    another fit wrote stay, with their part."""
+    path = os.path.join(pv.ROOT, "data", "calibration", f"xla-{gen}.json")
+    doc = json.load(open(path)) if os.path.exists(path) else {}
+    kept = [part for part in doc.get("source", "").split(" | ")
+            if part and not part.startswith(owner)]
+    doc.update({"family": "xla-tpu", "fitted_for": gen, **factors})
+    doc["source"] = " | ".join([note] + kept if first else kept + [note])
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    print("wrote", os.path.relpath(path, pv.ROOT))
 
 
 if __name__ == "__main__":

@@ -306,6 +306,20 @@ void MarkActivations(const Graph& g, GraphFacts& f) {
   }
 }
 
+void CountAttentionKv(const Graph& g, GraphFacts& f) {
+  for (const Node& n : g.nodes()) {
+    if (n.op != Op::kAttention || n.inputs.size() < 3) continue;
+    double elements = 0;
+    for (std::size_t i = 1; i <= 2; ++i) {
+      if (n.input(i) == kNoValue) continue;
+      if (auto e = g.value(n.input(i)).type.shape.NumElements())
+        elements += static_cast<double>(*e);
+    }
+    f.attention_kv_elements += elements;
+    f.largest_attention_kv_elements = std::max(f.largest_attention_kv_elements, elements);
+  }
+}
+
 }  // namespace
 
 GraphFacts AnalyzeGraph(const Graph& g) {
@@ -328,6 +342,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
     MarkActivations(g, f);
   }
   MarkExperts(g, f);
+  CountAttentionKv(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),
                                     [](const Node& n) { return n.kind == OpKind::kNormalization; });

@@ -45,6 +45,10 @@ struct GraphFacts {
   double UsefulShare(std::size_t node) const {
     return moe_dispatch[node] ? 0 : expert_matmul[node] ? expert_fill : 1;
   }
+  // Elements of the keys and values the Attention ops read (their inputs 1 and 2): all of them,
+  // and the largest one op's — what context parallelism gathers.
+  double attention_kv_elements = 0;
+  double largest_attention_kv_elements = 0;
   bool any_attention = false;
   bool any_attention_projection = false;
   bool any_implied_batchnorm = false;

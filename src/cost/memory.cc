@@ -102,11 +102,11 @@ void ShardMemory(const StepContext& c, double share, Estimate& e) {
   m.transients /= split;
   m.padding_waste /= split;
   if (c.parallel.context > 1) {
-    m.transients += (c.options.train ? 2 : 1) * AttentionKvBytes(c).largest / c.parallel.tensor;
+    m.transients += (c.options.train ? 2 : 1) * c.facts.largest_attention_kv_elements *
+                    c.ActivationBytes() / c.parallel.tensor;
   }
   if (c.parallel.fsdp * c.parallel.context > 1) {
-    m.transients += 2 * c.layers.largest_weight / c.parallel.tensor *
-                    (c.element_bytes > 0 ? c.element_bytes : 2);
+    m.transients += 2 * c.layers.largest_weight / c.parallel.tensor * c.ActivationBytes();
   }
   e.components.state_bytes /= shards;
 }

@@ -266,7 +266,8 @@ class Coster {
       dh = v(q.dim(2)) / heads;
       dv = v(val.dim(2)) / kv_heads;
     }
-    const double causal_share = AttentionPairShare(AttentionMaskOf(n), sq, skv);
+    const AttentionMask mask = AttentionMaskOf(n);
+    const double causal_share = AttentionPairShare(mask, sq, skv);
     MatmulDims d;
     d.m = sq;
     d.n = skv;
@@ -276,6 +277,7 @@ class Coster {
     d.batch = v(q.dim(0)) * heads * 2 * causal_share;
     c.flops = 2 * d.batch * d.m * d.n * d.k;
     c.matmul = d;
+    c.attention = mask;
     return c;
   }
 

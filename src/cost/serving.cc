@@ -121,7 +121,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double shards = tp * c.parallel.fsdp;
   const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
   const double in_flight = std::ceil(static_cast<double>(s.concurrency) / replicas);
-  const double value_bytes = c.element_bytes > 0 ? c.element_bytes : 2;
+  const double value_bytes = c.ActivationBytes();
   const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
   // The cache keeps the compute dtype unless --kv-cache-dtype says otherwise.
   const double kv_bytes = KvCacheDtypeBytes(s.kv_cache_dtype).value_or(value_bytes);

@@ -30,22 +30,6 @@ double UpdateBytesPerParam(Optimizer o) {
 
 }  // namespace
 
-KvBytes AttentionKvBytes(const StepContext& c) {
-  const int eb = c.element_bytes > 0 ? c.element_bytes : 2;
-  KvBytes kv;
-  for (const Node& n : c.graph.nodes()) {
-    if (n.op != Op::kAttention || n.inputs.size() < 3) continue;
-    double bytes = 0;
-    for (std::size_t i = 1; i <= 2; ++i) {
-      if (n.input(i) == kNoValue) continue;
-      if (auto b = TensorBytes(c.graph.value(n.input(i)).type, eb)) bytes += *b;
-    }
-    kv.total += bytes;
-    kv.largest = std::max(kv.largest, bytes);
-  }
-  return kv;
-}
-
 // Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
                   Estimate& e) {
@@ -76,9 +60,10 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
   // Activations cross in the compute dtype (bf16 unless fp32); a context group's devices each
   // route their share of the sequence.
-  ci.expert_exchange_bytes = c.facts.expert_exchange_elements *
-                             (c.element_bytes > 0 ? c.element_bytes : 2) / c.parallel.context;
-  if (c.parallel.context > 1) ci.context_kv_bytes = AttentionKvBytes(c).total;
+  ci.expert_exchange_bytes =
+      c.facts.expert_exchange_elements * c.ActivationBytes() / c.parallel.context;
+  if (c.parallel.context > 1)
+    ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes();
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param =
       options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;

@@ -63,6 +63,9 @@ struct StepContext {
     return static_cast<double>(parallel.fsdp) * parallel.context * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
   }
+  // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
+  // compiled program, whose dtypes are its own).
+  double ActivationBytes() const { return element_bytes > 0 ? element_bytes : 2; }
   // How many devices share one replica's work (its ops and activations): tensor x context.
   double WorkSplit() const { return static_cast<double>(parallel.tensor) * parallel.context; }
   // Of the state StateShards leaves a device, the share expert parallelism keeps: the experts'
@@ -144,14 +147,6 @@ void FitAndMaxBatch(const StepContext& c, Estimate& e);
 
 // Liveness (liveness.cc): the activation bytes live at the schedule's peak.
 ActivationBytes LiveActivations(const StepContext& c, Estimate& e, double& largest);
-
-// The keys and values the attention ops read (their inputs 1 and 2), in the compute dtype: all of
-// them, and the largest one op's.
-struct KvBytes {
-  double total = 0;
-  double largest = 0;
-};
-KvBytes AttentionKvBytes(const StepContext& c);
 
 // Step assembly (step.cc): forward + backward + optimizer update + gradient all-reduce.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,

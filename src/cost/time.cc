@@ -43,12 +43,12 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   double padded = cost.matmul ? PaddedFlops(*cost.matmul, c.target) : cost.flops;
   // A flash/splash kernel computes whole tiles of the attention's pairs (Calibration::
   // attention_block), more than the mask keeps.
-  if (n.op == Op::kAttention && cost.matmul && cal.attention_block > 0) {
-    const AttentionMask mask = AttentionMaskOf(n);
-    const double kept = AttentionPairShare(mask, cost.matmul->m, cost.matmul->n);
+  if (cost.attention && cost.matmul && cal.attention_block > 0) {
+    const double kept = AttentionPairShare(*cost.attention, cost.matmul->m, cost.matmul->n);
     if (kept > 0) {
       padded *=
-          AttentionPairShare(mask, cost.matmul->m, cost.matmul->n, cal.attention_block) / kept;
+          AttentionPairShare(*cost.attention, cost.matmul->m, cost.matmul->n, cal.attention_block) /
+          kept;
     }
   }
   nt.mxu_utilization = padded > 0 ? cost.flops / padded : 1;
@@ -89,9 +89,7 @@ double GroupedRereadBytes(const StepContext& c, const Node& n) {
     return static_cast<double>(s.dim(i).value());
   };
   const double experts = d(x, 0), slots = d(x, 1), k = d(x, 2), out = d(w, 2);
-  const double eb = c.options.precision == Precision::kFp8 ? 1
-                    : c.element_bytes > 0                  ? c.element_bytes
-                                                           : 2;
+  const double eb = c.options.precision == Precision::kFp8 ? 1 : c.ActivationBytes();
   const double token_rereads = std::ceil(out / cols) - 1;
   const double weight_rereads = std::ceil(slots / rows) - 1;
   return eb * experts * k * (slots * token_rereads + out * weight_rereads);

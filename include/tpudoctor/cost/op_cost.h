@@ -26,13 +26,22 @@ struct MatmulDims {
   double k = 0;      // contraction
 };
 
+// An attention op's mask, from its attributes: causal, a local window of keys before each query,
+// aligned chunks a query stays within (0: none).
+struct AttentionMask {
+  bool causal = false;
+  double window = 0;
+  double chunk = 0;
+};
+
 struct OpCost {
   bool known = true;
   CostClass cls = CostClass::kFree;
   double flops = 0;
   double bytes_read = 0;
   double bytes_written = 0;
-  std::optional<MatmulDims> matmul;  // for kMatrix
+  std::optional<MatmulDims> matmul;        // for kMatrix
+  std::optional<AttentionMask> attention;  // for an Attention op: m queries, n keys
 };
 
 // Forward cost of every node of the top-level graph, indexed by NodeId. Work on values known
@@ -43,13 +52,6 @@ struct OpCost {
 // bf16 estimate of an fp32 model); 0 keeps the model's dtypes.
 std::vector<OpCost> ComputeOpCosts(const Graph& graph, int element_bytes = 0);
 
-// An attention op's mask, from its attributes: causal, a local window of keys before each query,
-// aligned chunks a query stays within (0: none).
-struct AttentionMask {
-  bool causal = false;
-  double window = 0;
-  double chunk = 0;
-};
 AttentionMask AttentionMaskOf(const Node& attention);
 
 // The share of an attention's query-key pairs (`sq` queries, `skv` keys) that its kernel

@@ -79,23 +79,34 @@ Head HeadOf(const json& cfg, Head fallback) {
 // DeepSeek's `first_k_dense_replace` (the first k) and `moe_layer_freq`, Llama 4's
 // `interleave_moe_layer_step` (every step-th layer routes), Qwen-MoE's `decoder_sparse_step` and
 // `mlp_only_layers`. Empty: all route.
-std::vector<bool> DenseLayers(const json& cfg, std::int64_t layers) {
+// Per layer, whether it is dense: one of the first `first_dense`, all but every `step`-th (the
+// step-th routes), or one whose index `freq` does not divide (index 0 routes). Empty: all route.
+std::vector<bool> DenseLayerPattern(std::int64_t layers, std::int64_t first_dense,
+                                    std::int64_t step, std::int64_t freq = 1) {
   if (layers <= 0 || layers > 100000) return {};
   std::vector<bool> dense(static_cast<std::size_t>(layers), false);
-  const std::int64_t first_dense = Int(cfg, {"first_k_dense_replace"});
-  const std::int64_t step = Int(cfg, {"interleave_moe_layer_step", "decoder_sparse_step"}, 1);
-  const std::int64_t freq = Int(cfg, {"moe_layer_freq"}, 1);  // DeepSeek: i % freq == 0 routes
   for (std::int64_t i = 0; i < layers; ++i) {
     dense[static_cast<std::size_t>(i)] =
         i < first_dense || (step > 1 && (i + 1) % step != 0) || (freq > 1 && i % freq != 0);
   }
+  if (std::ranges::none_of(dense, [](bool d) { return d; })) return {};
+  return dense;
+}
+
+std::vector<bool> DenseLayers(const json& cfg, std::int64_t layers) {
+  if (layers <= 0 || layers > 100000) return {};
+  std::vector<bool> dense =
+      DenseLayerPattern(layers, Int(cfg, {"first_k_dense_replace"}),
+                        Int(cfg, {"interleave_moe_layer_step", "decoder_sparse_step"}, 1),
+                        Int(cfg, {"moe_layer_freq"}, 1));
   if (const json* only = Member(cfg, "mlp_only_layers"); only != nullptr && only->is_array()) {
     for (const json& i : *only) {
-      if (i.is_number_integer() && i.get<std::int64_t>() >= 0 && i.get<std::int64_t>() < layers)
-        dense[static_cast<std::size_t>(i.get<std::int64_t>())] = true;
+      if (!i.is_number_integer() || i.get<std::int64_t>() < 0 || i.get<std::int64_t>() >= layers)
+        continue;
+      dense.resize(static_cast<std::size_t>(layers), false);
+      dense[static_cast<std::size_t>(i.get<std::int64_t>())] = true;
     }
   }
-  if (std::ranges::none_of(dense, [](bool d) { return d; })) return {};
   return dense;
 }
 
@@ -332,13 +343,8 @@ void MaxTextMoeLayers(const json& cfg, const std::string& block, TransformerSpec
   s.ffn = Int(cfg, {"base_moe_mlp_dim"}, s.ffn);
   if (const std::int64_t shared = Int(cfg, {"shared_experts"}); shared > 0)
     s.shared_expert_ffn = shared * (block == "gemma4" ? s.dense_ffn : s.ffn);
-  if (s.layers <= 0 || s.layers > 100000) return;
-  const std::int64_t first_dense = Int(cfg, {"first_num_dense_layers"});
-  const std::int64_t step = Int(cfg, {"interleave_moe_layer_step"}, 1);
-  std::vector<bool> dense(static_cast<std::size_t>(s.layers), false);
-  for (std::int64_t i = 0; i < s.layers; ++i)
-    dense[static_cast<std::size_t>(i)] = i < first_dense || (step > 1 && (i + 1) % step != 0);
-  if (std::ranges::any_of(dense, [](bool d) { return d; })) s.dense_layers = std::move(dense);
+  s.dense_layers = DenseLayerPattern(s.layers, Int(cfg, {"first_num_dense_layers"}),
+                                     Int(cfg, {"interleave_moe_layer_step"}, 1));
 }
 
 // MaxText's local attention, as each decoder block lays it out (src/maxtext/models/*.py):

@@ -9,6 +9,25 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
+// How far a self-attention's queries reach back (attributes of tpu-doctor's, not ONNX's):
+// the `window` keys before each (local attention), or within its aligned `chunk` (Llama 4).
+// Zero: the whole (causal) context.
+struct Reach {
+  std::int64_t window = 0;
+  std::int64_t chunk = 0;
+};
+
+// An Attention op's attributes: its mask and heads (ONNX's), and its reach.
+std::vector<Attribute> AttentionAttrs(bool causal, std::int64_t heads, std::int64_t kv_heads,
+                                      Reach reach) {
+  std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
+                                  {"q_num_heads", heads},
+                                  {"kv_num_heads", kv_heads}};
+  if (reach.window > 0) attrs.push_back({"window", reach.window});
+  if (reach.chunk > 0) attrs.push_back({"chunk", reach.chunk});
+  return attrs;
+}
+
 // Builds the graph op by op; every tensor's type is known here, so no shape inference runs.
 class Builder {
  public:
@@ -93,8 +112,8 @@ class Builder {
   }
 
   ValueId Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
-                    std::int64_t window = 0);
-  ValueId LatentAttention(ValueId x, bool causal, const std::string& name, std::int64_t window);
+                    Reach reach = {});
+  ValueId LatentAttention(ValueId x, bool causal, const std::string& name, Reach reach);
   ValueId Mlp(ValueId x, const std::string& name, std::int64_t ffn);
   ValueId Moe(ValueId x);
   ValueId Experts(ValueId routed);
@@ -108,7 +127,6 @@ class Builder {
   std::int64_t b_, s_;
   Graph graph_;
   std::string scope_;
-  std::int64_t chunk_ = 0;  // the self-attention being built is chunked (Llama 4)
   int ops_ = 0;
   int constants_ = 0;
 };
@@ -117,12 +135,12 @@ class Builder {
 // 3-D form: heads in attributes), the output projection. `memory`: the encoder output a
 // cross-attention reads its keys and values from.
 ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::string& name,
-                           std::int64_t window) {
-  if (spec_.mla.kv_lora_rank > 0) return LatentAttention(x, causal, name, window);
+                           Reach reach) {
+  if (spec_.mla.kv_lora_rank > 0) return LatentAttention(x, causal, name, reach);
   const std::string outer = scope_;
   scope_ += "/" + name;
   // A global layer beside windowed ones may have its own geometry (Gemma 4).
-  const bool global = window == 0 && !spec_.windowed.empty() && memory == kNoValue;
+  const bool global = reach.window == 0 && !spec_.windowed.empty() && memory == kNoValue;
   const std::int64_t head_dim =
       global && spec_.global_head_dim > 0 ? spec_.global_head_dim : spec_.head_dim;
   const std::int64_t kv_heads =
@@ -134,13 +152,8 @@ ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::st
   const ValueId q = Linear(x, "q_proj", qd, qkv_bias);
   const ValueId k = Linear(kv_in, "k_proj", kvd, qkv_bias);
   const ValueId v = global && spec_.global_shared_kv ? k : Linear(kv_in, "v_proj", kvd, qkv_bias);
-  // `window`: a local attention's reach (an attribute of tpu-doctor's, not ONNX's).
-  std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
-                                  {"q_num_heads", spec_.heads},
-                                  {"kv_num_heads", kv_heads}};
-  if (window > 0) attrs.push_back({"window", window});
-  if (chunk_ > 0) attrs.push_back({"chunk", chunk_});
-  const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)), attrs);
+  const ValueId a = Op("Attention", {q, k, v}, Float(DimsOf(q)),
+                       AttentionAttrs(causal, spec_.heads, kv_heads, reach));
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
   return o;
@@ -151,8 +164,7 @@ ValueId Builder::Attention(ValueId x, ValueId memory, bool causal, const std::st
 // joined to the per-head keys. The attention op carries the latent's widths (`latent_kv`,
 // `latent_rope`: attributes of tpu-doctor's) for serving, whose engines cache the latent and
 // absorb the expansions into the query and the output.
-ValueId Builder::LatentAttention(ValueId x, bool causal, const std::string& name,
-                                 std::int64_t window) {
+ValueId Builder::LatentAttention(ValueId x, bool causal, const std::string& name, Reach reach) {
   const std::string outer = scope_;
   scope_ += "/" + name;
   const TransformerSpec::LatentAttention& m = spec_.mla;
@@ -170,13 +182,9 @@ ValueId Builder::LatentAttention(ValueId x, bool causal, const std::string& name
       Op("Tile", {rope, ShapeConstant({1, 1, heads})}, Float({b_, s_, heads * m.rope_head_dim}));
   const ValueId k = Op("Concat", {k_nope, rope_per_head}, Float({b_, s_, heads * qk}),
                        {{"axis", std::int64_t{-1}}});
-  std::vector<Attribute> attrs = {{"is_causal", std::int64_t{causal ? 1 : 0}},
-                                  {"q_num_heads", heads},
-                                  {"kv_num_heads", heads},
-                                  {"latent_kv", m.kv_lora_rank},
-                                  {"latent_rope", m.rope_head_dim}};
-  if (window > 0) attrs.push_back({"window", window});
-  if (chunk_ > 0) attrs.push_back({"chunk", chunk_});
+  std::vector<Attribute> attrs = AttentionAttrs(causal, heads, heads, reach);
+  attrs.push_back({"latent_kv", m.kv_lora_rank});
+  attrs.push_back({"latent_rope", m.rope_head_dim});
   const ValueId a = Op("Attention", {q, k, v}, Float({b_, s_, heads * m.v_head_dim}), attrs);
   const ValueId o = Linear(a, "o_proj", spec_.hidden, spec_.bias);
   scope_ = outer;
@@ -299,12 +307,10 @@ ValueId Builder::Block(ValueId x, ValueId memory, bool causal, bool cross, std::
   auto pre = [&](ValueId in, const std::string& norm_name) {
     return spec_.post_norm ? in : Norm(in, norm_name);
   };
-  chunk_ = per_layer(spec_.chunked) ? spec_.attention_chunk : 0;
-  x = residual(x,
-               Attention(pre(x, "input_layernorm"), kNoValue, causal, "self_attn",
-                         per_layer(spec_.windowed) ? spec_.sliding_window : 0),
+  const Reach reach{per_layer(spec_.windowed) ? spec_.sliding_window : 0,
+                    per_layer(spec_.chunked) ? spec_.attention_chunk : 0};
+  x = residual(x, Attention(pre(x, "input_layernorm"), kNoValue, causal, "self_attn", reach),
                "attention_layernorm");
-  chunk_ = 0;
   if (cross) {
     x = residual(x, Attention(pre(x, "cross_layernorm"), memory, false, "cross_attn"),
                  "cross_output_layernorm");
