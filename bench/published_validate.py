@@ -358,6 +358,45 @@ ROWS = [
          target="nvidia-a100-80gb-8", seq=512, batch=32, chips=8, precision="fp16", per="samples"),
     dict(match=("BERT-large", "8x V100"), model="bert-large-uncased.json", target="nvidia-v100-32gb-8",
          seq=128, batch=64, chips=8, precision="fp16", per="samples"),
+    # Megatron-Bridge's performance tables (NeMo containers 25.09-26.04.01; recipes in
+    # scripts/performance): Megatron-core with Transformer Engine, each data replica running
+    # GBS / (MBS x replicas) micro-batches of MBS sequences, the pipelines' interleaved 1F1B.
+    # Added in session 27 once pipeline parallelism and micro-batches were built; predicted once
+    # before anything was fitted to them. Expert parallelism is carved from the data replicas.
+    # Every recipe runs Megatron-core's distributed optimizer (recipes/common.py).
+    dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-8b.json",
+         target="nvidia-h100-8", seq=8192, batch=1, micro_batches=16, chips=8,
+         parallel="fsdp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Llama3-70B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-70b.json",
+         target="nvidia-h100-64", seq=8192, batch=1, micro_batches=128, chips=64,
+         parallel="tp=4,pp=8,vp=5", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-405b.json",
+         target="nvidia-h100-1024", seq=8192, batch=1, micro_batches=192, chips=1024,
+         parallel="tp=8,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-H100"), model="gpt-oss-120b.json",
+         target="nvidia-h100-64", seq=4096, batch=1, micro_batches=80, chips=64,
+         parallel="ep=8,pp=4", remat="none", precision="bf16", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-H100"), model="qwen3-30b-a3b.json",
+         target="nvidia-h100-16", seq=4096, batch=1, micro_batches=64, chips=16,
+         parallel="ep=16", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("DeepSeek-V3 (Megatron-Bridge)", "DGX-H100"), model="deepseek-v3.json",
+         target="nvidia-h100-1024", seq=4096, batch=1, micro_batches=128, chips=1024,
+         parallel="tp=2,ep=64,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-8b.json",
+         target="nvidia-b200-8", seq=8192, batch=2, micro_batches=8, chips=8,
+         parallel="data=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-405b.json",
+         target="nvidia-b200-128", seq=8192, batch=1, micro_batches=32, chips=128,
+         parallel="tp=4,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-B200"), model="gpt-oss-120b.json",
+         target="nvidia-b200-64", seq=4096, batch=4, micro_batches=2, chips=64,
+         parallel="ep=8", remat="none", precision="bf16", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-B200"), model="qwen3-30b-a3b.json",
+         target="nvidia-b200-8", seq=4096, batch=1, micro_batches=64, chips=8,
+         parallel="ep=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+    dict(match=("Qwen3-235B-A22B (Megatron-Bridge)", "DGX-B200"), model="qwen3-235b-a22b.json",
+         target="nvidia-b200-64", seq=4096, batch=1, micro_batches=128, chips=64,
+         parallel="ep=8,pp=8,vp=2", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
 ]
 
 
@@ -405,6 +444,10 @@ def predict(binary, spec, calibration=None):
         cmd += ["--seq", str(spec["seq"])]
     if "moe_capacity_factor" in spec:
         cmd += ["--moe-capacity-factor", str(spec["moe_capacity_factor"])]
+    if "micro_batches" in spec:
+        cmd += ["--micro-batches", str(spec["micro_batches"])]
+    if spec.get("distributed_optimizer"):
+        cmd += ["--distributed-optimizer"]
     if "slices" in spec:
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:

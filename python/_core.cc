@@ -54,7 +54,9 @@ struct PyAnalyzeArgs {
   std::string parallel;                  // "fsdp=8,tp=2"; empty: data parallel
   std::string remat = "none";
   std::string runtime = "auto";
-  bool channels_last = false;  // GPU convolutions in NHWC
+  bool channels_last = false;          // GPU convolutions in NHWC
+  std::int64_t micro_batches = 1;      // per replica and training step (--micro-batches)
+  bool distributed_optimizer = false;  // --distributed-optimizer
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -101,6 +103,14 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());
   o.runtime = *runtime;
   o.channels_last = a.channels_last;
+  if (a.micro_batches < 1 || a.micro_batches > (1 << 20))
+    throw ToolError("micro_batches must be between 1 and 1048576");
+  if ((a.micro_batches > 1 || a.distributed_optimizer) && !a.train)
+    throw ToolError(
+        "micro_batches and distributed_optimizer describe a training step; pass "
+        "train=True");
+  o.micro_batches = static_cast<int>(a.micro_batches);
+  o.distributed_optimizer = a.distributed_optimizer;
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -301,7 +311,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
       .def_readwrite("kv_reads_per_query_head", &PyAnalyzeArgs::kv_reads_per_query_head)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
-      .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last);
+      .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last)
+      .def_readwrite("micro_batches", &PyAnalyzeArgs::micro_batches)
+      .def_readwrite("distributed_optimizer", &PyAnalyzeArgs::distributed_optimizer);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

@@ -49,6 +49,8 @@ struct AnalyzeOptions {
   Runtime runtime;             // --runtime: how the program runs on a GPU (auto by default)
   bool channels_last = false;  // --channels-last: GPU convolutions in NHWC (EstimateOptions)
   int slices = 1;              // --slices: identical slices over DCN
+  int micro_batches = 1;       // --micro-batches: per replica and training step
+  bool distributed_optimizer = false;          // --distributed-optimizer (EstimateOptions)
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.

@@ -159,14 +159,19 @@ def estimate(
     kv_cache_dtype: Optional[str] = None,
     channels_last: bool = False,
     kv_reads_per_query_head: bool = False,
+    micro_batches: int = 1,
+    distributed_optimizer: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
     Returns an EstimateReport (a Report) whose `estimates` has one Estimate per target ("tpu-v5e-8" and Google Cloud's
     "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
-    config; `parallel` ("fsdp=16,tp=4") and `remat` ("none", "dots", "layer", "offload") say how
-    each slice shares the step (docs/plan.md); `runtime` ("auto", "eager", "xla", "compiled") how
+    config; `parallel` ("fsdp=16,tp=4", "tp=4,pp=8,vp=5") and `remat` ("none", "dots", "layer",
+    "offload") say how each slice shares the step (docs/plan.md); `micro_batches` splits each
+    replica's training step into that many micro-batches of `batch` (gradient accumulation, a
+    pipeline's micro-batches; `--micro-batches`) and `distributed_optimizer` shards the optimizer
+    state over the data replicas as Megatron-core does (`--distributed-optimizer`); `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
@@ -199,6 +204,8 @@ def estimate(
     args.remat = str(remat)
     args.runtime = str(runtime)
     args.channels_last = bool(channels_last)
+    args.micro_batches = int(micro_batches)
+    args.distributed_optimizer = bool(distributed_optimizer)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

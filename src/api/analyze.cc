@@ -83,6 +83,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.runtime = options.runtime;
     o.channels_last = options.channels_last;
     o.slices = options.slices;
+    o.micro_batches = options.micro_batches;
+    o.distributed_optimizer = options.distributed_optimizer;
     o.dcn = options.dcn;
     o.serve = options.serve;
     if (options.serve && options.parallel == Parallelism{})

@@ -97,8 +97,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   };
   if (auto layout = ConvLayoutAssumption(c, e)) out.push_back(*layout);
   if (options.train) {
-    out.push_back("backward = " + FormatFixed(cal.backward_ratio, 1) +
-                  "x forward per kernel; optimizer update bandwidth-bound over the parameter "
+    out.push_back("backward = " + FormatFixed(cal.matrix_backward_ratio, 1) +
+                  "x forward for matmuls and convolutions (their data and weight gradients), " +
+                  FormatFixed(cal.attention_backward_ratio, 1) +
+                  "x for attention (the scores recomputed), " + FormatFixed(cal.backward_ratio, 1) +
+                  "x for the other kernels; optimizer update bandwidth-bound over the parameter "
                   "state");
   }
   if (c.facts.any_attention && cal.fused_attention) {
@@ -173,6 +176,39 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                                    "gradients are reduce-scattered"
                                  : "") +
                   ", not overlapped; the parameters are sharded over the context axis like FSDP");
+  }
+  if (options.distributed_optimizer) {
+    out.push_back(
+        "distributed optimizer (Megatron-core, ZeRO-1): 16-bit weights and fp32 gradients whole "
+        "on each replica, the fp32 master weights and optimizer state divided over its " +
+        std::to_string(p.data * p.context) +
+        " data and context replicas; gradients reduce-scattered and weights all-gathered behind "
+        "one micro-batch's compute" +
+        (p.context > 1 ? std::string("; the context group keeps whole weights") : std::string()));
+  }
+  if (p.pipeline > 1) {
+    const double bubble = (p.pipeline - 1.0) / p.virtual_stages / options.micro_batches;
+    out.push_back(
+        "pipeline parallelism over " + std::to_string(p.pipeline) + " stages" +
+        (p.virtual_stages > 1
+             ? " of " + std::to_string(p.virtual_stages) + " interleaved chunks each"
+             : std::string()) +
+        ", " + std::to_string(options.micro_batches) + " micro-batches a step (1F1B" +
+        (p.virtual_stages > 1 ? std::string(", interleaved") : std::string()) +
+        "): each stage holds 1/" + std::to_string(p.pipeline) +
+        " of the layers' state (the embedding and the output head counted on the most loaded "
+        "one, with their work), the pipe's fill and drain idle it " +
+        FormatFixed(bubble * 100, 0) +
+        "% of the micro-batches' time, its first stage keeps the activations of " +
+        FormatFixed(c.InFlightMicroBatches(), 2) +
+        " micro-batches in flight; each sends one layer boundary's activations to the next " +
+        "stage and their gradients back over " + c.target.Interconnect(options.chips) +
+        (p.virtual_stages > 1 ? ", overlapped with compute" : ", not overlapped"));
+  } else if (options.micro_batches > 1) {
+    out.push_back(std::to_string(options.micro_batches) +
+                  " micro-batches a step (gradient accumulation): the layers' work and "
+                  "collectives run once per micro-batch, the optimizer update and the gradient "
+                  "all-reduce once; memory holds one micro-batch's activations");
   }
   if (c.facts.grouped_experts &&
       (c.cal.grouped_tile_rows > 0 || c.cal.grouped_matmul_efficiency < 1)) {

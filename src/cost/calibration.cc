@@ -32,6 +32,8 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.step_overhead_us = j.value("step_overhead_us", c.step_overhead_us);
   c.host_op_us = j.value("host_op_us", c.host_op_us);
   c.backward_ratio = j.value("backward_ratio", c.backward_ratio);
+  c.matrix_backward_ratio = j.value("matrix_backward_ratio", c.matrix_backward_ratio);
+  c.attention_backward_ratio = j.value("attention_backward_ratio", c.attention_backward_ratio);
   c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
   c.conv_rate_ignores_precision =

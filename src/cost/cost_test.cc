@@ -200,10 +200,15 @@ TEST(EstimateTest, TrainingStepTimeReadsEveryFactor) {
   const double matmul_ms = 2.0 * 4096 * 4096 * 4096 / (h100.bf16_tflops.value() * 1e12 * 0.5) * 1e3;
   const double relu_ms = 2.0 * 4096 * 4096 * 2 / (h100.hbm_gbps.value() * 1e9) * 1e3;
   EXPECT_NEAR(base->forward_ms, matmul_ms + relu_ms, 1e-6);
+  // The vector kernels' ratio moves the ReLU's backward alone; the matmul's is its own.
   cal.backward_ratio = 3.0;
   auto slower = EstimateStep(g, h100, o);
-  EXPECT_NEAR(slower->backward_ms, 3.0 * base->forward_ms, 1e-9);
+  EXPECT_NEAR(slower->backward_ms, 2.0 * matmul_ms + 3.0 * relu_ms, 1e-9);
+  cal.matrix_backward_ratio = 3.0;
+  auto slowest = EstimateStep(g, h100, o);
+  EXPECT_NEAR(slowest->backward_ms, 3.0 * base->forward_ms, 1e-9);
   cal.backward_ratio = 2.0;
+  cal.matrix_backward_ratio = 2.0;
   // The host runs ahead of the device: three loop passes of 1 ms plus 100 us per launched op
   // (2 forward, 3 backward) take 3.5 ms, longer than the device's work, so they bound the step.
   cal.step_overhead_us = 1000;

@@ -16,6 +16,7 @@ namespace tpudoctor {
 Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphFacts& facts) {
   Layers out;
   std::set<std::string_view> keys;  // the layers that read weights (views of facts.layer)
+  std::set<ValueId> layer_weights;
   for (NodeId id : g.topo_order()) {
     const Node& n = g.node(id);
     const std::string& key = facts.layer[static_cast<std::size_t>(id)];
@@ -25,6 +26,8 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
       const Value& v = g.value(in);
       if (v.origin != ValueOrigin::kInitializer || !IsFloat(v.type.dtype)) continue;
       keys.insert(key);
+      if (layer_weights.insert(in).second)
+        out.layer_params += static_cast<double>(v.type.shape.NumElements().value_or(0));
       out.largest_weight =
           std::max(out.largest_weight, static_cast<double>(v.type.shape.NumElements().value_or(0)));
     }
@@ -109,11 +112,12 @@ const std::vector<OpCost>* EstimateCache::FindCosts(const Graph& graph, int elem
 
 bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
-         a.batch == b.batch && a.chips == b.chips && a.parallel == b.parallel &&
-         a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
-         a.channels_last == b.channels_last && a.dataset_size == b.dataset_size &&
-         a.serve == b.serve && a.usd_per_chip_hour == b.usd_per_chip_hour &&
-         a.calibration == b.calibration;
+         a.batch == b.batch && a.micro_batches == b.micro_batches &&
+         a.distributed_optimizer == b.distributed_optimizer && a.chips == b.chips &&
+         a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat &&
+         a.runtime == b.runtime && a.channels_last == b.channels_last &&
+         a.dataset_size == b.dataset_size && a.serve == b.serve &&
+         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
 }
 
 // Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole
@@ -142,6 +146,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (options.serve && (options.serve->prompt_tokens < 1 || options.serve->output_tokens < 1 ||
                         options.serve->concurrency < 1))
     return MakeError("serving needs at least one prompt token, output token and request");
+  if (options.micro_batches < 1 || options.micro_batches > 1 << 20)
+    return MakeError("the micro-batches per step must be between 1 and 1048576");
+  if (options.serve && options.parallel.pipeline > 1)
+    return MakeError("--parallel pp= is estimated for training and prefill, not serving");
   if (options.slices < 1 || options.slices > 1024)
     return MakeError("the number of slices must be between 1 and 1024");
   if (!target.hbm_gbps || !target.hbm_gib ||
@@ -184,6 +192,16 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                  ? known->second
                  : c.memo->layers.emplace(target.name, FindLayers(graph, target, eb, c.facts))
                        .first->second;
+  if (c.parallel.pipeline > 1 &&
+      static_cast<long long>(c.parallel.pipeline) * c.parallel.virtual_stages >
+          std::max(1, c.layers.count)) {
+    return MakeError("--parallel pp=" + std::to_string(c.parallel.pipeline) +
+                     (c.parallel.virtual_stages > 1
+                          ? ",vp=" + std::to_string(c.parallel.virtual_stages)
+                          : std::string()) +
+                     " cuts the model into more pipeline chunks than its " +
+                     std::to_string(c.layers.count) + " layers");
+  }
   const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;

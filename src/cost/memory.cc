@@ -40,11 +40,27 @@ double HeadTransients(const StepContext& c, const SavedPart& head) {
   return head.largest * std::max(0.0, c.cal.transient_factor - (in_place ? 1 : 0));
 }
 
+// What the layers keep (not the stem before them, nor the head after them).
+double LayerSaved(const SavedTensors& st) {
+  double sum = 0;
+  for (const auto& [key, part] : st.by_layer) {
+    if (!key.empty()) sum += part.saved;
+  }
+  return sum;
+}
+
 // Without rematerialisation every saved tensor is live when the backward pass starts; with dots
-// only the matmul/conv inputs are kept.
+// only the matmul/conv inputs are kept. A pipeline's first stage keeps its layers' share for
+// every micro-batch in flight; its last stage one micro-batch's share and the head's: the larger.
 ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
-  const double saved =
-      c.remat == Remat::kDots ? st.matrix : st.saved * c.cal.saved_activation_share;
+  const double keep = c.remat == Remat::kDots ? (st.saved > 0 ? st.matrix / st.saved : 0)
+                                              : c.cal.saved_activation_share;
+  double saved = st.saved * keep;
+  if (c.Stages() > 1) {
+    const double layers = LayerSaved(st) * keep / c.Stages();
+    saved =
+        std::max(layers * c.InFlightMicroBatches(), layers + (st.saved - LayerSaved(st)) * keep);
+  }
   return {saved, st.head.largest >= st.largest ? HeadTransients(c, st.head)
                                                : st.largest * c.cal.transient_factor};
 }
@@ -57,8 +73,10 @@ ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
 // recomputed, brought back.
 ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
   const double factor = c.cal.transient_factor;
-  const double all_boundaries = c.layers.boundary_bytes;
-  const double one_boundary = c.layers.count > 0 ? all_boundaries / c.layers.count : 0;
+  // A pipeline stage keeps its layers' boundaries for each micro-batch in flight.
+  const double all_boundaries = c.layers.boundary_bytes / c.Stages();
+  const double one_boundary = c.layers.count > 0 ? c.layers.boundary_bytes / c.layers.count : 0;
+  const double kept_boundaries = all_boundaries * c.InFlightMicroBatches();
   double stem = 0;
   ActivationPeak layer_phase;
   for (const auto& [key, part] : st.by_layer) {
@@ -71,7 +89,7 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
       layer_phase = p;
   }
   const bool offload = c.remat == Remat::kOffload;
-  layer_phase.activations += stem + (offload ? one_boundary : all_boundaries);
+  layer_phase.activations += stem + (offload ? one_boundary : kept_boundaries);
   const ActivationPeak head_phase{stem + st.head.saved + (offload ? 0 : all_boundaries),
                                   HeadTransients(c, st.head)};
   return head_phase.activations + head_phase.transients >
@@ -81,7 +99,8 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 }
 
 // Sharding: FSDP, context and tensor parallelism divide the parameter state (`share` of it left
-// after expert parallelism took the experts' 1/ep: StepContext::ExpertStateShare); tensor and
+// after expert parallelism took the experts' 1/ep: StepContext::ExpertStateShare; of that, a
+// pipeline stage holds `stage_share`: StepContext::StageParams); tensor and
 // context parallelism divide activations too (sequence-parallel layout between the matmuls; a
 // context group's devices each hold their part of the sequence), and a context-parallel
 // attention holds one layer's keys and values gathered whole, and their gradients backward,
@@ -90,14 +109,15 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 // op that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
 // ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
 // 175B's published v6e-256 run, about 3.6 GB of weights a layer, "not fit").
-void ShardMemory(const StepContext& c, double share, Estimate& e) {
+void ShardMemory(const StepContext& c, double share, double stage_share, Estimate& e) {
   MemoryBreakdown& m = e.memory;
-  const double shards = c.StateShards() / share;
+  const double shards = c.StateShards() / share / stage_share;
+  const double optimizer_shards = c.OptimizerShards() / share / stage_share;
   const double split = c.WorkSplit();
   m.weights /= shards;
   m.gradients /= shards;
-  m.optimizer_state /= shards;
-  m.master_weights /= shards;
+  m.optimizer_state /= optimizer_shards;
+  m.master_weights /= optimizer_shards;
   m.activations /= split;
   m.transients /= split;
   m.padding_waste /= split;
@@ -105,10 +125,10 @@ void ShardMemory(const StepContext& c, double share, Estimate& e) {
     m.transients += (c.options.train ? 2 : 1) * c.facts.largest_attention_kv_elements *
                     c.ActivationBytes() / c.parallel.tensor;
   }
-  if (c.parallel.fsdp * c.parallel.context > 1) {
+  if (c.parallel.fsdp * (c.options.distributed_optimizer ? 1 : c.parallel.context) > 1) {
     m.transients += 2 * c.layers.largest_weight / c.parallel.tensor * c.ActivationBytes();
   }
-  e.components.state_bytes /= shards;
+  e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
 }
 
 }  // namespace
@@ -150,11 +170,16 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const bool bf16_params = options.precision == Precision::kBf16Params;
   const double state_scale = bf16_params ? 0.5 : 1.0;
   // A server holds the weights in the compute precision (no fp32 copy to update).
-  const bool narrow_weights = mixed || bf16_params || (options.serve && c.element_bytes == 2);
+  // Megatron's distributed optimizer keeps 16-bit model weights, fp32 gradient buffers and the
+  // fp32 master copy in the (sharded) optimizer.
+  const bool megatron_layout = options.distributed_optimizer && options.train &&
+                               c.element_bytes == 2 && !mixed && !bf16_params;
+  const bool narrow_weights =
+      mixed || bf16_params || megatron_layout || (options.serve && c.element_bytes == 2);
   m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
   if (options.train) {
     m.gradients = params.count * (mixed || bf16_params ? 2 : 4);
-    m.master_weights = mixed ? params.count * 4 : 0;
+    m.master_weights = mixed || megatron_layout ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
         m.optimizer_state = 0;
@@ -204,12 +229,13 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   m.padding_waste = act.layout_total > 0
                         ? m.activations * (act.layout_total - act.natural_total) / act.layout_total
                         : 0;
-  ShardMemory(c, c.ExpertStateShare(params.count), e);
+  ShardMemory(c, c.ExpertStateShare(params.count),
+              params.count > 0 ? c.StageParams(params.count) / params.count : 1, e);
   // With every layer's input kept, the backward pass frees them one layer at a time as it
   // produces that layer's gradients: kept inputs and gradients together peak at the larger of
   // the two, so only the gradients beyond the kept inputs add to the peak.
   if (options.train && c.remat == Remat::kLayer)
-    m.gradients = std::max(0.0, m.gradients - c.layers.boundary_bytes / c.WorkSplit());
+    m.gradients = std::max(0.0, m.gradients - c.layers.boundary_bytes / c.Stages() / c.WorkSplit());
 }
 
 // Phase 5: whether it fits, and the largest batch that would (activations scale with the batch).

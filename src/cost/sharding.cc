@@ -36,7 +36,7 @@ Result<Parallelism> ParseParallelism(std::string_view text) {
   Parallelism p;
   auto bad = [&](const std::string& why) {
     return MakeError("--parallel " + std::string(text) + ": " + why +
-                     " (expected e.g. fsdp=16,tp=4 with keys data, fsdp, tp, ep, cp)");
+                     " (expected e.g. fsdp=16,tp=4 with keys data, fsdp, tp, ep, cp, pp, vp)");
   };
   for (std::string_view part : Split(text, ',')) {
     const std::size_t eq = part.find('=');
@@ -56,10 +56,16 @@ Result<Parallelism> ParseParallelism(std::string_view text) {
       p.expert = n;
     } else if (key == "context" || key == "cp") {
       p.context = n;
+    } else if (key == "pipeline" || key == "pp") {
+      p.pipeline = n;
+    } else if (key == "virtual" || key == "vp") {
+      p.virtual_stages = n;
     } else {
       return bad("unknown axis `" + std::string(key) + "`");
     }
   }
+  if (p.virtual_stages > 1 && p.pipeline < 2)
+    return bad("virtual pipeline stages (vp) interleave a pipeline: give pp too");
   return p;
 }
 
@@ -70,6 +76,8 @@ std::string ToString(const Parallelism& p) {
   if (p.tensor > 1) parts.push_back("tp=" + std::to_string(p.tensor));
   if (p.expert > 1) parts.push_back("ep=" + std::to_string(p.expert));
   if (p.context > 1) parts.push_back("cp=" + std::to_string(p.context));
+  if (p.pipeline > 1) parts.push_back("pp=" + std::to_string(p.pipeline));
+  if (p.virtual_stages > 1) parts.push_back("vp=" + std::to_string(p.virtual_stages));
   return parts.empty() ? "data=1" : Join(parts, ",");
 }
 
@@ -107,8 +115,10 @@ Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
   std::string axes = "fsdp x tp";
   if (p.expert > 1) axes += " x ep";
   if (p.context > 1) axes += " x cp";
-  // Each degree is at most 65536 (ParseParallelism): their product is exact in a double.
-  const double product = static_cast<double>(p.fsdp) * p.tensor * p.expert * p.context;
+  if (p.pipeline > 1) axes += " x pp";
+  // Each degree is at most 65536 (ParseParallelism): their product, in a double, is above the
+  // chips exactly when the true product is (it is exact up to 2^53).
+  const double product = static_cast<double>(p.fsdp) * p.tensor * p.expert * p.context * p.pipeline;
   if (product > chips) {
     return MakeError(axes + " = " + FormatFixed(product, 0) + " does not divide the " +
                      std::to_string(chips) + " chips of the slice");
@@ -128,43 +138,73 @@ Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
   return p;
 }
 
+namespace {
+
+// The bandwidth a group runs its ring at whose devices, with the axes inside it, span `extent`
+// consecutive devices: the scale-out network's once that is more than a host holds.
+double GroupLink(const CollectiveInputs& in, double extent) {
+  const bool spans_hosts = in.scaleout_bytes_s > 0 && in.devices_per_host > 0 &&
+                           extent > static_cast<double>(in.devices_per_host);
+  return spans_hosts ? std::min(in.link_bytes_s, in.scaleout_bytes_s) : in.link_bytes_s;
+}
+
+}  // namespace
+
 CollectiveTimes Collectives(const CollectiveInputs& in) {
   CollectiveTimes t;
   if (in.link_bytes_s <= 0) return t;
   const Parallelism& p = in.parallel;
+  // Each axis's group spans the devices of the axes inside it times its own degree.
+  const double tensor_extent = p.tensor;
+  const double context_extent = tensor_extent * p.context;
+  const double expert_extent = context_extent * p.expert;
+  const double fsdp_extent = expert_extent * p.fsdp;
+  const double data_extent = fsdp_extent * p.data;
   // Expert parallelism: each device keeps (1/ep) of its routed tokens for its own experts and
   // sends the rest, then takes the results back, at its links' bandwidth (the all-to-all's
   // injection bound; a torus's bisection can be tighter: stated in the assumptions).
-  t.expert_s = Ring(p.expert) * in.expert_exchange_bytes * in.passes / in.link_bytes_s;
+  t.expert_s = Ring(p.expert) * in.expert_exchange_bytes * in.passes / GroupLink(in, expert_extent);
   // The experts' state is sharded over the expert axis as well; the rest is replicated on it.
   const double dense = in.param_count - in.expert_param_count;
   const double per_device = dense + in.expert_param_count / p.expert;
   // Context parallelism: each device gathers the other (cp-1)/cp of the sequence's keys and
   // values for every attention pass (forward, recomputed forward); backward it gathers them again
   // and reduce-scatters their gradients.
-  t.context_s =
-      Ring(p.context) * in.context_kv_bytes * (in.train ? in.passes + 1 : 1) / in.link_bytes_s;
+  t.context_s = Ring(p.context) * in.context_kv_bytes * (in.train ? in.passes + 1 : 1) /
+                GroupLink(in, context_extent);
   // The parameters are sharded over FSDP and the context axis alike (MaxText's `embed` rule):
-  // one group gathers them.
-  const int gather = p.fsdp * p.context;
+  // one group gathers them. Megatron keeps them whole on the context group, which reduces the
+  // gradients with the data replicas instead.
+  const int gather = p.fsdp * (in.distributed_optimizer ? 1 : p.context);
+  const int replicas = p.data * (in.distributed_optimizer ? p.context : 1);
+  const double fsdp_link = GroupLink(in, fsdp_extent);
+  const double tensor_link = GroupLink(in, tensor_extent);
+  // Pipeline stages: adjacent stages sit a whole stage's devices apart.
+  if (p.pipeline > 1)
+    t.stage_send_s = (in.train ? 2 : 1) * in.stage_send_bytes / GroupLink(in, data_extent + 1);
   // Inference: tensor parallelism all-reduces the activations forward; FSDP gathers the
   // weights once.
   if (!in.train) {
-    t.fsdp_s = Ring(gather) * per_device / p.tensor * in.weight_bytes_per_param / in.link_bytes_s;
-    t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
+    t.fsdp_s = Ring(gather) * per_device / p.tensor * in.weight_bytes_per_param / fsdp_link;
+    t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / tensor_link;
     return t;
   }
   // Each chip holds 1/(fsdp x cp x tp) of the parameters (of the experts', 1/ep of that). The
   // dense gradients are all-reduced over the data replicas and the expert axis, which splits the
   // batch too; the experts' over the data replicas only.
   const double sharded = static_cast<double>(gather) * p.tensor;
-  t.data_s = 2 *
-             (Ring(p.data * p.expert) * dense + Ring(p.data) * in.expert_param_count / p.expert) /
-             sharded * in.grad_bytes_per_param / in.link_bytes_s;
+  // An all-reduce moves each gradient twice; the distributed optimizer's reduce-scatter moves it
+  // once and its all-gather of the updated weights moves each weight once.
+  const double exchanged_bytes = in.distributed_optimizer
+                                     ? in.grad_bytes_per_param + in.weight_bytes_per_param
+                                     : 2 * in.grad_bytes_per_param;
+  t.data_s =
+      (Ring(replicas * p.expert) * dense + Ring(replicas) * in.expert_param_count / p.expert) /
+      sharded * exchanged_bytes / GroupLink(in, data_extent);
   const double full = per_device / p.tensor;  // what an FSDP group gathers
-  t.fsdp_s = Ring(gather) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) /
-             in.link_bytes_s;
-  t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / in.link_bytes_s;
+  t.fsdp_s =
+      Ring(gather) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) / fsdp_link;
+  t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / tensor_link;
   return t;
 }
 

@@ -36,14 +36,26 @@ struct CollectiveInputs {
   // attention pass of context parallelism gathers (before the ring factor).
   double context_kv_bytes = 0;
   double link_bytes_s = 0;  // 0: interconnect unknown, collectives not counted
+  // Between hosts (GPUs: each GPU's share of the scale-out network; 0: none, every group runs at
+  // link_bytes_s) and the devices a host holds.
+  double scaleout_bytes_s = 0;
+  int devices_per_host = 0;
+  // Bytes one pipeline stage sends the next per micro-batch and chunk (forward; the gradient
+  // comes back the same size).
+  double stage_send_bytes = 0;
+  // Megatron's distributed optimizer (EstimateOptions::distributed_optimizer): the data replicas
+  // and the context group reduce-scatter the gradients and all-gather the updated weights; the
+  // context group does not shard the weights.
+  bool distributed_optimizer = false;
   bool train = false;
 };
 struct CollectiveTimes {
-  double data_s = 0;     // gradient all-reduce across data replicas
+  double data_s = 0;     // gradient all-reduce (or reduce-scatter + all-gather) over data replicas
   double fsdp_s = 0;     // parameter all-gathers (forward, backward) + gradient reduce-scatter
   double tensor_s = 0;   // activation all-reduces of tensor parallelism
   double expert_s = 0;   // token all-to-alls of expert parallelism
   double context_s = 0;  // key/value all-gathers (and gradient reduce-scatters) of context p.
+  double stage_send_s = 0;  // one micro-batch's sends between pipeline stages, forward + backward
 };
 CollectiveTimes Collectives(const CollectiveInputs& in);
 

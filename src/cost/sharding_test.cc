@@ -32,7 +32,7 @@ TEST(ShardingTest, ParsesAndResolvesDegrees) {
   EXPECT_FALSE(ResolveParallelism(*p, 8));   // 64 chips of sharding on 8
   EXPECT_FALSE(ResolveParallelism(*p, 96));  // 96 / 64 is not whole
   EXPECT_FALSE(ResolveParallelism({3, 16, 4}, 128));
-  for (const char* bad : {"fsdp", "fsdp=0", "fsdp=x", "pp=2", "tp=4,", "fsdp=99999999"})
+  for (const char* bad : {"fsdp", "fsdp=0", "fsdp=x", "pq=2", "vp=2", "tp=4,", "fsdp=99999999"})
     EXPECT_FALSE(ParseParallelism(bad)) << bad;
   EXPECT_EQ(*ParseRemat("full"), Remat::kLayer);
   EXPECT_FALSE(ParseRemat("some"));

@@ -10,8 +10,6 @@
 
 namespace tpudoctor {
 
-// The passes of a training step's loop the host drives: forward, backward, optimizer update.
-constexpr double kTrainingPasses = 3;
 namespace {
 
 double UpdateBytesPerParam(Optimizer o) {
@@ -30,18 +28,26 @@ double UpdateBytesPerParam(Optimizer o) {
 
 }  // namespace
 
-// Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce.
+// Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce, over
+// the step's micro-batches and, with pipeline parallelism, the stages' fill and drain.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
                   Estimate& e) {
   const EstimateOptions& options = c.options;
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  const double micro = options.micro_batches;
+  const double stages = c.Stages();
+  // A pipeline stage runs 1/stages of the layers and, on the slowest stage, the work outside them
+  // (the embedding, the output head and the loss). Backward splits as forward does.
+  const double layer_share = fb.forward_s > 0 ? fb.layer_forward_s / fb.forward_s : 0;
+  const double stage_share = stages > 1 ? layer_share / stages + (1 - layer_share) : 1;
+  const double stage_params = c.StageParams(params.count);
   double opt = 0;
   if (options.train) {
     // bf16 parameters and optimizer state move half the bytes.
     const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
-    opt = params.count * UpdateBytesPerParam(options.optimizer) * state_scale /
+    opt = stage_params * UpdateBytesPerParam(options.optimizer) * state_scale /
               (c.rates.bandwidth * c.cal.memory_efficiency) +
-          params.tensors * overhead_s;
+          params.tensors * stage_params / std::max(1.0, params.count) * overhead_s;
   }
   // Tensor and context parallelism divide every op's work; rematerialisation runs forward work
   // again in the backward pass; the collectives of each parallelism axis (sharding.h).
@@ -50,31 +56,40 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
   const double recompute = !options.train ? 0
                            : c.remat == Remat::kLayer || c.remat == Remat::kOffload
-                               ? fb.layer_forward_s
-                           : c.remat == Remat::kDots ? fb.forward_vector_s
+                               ? fb.layer_forward_s / stages
+                           : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
                                                      : 0;
   CollectiveInputs ci;
   ci.parallel = c.parallel;
-  ci.param_count = params.count;
-  ci.expert_param_count = c.facts.expert_params;
+  ci.param_count = stage_params;
+  ci.expert_param_count = c.facts.expert_params / stages;
   ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
-  // Activations cross in the compute dtype (bf16 unless fp32); a context group's devices each
-  // route their share of the sequence.
+  // Per micro-batch, of a stage's layers. Activations cross in the compute dtype (bf16 unless
+  // fp32); a context group's devices each route their share of the sequence.
   ci.expert_exchange_bytes =
-      c.facts.expert_exchange_elements * c.ActivationBytes() / c.parallel.context;
+      c.facts.expert_exchange_elements * c.ActivationBytes() / c.parallel.context / stages;
   if (c.parallel.context > 1)
-    ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes();
+    ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param =
       options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
   // training, two backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes =
-      c.layers.count > 0 ? (options.train ? 4 : 2) * c.layers.boundary_bytes / c.parallel.context
-                         : 0;
+      c.layers.count > 0
+          ? (options.train ? 4 : 2) * c.layers.boundary_bytes / c.parallel.context / stages
+          : 0;
+  // A stage sends the tensor crossing one layer boundary to the next stage, once per chunk it
+  // holds; tensor and context parallelism split it (Megatron scatters it over the tensor group).
+  if (c.layers.count > 0)
+    ci.stage_send_bytes =
+        c.layers.boundary_bytes / c.layers.count / split * c.parallel.virtual_stages;
   // The two devices of a v2/v3/7x chip reduce between themselves first (on the chip, about free);
   // the ring between chips runs at the chip's links.
   ci.link_bytes_s = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
+  ci.scaleout_bytes_s = c.target.scaleout_gbps.value_or(0) * 1e9;
+  ci.devices_per_host = c.target.chips_per_host * c.devices_per_chip;
+  ci.distributed_optimizer = options.distributed_optimizer;
   ci.train = options.train;
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
@@ -84,15 +99,39 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.components.matrix_peak_flops = c.rates.matrix_flops;
   e.components.bandwidth = c.rates.bandwidth;
   const double shards = c.StateShards();
-  e.forward_ms = fb.forward_s / split * 1e3;
-  e.backward_ms = fb.backward_s / split * 1e3;
-  e.recompute_ms = recompute / split * 1e3;
-  e.optimizer_ms = opt / shards * c.ExpertStateShare(params.count) * 1e3;
+  // One micro-batch on the most loaded stage, then the step's micro-batches.
+  const double forward_ms = fb.forward_s / split * stage_share * 1e3;
+  const double backward_ms = fb.backward_s / split * stage_share * 1e3;
+  const double recompute_ms = recompute / split * 1e3;
+  const double collectives_ms = (coll.tensor_s + coll.expert_s + coll.context_s) * 1e3;
+  // Interleaved schedules overlap the stage-to-stage sends with compute (Megatron-core's
+  // overlap_p2p_comm); the plain 1F1B schedule waits for them.
+  const double send_ms = coll.stage_send_s * 1e3;
+  const double exposed_send_ms = c.parallel.virtual_stages > 1 ? 0 : send_ms;
+  e.micro_batches = options.micro_batches;
+  e.forward_ms = micro * forward_ms;
+  e.backward_ms = micro * backward_ms;
+  e.recompute_ms = micro * recompute_ms;
+  e.optimizer_ms = opt / c.OptimizerShards() * c.ExpertStateShare(params.count) * 1e3;
   e.allreduce_ms = coll.data_s * 1e3;
-  e.fsdp_ms = coll.fsdp_s * 1e3;
-  e.tensor_ms = coll.tensor_s * 1e3;
-  e.expert_ms = coll.expert_s * 1e3;
-  e.context_ms = coll.context_s * 1e3;
+  // The distributed optimizer reduce-scatters each gradient bucket as the last micro-batch's
+  // backward pass produces it and all-gathers the weights as the first one's forward pass needs
+  // them (Megatron's overlap_grad_reduce and overlap_param_gather): one micro-batch's compute
+  // hides it. A plain all-reduce waits for the backward pass.
+  const double exposed_allreduce_ms =
+      options.distributed_optimizer
+          ? std::max(0.0, e.allreduce_ms - forward_ms - backward_ms - recompute_ms)
+          : e.allreduce_ms;
+  e.fsdp_ms = micro * coll.fsdp_s * 1e3;
+  e.tensor_ms = micro * coll.tensor_s * 1e3;
+  e.expert_ms = micro * coll.expert_s * 1e3;
+  e.context_ms = micro * coll.context_s * 1e3;
+  e.pipeline_send_ms = micro * send_ms;
+  // Filling and draining the pipe: every stage idles (stages - 1) / chunks micro-batch slots.
+  e.pipeline_bubble_ms =
+      stages > 1 ? (stages - 1) / c.parallel.virtual_stages *
+                       (forward_ms + backward_ms + recompute_ms + collectives_ms + exposed_send_ms)
+                 : 0;
   // XLA overlaps the FSDP all-gather of the next layer with the current one: only what the
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
@@ -105,7 +144,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const int slices = options.slices;  // validated by EstimateStep
   const bool dcn_fsdp = options.dcn == DcnParallelism::kFsdp;
   if (options.train && slices > 1 && c.target.dcn_gbps) {
-    const double shard = params.count / shards;  // parameters per chip
+    const double shard = stage_params / shards;  // parameters per chip
     const double bytes =
         dcn_fsdp ? (slices - 1) * shard * (2 * ci.weight_bytes_per_param + ci.grad_bytes_per_param)
                  : 2.0 * (slices - 1) / slices * shard * ci.grad_bytes_per_param;
@@ -113,17 +152,20 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   }
   const double exposed_dcn_ms =
       std::max(0.0, e.dcn_ms - e.backward_ms - e.recompute_ms - (dcn_fsdp ? e.forward_ms : 0));
-  // The host launches the device's work ahead of it: the step is the longer of the two.
-  e.host_ms =
-      c.cal.step_overhead_us * 1e-3 * (options.train ? kTrainingPasses : 1) +
-      c.cal.host_op_us * 1e-3 * (e.components.forward_kernels + e.components.backward_kernels);
+  // The host launches the device's work ahead of it: the step is the longer of the two. Each
+  // micro-batch is a forward and a backward pass; the optimizer update runs once.
+  const double passes = options.train ? 2 * micro + 1 : micro;
+  e.host_ms = c.cal.step_overhead_us * 1e-3 * passes +
+              c.cal.host_op_us * 1e-3 * micro * stage_share *
+                  (e.components.forward_kernels + e.components.backward_kernels);
   // The experts wait for their tokens, the attention for its keys and values: the all-to-alls
   // and the context all-gathers are on the critical path.
-  e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + e.allreduce_ms + e.tensor_ms +
-              e.expert_ms + e.context_ms + exposed_fsdp_ms + exposed_dcn_ms;
-  const double replicas = static_cast<double>(c.Devices()) / split * slices;
-  e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * replicas);
-  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * replicas;
+  e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + exposed_allreduce_ms +
+              e.tensor_ms + e.expert_ms + e.context_ms + micro * exposed_send_ms +
+              e.pipeline_bubble_ms + exposed_fsdp_ms + exposed_dcn_ms;
+  const double replicas = static_cast<double>(c.Devices()) / split / stages * slices;
+  e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * micro * replicas);
+  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * micro * replicas;
   const double step_s = e.step_ms / 1e3;
   // MFU against the peak of the precision the matmuls run at (fp16 tensor cores on a V100, TF32
   // for fp32 on an A100), not a fixed bf16 or fp32 figure.

@@ -5,6 +5,7 @@
 // and the assumptions the report prints (assumptions.cc). Private to src/cost.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct Layers {
   double boundary_bytes = 0;
   // Elements of the largest weight tensor a layer reads: FSDP gathers weights one at a time.
   double largest_weight = 0;
+  // Elements of the weights the layers read (the rest — embeddings, the output head — sit
+  // outside them): what pipeline stages divide.
+  double layer_params = 0;
 };
 
 // What the stages derive from the graph on one target, kept with the graph's other derived facts
@@ -57,17 +61,46 @@ struct StepContext {
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
-  // How many ways the training state is sharded: FSDP x context x tensor parallelism, and over
-  // the slices too when they share it by FSDP.
+  // How many ways the weights and gradients are sharded: FSDP x context x tensor parallelism,
+  // and over the slices too when they share it by FSDP. Under the distributed optimizer
+  // (Megatron) the context group keeps whole weights.
   double StateShards() const {
-    return static_cast<double>(parallel.fsdp) * parallel.context * parallel.tensor *
+    return static_cast<double>(parallel.fsdp) *
+           (options.distributed_optimizer ? 1 : parallel.context) * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
+  }
+  // How many ways the optimizer state and fp32 master weights are sharded: StateShards, and the
+  // data replicas and context group under the distributed optimizer.
+  double OptimizerShards() const {
+    return StateShards() * (options.distributed_optimizer
+                                ? static_cast<double>(parallel.data) * parallel.context
+                                : 1);
   }
   // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
   // compiled program, whose dtypes are its own).
   double ActivationBytes() const { return element_bytes > 0 ? element_bytes : 2; }
   // How many devices share one replica's work (its ops and activations): tensor x context.
   double WorkSplit() const { return static_cast<double>(parallel.tensor) * parallel.context; }
+  // Pipeline stages (1 without pipeline parallelism).
+  double Stages() const { return parallel.pipeline; }
+  // The parameters the most loaded pipeline stage holds: its 1/stages of the layers' and the
+  // ones outside the layers (the embedding and the output head sit on the first and last stage;
+  // counted together, an upper bound). `count` without pipeline parallelism.
+  double StageParams(double count) const {
+    if (parallel.pipeline <= 1 || layers.layer_params <= 0) return count;
+    const double layered = std::min(layers.layer_params, count);
+    return layered / parallel.pipeline + (count - layered);
+  }
+  // Micro-batches whose activations the first pipeline stage holds at once under 1F1B: one per
+  // stage (at most the micro-batches there are), times 1 + (stages - 1) / (stages x chunks) with
+  // interleaving (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+  // Transformer Models", its section on pipeline parallelism). 1 without pipeline parallelism.
+  double InFlightMicroBatches() const {
+    if (parallel.pipeline <= 1) return 1;
+    const double p = parallel.pipeline, v = parallel.virtual_stages;
+    const double in_flight = std::min(p, static_cast<double>(options.micro_batches));
+    return in_flight * (v > 1 ? 1 + (p - 1) / (p * v) : 1);
+  }
   // Of the state StateShards leaves a device, the share expert parallelism keeps: the experts'
   // 1/expert and all the rest (1 without expert parallelism).
   double ExpertStateShare(double param_count) const {

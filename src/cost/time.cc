@@ -107,11 +107,29 @@ double DepthwiseMemorySeconds(const StepContext& c, double bytes, Estimate& e) {
          (c.rates.bandwidth * c.cal.depthwise_memory_efficiency.value_or(c.cal.memory_efficiency));
 }
 
-// Backward time over forward time of a kernel (with a depthwise convolution or not).
-double BackwardRatio(const StepContext& c, bool depthwise) {
-  return depthwise && OwnDepthwiseKernels(c)
-             ? c.cal.depthwise_backward_ratio.value_or(c.cal.backward_ratio)
-             : c.cal.backward_ratio;
+// Backward time over forward time of a kernel, by what it computes: a depthwise convolution on
+// the framework's own kernels, an attention, another matrix op, or vector work.
+enum class KernelKind : std::uint8_t { kVector, kMatrix, kAttention, kDepthwise };
+double BackwardRatio(const StepContext& c, KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kDepthwise:
+      if (OwnDepthwiseKernels(c))
+        return c.cal.depthwise_backward_ratio.value_or(c.cal.matrix_backward_ratio);
+      return c.cal.matrix_backward_ratio;
+    case KernelKind::kAttention:
+      return c.cal.attention_backward_ratio;
+    case KernelKind::kMatrix:
+      return c.cal.matrix_backward_ratio;
+    case KernelKind::kVector:
+      return c.cal.backward_ratio;
+  }
+  return c.cal.backward_ratio;
+}
+
+KernelKind KindOf(bool matrix, bool depthwise, bool attention) {
+  if (!matrix) return KernelKind::kVector;
+  if (depthwise) return KernelKind::kDepthwise;
+  return attention ? KernelKind::kAttention : KernelKind::kMatrix;
 }
 
 // Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
@@ -183,7 +201,8 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     } else {
       e.components.vector_bytes += bytes;
     }
-    AddKernel(c, t, matrix, BackwardRatio(c, depthwise), nt, fb, e);
+    AddKernel(c, t, matrix, BackwardRatio(c, KindOf(matrix, depthwise, n.op == Op::kAttention)), nt,
+              fb, e);
   }
   return fb;
 }
@@ -205,6 +224,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     bool matrix = false;
     bool depthwise = false;
     bool has_matmul = false;
+    bool attention = false;
     for (NodeId id : k.nodes) {
       const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
       if (!cost.known || cost.cls != CostClass::kMatrix) continue;
@@ -212,6 +232,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       matrix = true;
       depthwise |= c.facts.depthwise[static_cast<std::size_t>(id)];
       has_matmul |= n.kind == OpKind::kMatMul;
+      attention |= n.op == Op::kAttention;
       tc += MatrixSeconds(c, n, cost, e, nt);
       bytes += GroupedRereadBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
@@ -222,7 +243,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
     nt.compute_bound = matrix && tc >= tm;
     AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix,
-              BackwardRatio(c, depthwise), nt, fb, e);
+              BackwardRatio(c, KindOf(matrix, depthwise, attention)), nt, fb, e);
   }
   return fb;
 }

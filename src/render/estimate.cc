@@ -23,6 +23,11 @@ ordered_json EstimateJson(const Estimate& e) {
   j["tensor_parallel_ms"] = e.tensor_ms;
   if (e.parallel.expert > 1) j["expert_parallel_ms"] = e.expert_ms;
   if (e.parallel.context > 1) j["context_parallel_ms"] = e.context_ms;
+  if (e.parallel.pipeline > 1) {
+    j["pipeline_bubble_ms"] = e.pipeline_bubble_ms;
+    j["pipeline_send_ms"] = e.pipeline_send_ms;
+  }
+  if (e.micro_batches > 1) j["micro_batches"] = e.micro_batches;
   j["recompute_ms"] = e.recompute_ms;
   j["slices"] = e.slices;
   j["dcn_ms"] = e.dcn_ms;
@@ -30,6 +35,8 @@ ordered_json EstimateJson(const Estimate& e) {
       {"data", e.parallel.data}, {"fsdp", e.parallel.fsdp}, {"tensor", e.parallel.tensor}};
   if (e.parallel.expert > 1) j["parallel"]["expert"] = e.parallel.expert;
   if (e.parallel.context > 1) j["parallel"]["context"] = e.parallel.context;
+  if (e.parallel.pipeline > 1) j["parallel"]["pipeline"] = e.parallel.pipeline;
+  if (e.parallel.virtual_stages > 1) j["parallel"]["virtual_stages"] = e.parallel.virtual_stages;
   j["remat"] = std::string(NameOf(e.remat));
   j["runtime"] = std::string(NameOf(e.runtime));
   j["host_ms"] = e.host_ms;
@@ -210,18 +217,24 @@ std::string RenderEstimateText(const Report& r) {
         ", transients " + FormatBytes(e.memory.transients) + " of " + FormatBytes(e.hbm_bytes) +
         " HBM\n";
     if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.parallel.expert > 1 ||
-        e.parallel.context > 1 || e.remat != Remat::kNone || e.slices > 1) {
+        e.parallel.context > 1 || e.parallel.pipeline > 1 || e.micro_batches > 1 ||
+        e.remat != Remat::kNone || e.slices > 1) {
       out +=
           "  step: " + ToString(e.parallel) + ", remat " + std::string(NameOf(e.remat)) +
-          ", global batch " + std::to_string(e.global_batch) + "; forward " +
-          FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) + " ms, recompute " +
-          FormatMs(e.recompute_ms) + " ms, optimizer " + FormatMs(e.optimizer_ms) +
-          " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) + " ms, FSDP collectives " +
-          FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " + FormatMs(e.tensor_ms) +
-          " ms" +
+          ", global batch " + std::to_string(e.global_batch) +
+          (e.micro_batches > 1 ? " (" + std::to_string(e.micro_batches) + " micro-batches)"
+                               : std::string()) +
+          "; forward " + FormatMs(e.forward_ms) + " ms, backward " + FormatMs(e.backward_ms) +
+          " ms, recompute " + FormatMs(e.recompute_ms) + " ms, optimizer " +
+          FormatMs(e.optimizer_ms) + " ms, gradient all-reduce " + FormatMs(e.allreduce_ms) +
+          " ms, FSDP collectives " + FormatMs(e.fsdp_ms) + " ms (overlapped), tensor-parallel " +
+          FormatMs(e.tensor_ms) + " ms" +
           (e.parallel.expert > 1 ? ", expert all-to-alls " + FormatMs(e.expert_ms) + " ms" : "") +
           (e.parallel.context > 1 ? ", context key/value gathers " + FormatMs(e.context_ms) + " ms"
                                   : "") +
+          (e.parallel.pipeline > 1 ? ", pipeline bubble " + FormatMs(e.pipeline_bubble_ms) +
+                                         " ms, stage sends " + FormatMs(e.pipeline_send_ms) + " ms"
+                                   : "") +
           (e.slices > 1 ? ", " + std::to_string(e.slices) + " slices: DCN all-reduce " +
                               FormatMs(e.dcn_ms) + " ms (overlapped)"
                         : "") +

@@ -49,6 +49,7 @@ TargetSpec ParseTarget(const json& j) {
   t.ici_gbps = Opt<double>(j, "ici_gbps");
   t.collective_latency_us = Opt<double>(j, "collective_latency_us");
   t.dcn_gbps = Opt<double>(j, "dcn_gbps");
+  t.scaleout_gbps = Opt<double>(j, "scaleout_gbps");
   t.calibration_siblings = j.value("calibration_siblings", std::vector<std::string>{});
   t.price_usd_per_chip_hour = Opt<double>(j, "price_usd_per_chip_hour");
   t.price_includes_host = j.value("price_includes_host", true);
@@ -83,6 +84,10 @@ TargetSpec ParseTarget(const json& j) {
 std::string TargetSpec::Interconnect(int chips) const {
   if (is_tpu()) return "ICI";
   if (chips <= chips_per_host) return "NVLink";
+  if (scaleout_gbps)
+    return "NVLink within a host and InfiniBand between hosts (a group spanning hosts at the "
+           "network's " +
+           FormatFixed(*scaleout_gbps, 1) + " GB/s per GPU)";
   return "NVLink within a host and InfiniBand between hosts (modelled at NVLink's bandwidth: a "
          "lower bound)";
 }

@@ -251,8 +251,21 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                       "TARGET=USD per chip-hour instead of the list price (repeatable; e.g. "
                       "committed-use discounts: tpu-v5e=0.84)");
   est_cmd->add_option("--parallel", est.parallel,
-                      "how a slice's chips share the step: data=N,fsdp=N,tp=N,ep=N,cp=N "
-                      "(default: data parallel over all chips)");
+                      "how a slice's chips share the step: data=N,fsdp=N,tp=N,ep=N,cp=N,pp=N,vp=N "
+                      "(pp: pipeline stages, vp: interleaved chunks per stage; default: data "
+                      "parallel over all chips)");
+  est_cmd
+      ->add_option("--micro-batches", est.micro_batches,
+                   "--train: each replica's step runs N micro-batches of --batch (gradient "
+                   "accumulation; the micro-batches a pipeline passes along, Megatron's global "
+                   "batch / (micro-batch x data replicas)); default 1")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20));
+  est_cmd->add_flag("--distributed-optimizer", est.distributed_optimizer,
+                    "--train: Megatron-core's distributed optimizer (DeepSpeed ZeRO-1): 16-bit "
+                    "weights, fp32 gradients, the fp32 master weights and optimizer state sharded "
+                    "over the data replicas and context group, gradients reduce-scattered and "
+                    "weights all-gathered behind compute; context parallelism keeps whole weights");
   est_cmd->add_option("--remat", est.remat,
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "

@@ -48,6 +48,13 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     options.parallel = *parallel;
   }
   options.slices = args.slices;
+  options.micro_batches = args.micro_batches;
+  options.distributed_optimizer = args.distributed_optimizer;
+  if ((args.micro_batches > 1 || args.distributed_optimizer) && !args.train) {
+    err << "tpu-doctor: --micro-batches and --distributed-optimizer describe a training step; "
+           "add --train\n";
+    return std::nullopt;
+  }
   if (args.serve) {
     if (args.train) {
       err << "tpu-doctor: --serve estimates inference; drop --train\n";

@@ -56,16 +56,18 @@ struct EstimateArgs {
   std::string optimizer = "adam";
   std::string precision = "bf16";
   std::optional<double> dataset_size;
-  std::string calibration_file;     // overrides the targets' calibration
-  std::vector<std::string> prices;  // TARGET=USD_PER_CHIP_HOUR overrides (committed-use prices)
-  bool compare = false;             // the one-screen cost comparison
-  std::string parallel;             // --parallel fsdp=16,tp=4 (empty: data parallel)
-  std::string remat = "none";       // none, dots, layer
-  std::string runtime = "auto";     // auto, eager, xla, compiled
-  bool channels_last = false;       // --channels-last
-  int slices = 1;                   // --slices N: multislice over DCN
-  std::string dcn = "data";         // --dcn data|fsdp: how the slices share the step
-  bool serve = false;               // --serve: serving figures (prefill, decode, tokens/s)
+  std::string calibration_file;        // overrides the targets' calibration
+  std::vector<std::string> prices;     // TARGET=USD_PER_CHIP_HOUR overrides (committed-use prices)
+  bool compare = false;                // the one-screen cost comparison
+  std::string parallel;                // --parallel fsdp=16,tp=4 (empty: data parallel)
+  std::string remat = "none";          // none, dots, layer
+  std::string runtime = "auto";        // auto, eager, xla, compiled
+  bool channels_last = false;          // --channels-last
+  int slices = 1;                      // --slices N: multislice over DCN
+  int micro_batches = 1;               // --micro-batches N: per replica and step
+  bool distributed_optimizer = false;  // --distributed-optimizer (Megatron, ZeRO-1)
+  std::string dcn = "data";            // --dcn data|fsdp: how the slices share the step
+  bool serve = false;                  // --serve: serving figures (prefill, decode, tokens/s)
   std::int64_t prompt_tokens = 1024;
   std::int64_t output_tokens = 1024;
   std::int64_t concurrency = 1;

@@ -68,10 +68,21 @@ struct Parallelism {
   // gathers the whole sequence's keys and values for its attention (forward, and again with
   // their gradients reduce-scattered backward). The state is sharded over them like FSDP.
   int context = 1;
+  // Pipeline parallelism (Megatron's pipeline_model_parallel_size, 1F1B schedule): the layers are
+  // cut into `pipeline` stages of consecutive layers, one per device group; a replica's batch runs
+  // as EstimateOptions::micro_batches micro-batches that flow through the stages, each stage
+  // holding its layers' state and sending its activations to the next stage (their gradients
+  // back). Filling and draining the pipe idles every stage (pipeline - 1) / virtual_stages
+  // micro-batch slots a step.
+  int pipeline = 1;
+  // The interleaved 1F1B schedule (Megatron's virtual_pipeline_model_parallel_size): each device
+  // holds `virtual_stages` chunks of non-adjacent layers, which divides the bubble by it and
+  // multiplies the stage-to-stage sends by it. 1: one chunk a device.
+  int virtual_stages = 1;
   bool operator==(const Parallelism&) const = default;
 };
-// `data=2,fsdp=16,tp=4,ep=8,cp=2` (keys data|dp, fsdp, tensor|tp, expert|ep, context|cp;
-// positive integers).
+// `data=2,fsdp=16,tp=4,ep=8,cp=2,pp=4,vp=2` (keys data|dp, fsdp, tensor|tp, expert|ep,
+// context|cp, pipeline|pp, virtual|vp; positive integers).
 Result<Parallelism> ParseParallelism(std::string_view text);
 std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when > 1)
 
@@ -155,7 +166,17 @@ struct EstimateOptions {
   bool train = false;
   Optimizer optimizer = Optimizer::kAdam;
   Precision precision = Precision::kBf16;
-  std::int64_t batch = 1;                      // the batch the graph's shapes were made static with
+  std::int64_t batch = 1;  // the batch the graph's shapes were made static with
+  // A replica's step runs this many micro-batches of `batch` each (gradient accumulation; the
+  // micro-batches a pipeline's stages pass along): the work and the collectives of the layers
+  // run once per micro-batch, the optimizer update and the gradient all-reduce once a step.
+  int micro_batches = 1;
+  // Megatron-core's distributed optimizer (use_distributed_optimizer; DeepSpeed's ZeRO-1): the
+  // optimizer state and fp32 master weights are sharded over the data replicas and the context
+  // group; the gradients are reduce-scattered over them and the updated weights all-gathered
+  // (overlapped with the backward and forward passes), and the context group keeps whole
+  // weights and gradients (Megatron's context parallelism, where MaxText shards them over it).
+  bool distributed_optimizer = false;
   int chips = 1;                               // chips of the slice (tpu-v5e-8: 8)
   Parallelism parallel;                        // how they share the step (default: data parallel)
   int slices = 1;                              // identical slices over DCN (multislice)
@@ -227,9 +248,15 @@ struct Calibration {
   // step takes the longer of host and device time: small steps are bound by the host.
   double host_op_us = 0;
   double step_overhead_us = 0;
-  double backward_ratio = 2.0;          // backward time / forward time per op (or fused kernel)
-  double saved_activation_share = 0.5;  // share of vector-op forward outputs autograd keeps
-  double saved_matrix_share = 1.0;      // share of matmul/conv forward outputs autograd keeps
+  // Backward time over forward time of a kernel. A matmul's or convolution's backward is its
+  // two gradient matmuls (data and weights), each of the forward's FLOPs; a fused (flash)
+  // attention's recomputes the scores and runs four more matmuls, five against the forward's two
+  // (Dao, FlashAttention-2, 2023); `backward_ratio` is the other kernels' (fitted where measured).
+  double matrix_backward_ratio = 2.0;
+  double attention_backward_ratio = 2.5;
+  double backward_ratio = 2.0;
+  double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
+  double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
   bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
   // Convolutions in channels-last (NHWC) layout, which cuDNN runs as implicit GEMMs on the tensor
   // cores: their achieved share of the precision's matrix rate (EstimateOptions::channels_last).
@@ -357,6 +384,11 @@ struct Estimate {
   double context_ms = 0;    // context-parallel key/value all-gathers (not overlapped)
   double recompute_ms = 0;  // forward work rematerialisation runs again
   double dcn_ms = 0;        // gradient all-reduce between slices (overlapped with the backward)
+  // Pipeline parallelism: the stages' idle slots while the pipe fills and drains, and the
+  // activations (forward) and their gradients (backward) each stage sends the next.
+  double pipeline_bubble_ms = 0;
+  double pipeline_send_ms = 0;
+  int micro_batches = 1;                   // per replica and step (EstimateOptions::micro_batches)
   std::optional<ServingEstimate> serving;  // with EstimateOptions::serve
   double host_ms = 0;  // host time of an eager step; the step is bound by it when longer
   int slices = 1;

@@ -50,6 +50,9 @@ struct TargetSpec {
   // none charged): what a tensor-parallel decode step pays per collective beyond its bytes.
   std::optional<double> collective_latency_us;
   std::optional<double> dcn_gbps;  // data-center network per chip (GB/s), between slices
+  // GPUs: each GPU's share of its host's scale-out network (InfiniBand or RoCE NICs; GB/s one
+  // way), what a collective whose group spans hosts runs at instead of NVLink's bandwidth.
+  std::optional<double> scaleout_gbps;
   // Targets whose fitted efficiency factors this one borrows, nearest first, when no published
   // run of its own was fitted (data/calibration/RUNTIME-TARGET.json).
   std::vector<std::string> calibration_siblings;
