@@ -363,7 +363,11 @@ ROWS = [
     # GBS / (MBS x replicas) micro-batches of MBS sequences, the pipelines' interleaved 1F1B.
     # Added in session 27 once pipeline parallelism and micro-batches were built; predicted once
     # before anything was fitted to them. Expert parallelism is carved from the data replicas.
-    # Every recipe runs Megatron-core's distributed optimizer (recipes/common.py).
+    # Every recipe runs Megatron-core's distributed optimizer (recipes/common.py). GPT-OSS's
+    # recipes recompute the layer norms and the experts' activation (recompute_modules
+    # layernorm, moe_act): `dots`, which keeps the matmuls' inputs and reruns the pointwise ops
+    # (set after the first look, from the recipe). DeepSeek-V3's recompute its MLA up-projections
+    # and MLPs, which no --remat policy says; costed without.
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-8b.json",
          target="nvidia-h100-8", seq=8192, batch=1, micro_batches=16, chips=8,
          parallel="fsdp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -375,7 +379,7 @@ ROWS = [
          parallel="tp=8,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-H100"), model="gpt-oss-120b.json",
          target="nvidia-h100-64", seq=4096, batch=1, micro_batches=80, chips=64,
-         parallel="ep=8,pp=4", remat="none", precision="bf16", per="tokens/chip", distributed_optimizer=True),
+         parallel="ep=8,pp=4", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-H100"), model="qwen3-30b-a3b.json",
          target="nvidia-h100-16", seq=4096, batch=1, micro_batches=64, chips=16,
          parallel="ep=16", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -390,7 +394,7 @@ ROWS = [
          parallel="tp=4,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-B200"), model="gpt-oss-120b.json",
          target="nvidia-b200-64", seq=4096, batch=4, micro_batches=2, chips=64,
-         parallel="ep=8", remat="none", precision="bf16", per="tokens/chip", distributed_optimizer=True),
+         parallel="ep=8", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-B200"), model="qwen3-30b-a3b.json",
          target="nvidia-b200-8", seq=4096, batch=1, micro_batches=64, chips=8,
          parallel="ep=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),

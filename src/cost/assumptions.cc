@@ -179,7 +179,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (options.distributed_optimizer) {
     out.push_back(
-        "distributed optimizer (Megatron-core, ZeRO-1): 16-bit weights and fp32 gradients whole "
+        "distributed optimizer (Megatron-core, ZeRO-1): 16-bit weights and gradients whole "
         "on each replica, the fp32 master weights and optimizer state divided over its " +
         std::to_string(p.data * p.context) +
         " data and context replicas; gradients reduce-scattered and weights all-gathered behind "

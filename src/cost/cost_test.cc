@@ -555,11 +555,13 @@ TEST(EstimateTest, Fp16OnTensorCoresAndNotOnTpus) {
   EXPECT_EQ(NameOf(Precision::kFp16), "fp16");
   Graph g = SquareMatmul();
   const Calibration tpu = FullOverlap("tpu-v5e");  // the rates alone
+  Calibration gpu = CalibrationFor(T("nvidia-v100"), *ParseRuntime("eager"));
+  gpu.matrix_memory_overlap = 1;
   auto step_ms = [&](const char* target, Precision p) {
     EstimateOptions o;
     o.batch = 4096;
     o.precision = p;
-    if (T(target).is_tpu()) o.calibration = &tpu;
+    o.calibration = T(target).is_tpu() ? &tpu : &gpu;
     auto e = EstimateStep(g, **FindTarget(target), o);
     EXPECT_TRUE(e.ok());
     return e.ok() ? e->forward_ms : 0.0;

@@ -109,10 +109,11 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 // op that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
 // ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
 // 175B's published v6e-256 run, about 3.6 GB of weights a layer, "not fit").
-void ShardMemory(const StepContext& c, double share, double stage_share, Estimate& e) {
+void ShardMemory(const StepContext& c, double share, double optimizer_share, double stage_share,
+                 Estimate& e) {
   MemoryBreakdown& m = e.memory;
   const double shards = c.StateShards() / share / stage_share;
-  const double optimizer_shards = c.OptimizerShards() / share / stage_share;
+  const double optimizer_shards = c.StateShards() / optimizer_share / stage_share;
   const double split = c.WorkSplit();
   m.weights /= shards;
   m.gradients /= shards;
@@ -170,7 +171,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const bool bf16_params = options.precision == Precision::kBf16Params;
   const double state_scale = bf16_params ? 0.5 : 1.0;
   // A server holds the weights in the compute precision (no fp32 copy to update).
-  // Megatron's distributed optimizer keeps 16-bit model weights, fp32 gradient buffers and the
+  // Megatron's distributed optimizer keeps 16-bit model weights and gradient buffers and the
   // fp32 master copy in the (sharded) optimizer.
   const bool megatron_layout = options.distributed_optimizer && options.train &&
                                c.element_bytes == 2 && !mixed && !bf16_params;
@@ -178,7 +179,9 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
       mixed || bf16_params || megatron_layout || (options.serve && c.element_bytes == 2);
   m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
   if (options.train) {
-    m.gradients = params.count * (mixed || bf16_params ? 2 : 4);
+    // Megatron-core reduces (and so keeps) the gradients in the weights' dtype unless
+    // grad_reduce_in_fp32 asks otherwise (its default off).
+    m.gradients = params.count * (mixed || bf16_params || megatron_layout ? 2 : 4);
     m.master_weights = mixed || megatron_layout ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
@@ -229,7 +232,7 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   m.padding_waste = act.layout_total > 0
                         ? m.activations * (act.layout_total - act.natural_total) / act.layout_total
                         : 0;
-  ShardMemory(c, c.ExpertStateShare(params.count),
+  ShardMemory(c, c.ExpertStateShare(params.count), c.OptimizerShare(params.count),
               params.count > 0 ? c.StageParams(params.count) / params.count : 1, e);
   // With every layer's input kept, the backward pass frees them one layer at a time as it
   // produces that layer's gradients: kept inputs and gradients together peak at the larger of

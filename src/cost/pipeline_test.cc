@@ -96,18 +96,19 @@ TEST(PipelineTest, MoreChunksThanLayersIsAnError) {
   EXPECT_FALSE(EstimateStep(m->graph, **FindTarget("tpu-v5p"), o));
 }
 
-// Megatron's distributed optimizer over 4 data replicas: bf16 weights and fp32 gradients whole,
-// the fp32 master weights and Adam's two moments divided by 4; the gradients reduce-scattered
-// (fp32) and the bf16 weights all-gathered: 6 bytes a parameter where an all-reduce moves 8.
+// Megatron's distributed optimizer over 4 data replicas: bf16 weights and gradients whole, the
+// fp32 master weights and Adam's two moments divided by 4; the bf16 gradients reduce-scattered
+// and the bf16 weights all-gathered: 4 bytes a parameter where an all-reduce of fp32 gradients
+// moves 8.
 TEST(DistributedOptimizerTest, ShardsTheOptimizerOverTheReplicas) {
   const Estimate ddp = Llama8b("tpu-v5p", 4, "data=4", 1);
   const Estimate zero1 = Llama8b("tpu-v5p", 4, "data=4", 1, true);
   const double params = ddp.memory.weights / 4;
   EXPECT_NEAR(zero1.memory.weights, 2 * params, 1e-6 * params);
-  EXPECT_NEAR(zero1.memory.gradients, 4 * params, 1e-6 * params);
+  EXPECT_NEAR(zero1.memory.gradients, 2 * params, 1e-6 * params);
   EXPECT_NEAR(zero1.memory.master_weights, 4 * params / 4, 1e-6 * params);
   EXPECT_NEAR(zero1.memory.optimizer_state, 8 * params / 4, 1e-6 * params);
-  EXPECT_NEAR(zero1.allreduce_ms, ddp.allreduce_ms * 6 / 8, 1e-9);
+  EXPECT_NEAR(zero1.allreduce_ms, ddp.allreduce_ms * 4 / 8, 1e-9);
   EXPECT_NEAR(zero1.optimizer_ms, ddp.optimizer_ms / 4, 1e-9);
 }
 
@@ -128,6 +129,15 @@ TEST(ScaleOutTest, GroupsSpanningHostsRunAtTheNetworksBandwidth) {
   const CollectiveTimes t = Collectives(in);
   EXPECT_NEAR(t.tensor_s, 2 * 7.0 / 8 * 1e9 / 450e9, 1e-12);
   EXPECT_NEAR(t.data_s, 2 * 0.5 * 1e9 / 8 * 4 / 50e9, 1e-12);
+  // Expert parallelism over 16 devices of two hosts: half of each device's tokens go to the
+  // other host over the network, 7/16 to its own host's peers over NVLink at the same time.
+  in.parallel = {1, 1, 1};
+  in.parallel.expert = 16;
+  in.expert_exchange_bytes = 1e9;
+  in.passes = 2;
+  EXPECT_NEAR(Collectives(in).expert_s, 2 * 0.5 * 1e9 / 50e9, 1e-12);
+  in.parallel.expert = 8;  // one host: 7/8 over NVLink
+  EXPECT_NEAR(Collectives(in).expert_s, 2 * 7.0 / 8 * 1e9 / 450e9, 1e-12);
   // Pipeline stages four hosts apart send over the network; two devices of a host over NVLink.
   in.parallel = {1, 1, 8};
   in.parallel.pipeline = 4;

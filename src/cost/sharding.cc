@@ -148,6 +148,21 @@ double GroupLink(const CollectiveInputs& in, double extent) {
   return spans_hosts ? std::min(in.link_bytes_s, in.scaleout_bytes_s) : in.link_bytes_s;
 }
 
+// Seconds per byte a device exchanges in an all-to-all over a group of `n` devices `stride`
+// apart: each sends the other (n - 1) / n of its bytes. Where the group spans hosts, the bytes
+// for its peers on other hosts leave through the scale-out network while those for the peers on
+// its own host cross NVLink at the same time: the slower of the two bounds it.
+double AllToAllShare(const CollectiveInputs& in, int n, double stride) {
+  const double extent = stride * n;
+  if (n <= 1) return 0;
+  if (in.scaleout_bytes_s <= 0 || in.devices_per_host <= 0 || extent <= in.devices_per_host)
+    return Ring(n) / in.link_bytes_s;
+  const double per_host = std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
+  const double off_host = (n - per_host) / n, on_host = (per_host - 1) / n;
+  return std::max(off_host / std::min(in.link_bytes_s, in.scaleout_bytes_s),
+                  on_host / in.link_bytes_s);
+}
+
 }  // namespace
 
 CollectiveTimes Collectives(const CollectiveInputs& in) {
@@ -163,7 +178,7 @@ CollectiveTimes Collectives(const CollectiveInputs& in) {
   // Expert parallelism: each device keeps (1/ep) of its routed tokens for its own experts and
   // sends the rest, then takes the results back, at its links' bandwidth (the all-to-all's
   // injection bound; a torus's bisection can be tighter: stated in the assumptions).
-  t.expert_s = Ring(p.expert) * in.expert_exchange_bytes * in.passes / GroupLink(in, expert_extent);
+  t.expert_s = AllToAllShare(in, p.expert, context_extent) * in.expert_exchange_bytes * in.passes;
   // The experts' state is sharded over the expert axis as well; the rest is replicated on it.
   const double dense = in.param_count - in.expert_param_count;
   const double per_device = dense + in.expert_param_count / p.expert;

@@ -71,8 +71,12 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   if (c.parallel.context > 1)
     ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
-  ci.grad_bytes_per_param =
-      options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ? 2 : 4;
+  // Megatron-core reduces the gradients in the weights' 16-bit dtype (grad_reduce_in_fp32 off).
+  ci.grad_bytes_per_param = options.precision == Precision::kMixed ||
+                                    options.precision == Precision::kBf16Params ||
+                                    (options.distributed_optimizer && c.element_bytes == 2)
+                                ? 2
+                                : 4;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
   // training, two backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes =
@@ -112,7 +116,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.forward_ms = micro * forward_ms;
   e.backward_ms = micro * backward_ms;
   e.recompute_ms = micro * recompute_ms;
-  e.optimizer_ms = opt / c.OptimizerShards() * c.ExpertStateShare(params.count) * 1e3;
+  e.optimizer_ms = opt / shards * c.OptimizerShare(params.count) * 1e3;
   e.allreduce_ms = coll.data_s * 1e3;
   // The distributed optimizer reduce-scatters each gradient bucket as the last micro-batch's
   // backward pass produces it and all-gathers the weights as the first one's forward pass needs

@@ -69,12 +69,15 @@ struct StepContext {
            (options.distributed_optimizer ? 1 : parallel.context) * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
   }
-  // How many ways the optimizer state and fp32 master weights are sharded: StateShards, and the
-  // data replicas and context group under the distributed optimizer.
-  double OptimizerShards() const {
-    return StateShards() * (options.distributed_optimizer
-                                ? static_cast<double>(parallel.data) * parallel.context
-                                : 1);
+  // The share of the parameter state a device keeps of the `param_count` parameters
+  // StateShards leaves it, for the optimizer state and fp32 master weights: the experts' 1/ep and
+  // the rest (ExpertStateShare); under the distributed optimizer that state is divided further
+  // over the data replicas, the context group and the expert axis (the dense parameters' data
+  // group spans the expert axis; the experts' own, each expert's data replicas), so every
+  // parameter's share is 1 / (data x context x expert).
+  double OptimizerShare(double param_count) const {
+    if (!options.distributed_optimizer) return ExpertStateShare(param_count);
+    return 1.0 / (static_cast<double>(parallel.data) * parallel.context * parallel.expert);
   }
   // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
   // compiled program, whose dtypes are its own).

@@ -263,7 +263,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::Range(1, 1 << 20));
   est_cmd->add_flag("--distributed-optimizer", est.distributed_optimizer,
                     "--train: Megatron-core's distributed optimizer (DeepSpeed ZeRO-1): 16-bit "
-                    "weights, fp32 gradients, the fp32 master weights and optimizer state sharded "
+                    "weights and gradients, the fp32 master weights and optimizer state sharded "
                     "over the data replicas and context group, gradients reduce-scattered and "
                     "weights all-gathered behind compute; context parallelism keeps whole weights");
   est_cmd->add_option("--remat", est.remat,

@@ -171,11 +171,12 @@ struct EstimateOptions {
   // micro-batches a pipeline's stages pass along): the work and the collectives of the layers
   // run once per micro-batch, the optimizer update and the gradient all-reduce once a step.
   int micro_batches = 1;
-  // Megatron-core's distributed optimizer (use_distributed_optimizer; DeepSpeed's ZeRO-1): the
-  // optimizer state and fp32 master weights are sharded over the data replicas and the context
-  // group; the gradients are reduce-scattered over them and the updated weights all-gathered
-  // (overlapped with the backward and forward passes), and the context group keeps whole
-  // weights and gradients (Megatron's context parallelism, where MaxText shards them over it).
+  // Megatron-core's distributed optimizer (use_distributed_optimizer; DeepSpeed's ZeRO-1): 16-bit
+  // weights and gradients (grad_reduce_in_fp32 off, its default) on every replica, the optimizer
+  // state and fp32 master weights sharded over the data replicas, the context group and the
+  // expert axis; the gradients are reduce-scattered over them and the updated weights
+  // all-gathered (overlapped with the backward and forward passes), and the context group keeps
+  // whole weights and gradients (Megatron's context parallelism, where MaxText shards them).
   bool distributed_optimizer = false;
   int chips = 1;                               // chips of the slice (tpu-v5e-8: 8)
   Parallelism parallel;                        // how they share the step (default: data parallel)
