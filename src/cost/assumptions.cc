@@ -153,7 +153,8 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back(
         "parallelism " + ToString(p) + ": parameters" +
         (options.train ? std::string(", gradients and optimizer state") : std::string()) +
-        " divided over " + std::to_string(p.fsdp * p.tensor * p.context) + " chips" +
+        " divided over " + FormatFixed(c.StateShards() * c.Stages(), 0) + " chips" +
+        (p.pipeline > 1 ? std::string(" (with the pipeline's stages)") : std::string()) +
         (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
                       "reduce-scatters the gradients over " +
                           c.target.Interconnect(options.chips) + ", overlapped with compute"

@@ -166,9 +166,12 @@ std::string RenderEstimateText(const Report& r) {
            ? std::string(
                  "serving (TTFT: one prompt's prefill at batch 1; a round's prefills batched)")
            : "inference, batch " + std::to_string(r.estimate_batch)) +
-      (r.estimates.empty() || !r.estimates.front().serving ? " per device, " : ", ") +
-      std::string(NameOf(r.precision)) + (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") +
-      "\n";
+      (r.estimates.empty() || !r.estimates.front().serving ? " per device" : "") +
+      (!r.estimates.empty() && r.estimates.front().micro_batches > 1
+           ? " x " + std::to_string(r.estimates.front().micro_batches) + " micro-batches"
+           : std::string()) +
+      ", " + std::string(NameOf(r.precision)) +
+      (r.train ? ", " + std::string(NameOf(r.optimizer)) : "") + "\n";
   for (const std::string& note : r.flag_notes) out += "note: " + note + "\n";
   out += "\n";
   if (!es.empty() && es.front().serving) {
