@@ -57,6 +57,24 @@ def test_context_parallel_estimate():
     assert any("context parallelism over 2 devices" in a for a in cp.assumptions)
 
 
+def test_pipeline_micro_batches_and_distributed_optimizer():
+    # A Megatron-style run: 2 stages of 4 interleaved chunks, 8 micro-batches of one sequence
+    # per replica (4 replicas on 16 GPUs at tp=2), the optimizer state sharded over them.
+    piped = tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="h100-16",
+                               parallel="tp=2,pp=2,vp=4", micro_batches=8,
+                               distributed_optimizer=True).estimates[0]
+    assert piped.global_batch == 32
+    assert piped.micro_batches == 8
+    assert piped.parallel == {"data": 4, "fsdp": 1, "tensor": 2, "pipeline": 2, "virtual_stages": 4}
+    assert any("pipeline parallelism over 2 stages" in a for a in piped.assumptions)
+    assert any("distributed optimizer" in a for a in piped.assumptions)
+    with pytest.raises(tpudoctor.Error, match="train"):
+        tpudoctor.estimate(LLAMA, seq=2048, batch=1, targets="h100", micro_batches=2)
+    with pytest.raises(tpudoctor.Error, match="layers"):
+        tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="h100-64",
+                           parallel="pp=64")
+
+
 def test_check_job(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"

@@ -90,6 +90,11 @@ class Estimate:
     # With estimate(serve=...): ttft_ms, tpot_ms, output_tokens_per_s_per_chip,
     # usd_per_million_output_tokens, kv_cache_bytes_per_chip, fits, max_concurrency, ...
     serving: Optional[Dict[str, Any]] = None
+    global_batch: int = 0  # samples per step over every chip and micro-batch
+    # How the chips share the step: {"data", "fsdp", "tensor"} and, above 1, "expert", "context",
+    # "pipeline", "virtual_stages".
+    parallel: Optional[Dict[str, int]] = None
+    micro_batches: int = 1  # per replica and step
 
     @staticmethod
     def from_dict(d: Dict[str, Any], batch: int) -> "Estimate":
@@ -112,6 +117,9 @@ class Estimate:
             runtime=d.get("runtime", "eager"),
             kernels=d.get("kernels", 0),
             serving=dict(d["serving"]) if d.get("serving") else None,
+            global_batch=d.get("global_batch", 0),
+            parallel=dict(d["parallel"]) if d.get("parallel") else None,
+            micro_batches=d.get("micro_batches", 1),
         )
 
 
