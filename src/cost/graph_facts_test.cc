@@ -62,8 +62,12 @@ TEST(GraphFactsTest, ExpertMatmulsTheirWeightsAndTheirExchange) {
   EXPECT_DOUBLE_EQ(c.expert_fill, 32.0 / 48);
   for (const Node& n : capped->graph.nodes()) {
     const auto i = static_cast<std::size_t>(n.id);
-    if (c.moe_dispatch[i]) EXPECT_EQ(c.UsefulShare(i), 0);
-    if (c.expert_matmul[i]) EXPECT_DOUBLE_EQ(c.UsefulShare(i), 32.0 / 48);
+    if (c.moe_dispatch[i]) {
+      EXPECT_EQ(c.UsefulShare(i), 0);
+    }
+    if (c.expert_matmul[i]) {
+      EXPECT_DOUBLE_EQ(c.UsefulShare(i), 32.0 / 48);
+    }
   }
 }
 

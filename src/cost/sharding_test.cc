@@ -395,7 +395,7 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
   EstimateOptions o;
   o.chips = 8;
   o.parallel = {0, 1, 8};
-  o.serve = ServingOptions{1000, 1000, 64};
+  o.serve = ServingOptions{1000, 1000, 64, "", false};
   const TargetSpec& v6e = **FindTarget("tpu-v6e");
   auto e = EstimateStep(m->graph, v6e, o);
   ASSERT_TRUE(e) << e.error().message;
@@ -469,7 +469,7 @@ Result<Estimate> ServeConfig(const std::string& config, std::int64_t prompt, std
   EstimateOptions o;
   o.chips = chips;
   if (chips > 1) o.parallel = {0, 1, chips};
-  o.serve = ServingOptions{prompt, output, concurrency};
+  o.serve = ServingOptions{prompt, output, concurrency, "", false};
   return EstimateStep(m->graph, target, o);
 }
 

@@ -26,39 +26,12 @@ double UpdateBytesPerParam(Optimizer o) {
   return 28;
 }
 
-}  // namespace
-
-// Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce, over
-// the step's micro-batches and, with pipeline parallelism, the stages' fill and drain.
-void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
-                  Estimate& e) {
+// What the collectives of one micro-batch on the most loaded pipeline stage move, and over what
+// links (sharding.h): the stage's `stage_params` and 1/stages of the layers' traffic.
+CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   const EstimateOptions& options = c.options;
-  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
-  const double micro = options.micro_batches;
   const double stages = c.Stages();
-  // A pipeline stage runs 1/stages of the layers and, on the slowest stage, the work outside them
-  // (the embedding, the output head and the loss). Backward splits as forward does.
-  const double layer_share = fb.forward_s > 0 ? fb.layer_forward_s / fb.forward_s : 0;
-  const double stage_share = stages > 1 ? layer_share / stages + (1 - layer_share) : 1;
-  const double stage_params = c.StageParams(params.count);
-  double opt = 0;
-  if (options.train) {
-    // bf16 parameters and optimizer state move half the bytes.
-    const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
-    opt = stage_params * UpdateBytesPerParam(options.optimizer) * state_scale /
-              (c.rates.bandwidth * c.cal.memory_efficiency) +
-          params.tensors * stage_params / std::max(1.0, params.count) * overhead_s;
-  }
-  // Tensor and context parallelism divide every op's work; rematerialisation runs forward work
-  // again in the backward pass; the collectives of each parallelism axis (sharding.h).
   const double split = c.WorkSplit();
-  // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
-  // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
-  const double recompute = !options.train ? 0
-                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload
-                               ? fb.layer_forward_s / stages
-                           : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
-                                                     : 0;
   CollectiveInputs ci;
   ci.parallel = c.parallel;
   ci.param_count = stage_params;
@@ -95,6 +68,43 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   ci.devices_per_host = c.target.chips_per_host * c.devices_per_chip;
   ci.distributed_optimizer = options.distributed_optimizer;
   ci.train = options.train;
+  return ci;
+}
+
+}  // namespace
+
+// Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce, over
+// the step's micro-batches and, with pipeline parallelism, the stages' fill and drain.
+void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,
+                  Estimate& e) {
+  const EstimateOptions& options = c.options;
+  const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  const double micro = options.micro_batches;
+  const double stages = c.Stages();
+  // A pipeline stage runs 1/stages of the layers and, on the slowest stage, the work outside them
+  // (the embedding, the output head and the loss). Backward splits as forward does.
+  const double layer_share = fb.forward_s > 0 ? fb.layer_forward_s / fb.forward_s : 0;
+  const double stage_share = stages > 1 ? layer_share / stages + (1 - layer_share) : 1;
+  const double stage_params = c.StageParams(params.count);
+  double opt = 0;
+  if (options.train) {
+    // bf16 parameters and optimizer state move half the bytes.
+    const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
+    opt = stage_params * UpdateBytesPerParam(options.optimizer) * state_scale /
+              (c.rates.bandwidth * c.cal.memory_efficiency) +
+          params.tensors * stage_params / std::max(1.0, params.count) * overhead_s;
+  }
+  // Tensor and context parallelism divide every op's work; rematerialisation runs forward work
+  // again in the backward pass; the collectives of each parallelism axis (sharding.h).
+  const double split = c.WorkSplit();
+  // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
+  // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
+  const double recompute = !options.train ? 0
+                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload
+                               ? fb.layer_forward_s / stages
+                           : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
+                                                     : 0;
+  const CollectiveInputs ci = StepCollectives(c, stage_params);
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
     e.components.optimizer_bytes = params.count * UpdateBytesPerParam(options.optimizer);
