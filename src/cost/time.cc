@@ -55,8 +55,11 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
   const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
+  const double matmul_eff = n.op == Op::kAttention
+                                ? cal.attention_efficiency.value_or(cal.matrix_efficiency)
+                                : cal.matrix_efficiency;
   const double eff =
-      is_matmul ? cal.matrix_efficiency * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
+      is_matmul ? matmul_eff * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
       : depthwise ? cal.depthwise_efficiency
       : nhwc      ? *cal.channels_last_conv_efficiency
                   : cal.conv_efficiency;

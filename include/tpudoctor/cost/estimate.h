@@ -225,6 +225,8 @@ struct Calibration {
   std::string name;        // "eager-gpu", "xla-gpu", "compiled-gpu", "xla-tpu", "xla-tpu-v6e"
   std::string fitted_for;  // the target a generation's factors were fitted to; empty: the family
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
+  // Achieved share of the peak for fused (flash) attention kernels; unset: matrix_efficiency.
+  std::optional<double> attention_efficiency;
   double conv_efficiency = 0.5;    // achieved share for convolutions
   // Achieved share for depthwise (group = channels) convolutions.
   double depthwise_efficiency = 0.1;
