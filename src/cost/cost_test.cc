@@ -820,5 +820,41 @@ TEST(EstimateTest, Fp8LeavesAttentionAtTheBf16Rate) {
   EXPECT_LT(op_ms(Precision::kFp8, "MatMul"), 0.75 * op_ms(Precision::kBf16, "MatMul"));
 }
 
+// Attention runs at the calibration's attention efficiency (published fused-kernel rates), the
+// other matmuls at the matmul efficiency; training, its backward is 2.5x its forward (the scores
+// recomputed: five matmuls against two), a matmul's 2x.
+TEST(EstimateTest, AttentionHasItsOwnEfficiencyAndBackward) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[1,4096,2048]
+  init %wq: f32[2048,2048]
+  %q: f32[1,4096,2048] = MatMul[matmul](%x, %wq)
+  %a: f32[1,4096,2048] = Attention[matmul](%q, %q, %q) {q_num_heads=16, kv_num_heads=16}
+  output %a
+})");
+  Calibration cal = CalibrationFor(T("nvidia-h100"), *ParseRuntime("eager"));
+  cal.matrix_memory_overlap = 1;
+  cal.kernel_overhead_us = 0;
+  auto times = [&](std::optional<double> attention_eff, bool train) {
+    cal.attention_efficiency = attention_eff;
+    EstimateOptions o;
+    o.train = train;
+    o.calibration = &cal;
+    auto e = EstimateStep(g, T("nvidia-h100"), o);
+    EXPECT_TRUE(e);
+    std::map<std::string, double> ms;
+    for (const NodeTime& t : e->top_nodes) ms[t.op] = t.ms;
+    return ms;
+  };
+  const auto same = times(std::nullopt, false);
+  const auto half = times(cal.matrix_efficiency / 2, false);
+  // 4 x 4096^2 x 2048 FLOPs at 989 TFLOP/s x the efficiency: compute-bound.
+  EXPECT_NEAR(same.at("Attention"),
+              4.0 * 4096 * 4096 * 2048 / (989e12 * cal.matrix_efficiency) * 1e3, 1e-6);
+  EXPECT_NEAR(half.at("Attention"), 2 * same.at("Attention"), 1e-9);
+  EXPECT_DOUBLE_EQ(half.at("MatMul"), same.at("MatMul"));
+  const auto trained = times(std::nullopt, true);
+  EXPECT_NEAR(trained.at("Attention"), 3.5 * same.at("Attention"), 1e-9);
+}
+
 }  // namespace
 }  // namespace tpudoctor
