@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Random model configs through `tpu-doctor estimate`: hostile values in the keys that decide a
 transformer's shape (latent attention, shared and routed experts, dense layers, windows, chunks,
-Gemma 4's global heads) and the parallel axes, in Hugging Face JSON and MaxText YAML alike.
+Gemma 4's global heads) and the parallel axes (pipeline stages, micro-batches and the
+distributed optimizer too), in Hugging Face JSON and MaxText YAML alike.
 
 Every run must end with exit 0, 1 or 2 within 30 s, and an exit 2 with exactly one line on stderr.
 Under a sanitizer build pass B=that binary and ASAN_OPTIONS=exitcode=99 so its reports count.
@@ -67,7 +68,12 @@ def command(rng, path):
     args = [BINARY, "estimate", path, "--train", "--seq", str(rng.choice([16, 64, 1000])),
             "--batch", "2", "--targets", "tpu7x-8"]
     if rng.random() < 0.3:
-        args += ["--parallel", rng.choice(["cp=2", "fsdp=4,cp=4", "cp=16", "ep=2,cp=2"])]
+        args += ["--parallel", rng.choice(["cp=2", "fsdp=4,cp=4", "cp=16", "ep=2,cp=2", "pp=2",
+                                           "pp=4,vp=2", "tp=2,pp=8", "pp=16,vp=4", "cp=2,pp=2"])]
+    if rng.random() < 0.2:
+        args += ["--micro-batches", str(rng.choice([1, 3, 64, 1 << 20]))]
+    if rng.random() < 0.2:
+        args += ["--distributed-optimizer"]
     return args
 
 
