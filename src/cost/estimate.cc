@@ -148,6 +148,11 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("serving needs at least one prompt token, output token and request");
   if (options.micro_batches < 1 || options.micro_batches > 1 << 20)
     return MakeError("the micro-batches per step must be between 1 and 1048576");
+  // The global batch (an int64) must hold batch x micro-batches x devices x slices.
+  if (static_cast<double>(options.batch) * options.micro_batches *
+          std::max(1, options.chips) * std::max(1, target.devices_per_chip) * options.slices >
+      1e15)
+    return MakeError("batch x micro-batches x devices x slices is more than 1e15 samples a step");
   if (options.serve && options.parallel.pipeline > 1)
     return MakeError("--parallel pp= is estimated for training and prefill, not serving");
   if (options.slices < 1 || options.slices > 1024)

@@ -94,6 +94,12 @@ TEST(PipelineTest, MoreChunksThanLayersIsAnError) {
   o.parallel = *ParseParallelism("pp=2");
   o.micro_batches = 0;
   EXPECT_FALSE(EstimateStep(m->graph, **FindTarget("tpu-v5p"), o));
+  // A global batch an int64 would not hold (1e9 x 2^20 x 8 devices) is refused, not wrapped.
+  o.micro_batches = 1 << 20;
+  o.batch = 1000000000;
+  auto huge = EstimateStep(m->graph, **FindTarget("tpu-v5p"), o);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message.find("1e15"), std::string::npos);
 }
 
 // Megatron's distributed optimizer over 4 data replicas: bf16 weights and gradients whole, the
