@@ -126,7 +126,7 @@ void ShardMemory(const StepContext& c, double share, double optimizer_share, dou
     m.transients += (c.options.train ? 2 : 1) * c.facts.largest_attention_kv_elements *
                     c.ActivationBytes() / c.parallel.tensor;
   }
-  if (c.parallel.fsdp * (c.options.distributed_optimizer ? 1 : c.parallel.context) > 1) {
+  if (c.WeightGatherGroup() > 1) {
     m.transients += 2 * c.layers.largest_weight / c.parallel.tensor * c.ActivationBytes();
   }
   e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
@@ -170,19 +170,14 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // weight_dtype=bfloat16; optax keeps Adam's moments in the parameters' dtype).
   const bool bf16_params = options.precision == Precision::kBf16Params;
   const double state_scale = bf16_params ? 0.5 : 1.0;
-  // A server holds the weights in the compute precision (no fp32 copy to update).
-  // Megatron's distributed optimizer keeps 16-bit model weights and gradient buffers and the
-  // fp32 master copy in the (sharded) optimizer.
-  const bool megatron_layout = options.distributed_optimizer && options.train &&
-                               c.element_bytes == 2 && !mixed && !bf16_params;
+  // A server holds the weights in the compute precision (no fp32 copy to update); so does
+  // Megatron's distributed optimizer (StepContext::MegatronLayout).
   const bool narrow_weights =
-      mixed || bf16_params || megatron_layout || (options.serve && c.element_bytes == 2);
+      mixed || bf16_params || c.MegatronLayout() || (options.serve && c.element_bytes == 2);
   m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
   if (options.train) {
-    // Megatron-core reduces (and so keeps) the gradients in the weights' dtype unless
-    // grad_reduce_in_fp32 asks otherwise (its default off).
-    m.gradients = params.count * (mixed || bf16_params || megatron_layout ? 2 : 4);
-    m.master_weights = mixed || megatron_layout ? params.count * 4 : 0;
+    m.gradients = params.count * c.GradientBytes();
+    m.master_weights = mixed || c.MegatronLayout() ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
         m.optimizer_state = 0;
@@ -225,7 +220,6 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   }
   m.fixed = c.cal.fixed_memory_bytes;
   e.components.largest_tensor_bytes = largest;
-  e.components.state_bytes = m.weights + m.gradients + m.optimizer_state + m.master_weights;
   // The tile padding inside the activations the peak holds: the padded share of the tensors the
   // step makes (their tiled bytes over their natural ones), applied to the activations at the
   // peak. With remat, or at inference, the peak holds a few of them, not the step's total.

@@ -140,12 +140,16 @@ Result<Parallelism> ResolveParallelism(Parallelism p, int chips) {
 
 namespace {
 
-// The bandwidth a group runs its ring at whose devices, with the axes inside it, span `extent`
-// consecutive devices: the scale-out network's once that is more than a host holds.
+// Whether a group whose devices, with the axes inside it, span `extent` consecutive devices
+// crosses hosts over a scale-out network (GPUs; a TPU slice is one ICI domain).
+bool SpansHosts(const CollectiveInputs& in, double extent) {
+  return in.scaleout_bytes_s > 0 && in.devices_per_host > 0 &&
+         extent > static_cast<double>(in.devices_per_host);
+}
+
+// The bandwidth such a group runs its ring at: the slower of its links.
 double GroupLink(const CollectiveInputs& in, double extent) {
-  const bool spans_hosts = in.scaleout_bytes_s > 0 && in.devices_per_host > 0 &&
-                           extent > static_cast<double>(in.devices_per_host);
-  return spans_hosts ? std::min(in.link_bytes_s, in.scaleout_bytes_s) : in.link_bytes_s;
+  return SpansHosts(in, extent) ? std::min(in.link_bytes_s, in.scaleout_bytes_s) : in.link_bytes_s;
 }
 
 // Seconds per byte a device exchanges in an all-to-all over a group of `n` devices `stride`
@@ -153,14 +157,12 @@ double GroupLink(const CollectiveInputs& in, double extent) {
 // for its peers on other hosts leave through the scale-out network while those for the peers on
 // its own host cross NVLink at the same time: the slower of the two bounds it.
 double AllToAllShare(const CollectiveInputs& in, int n, double stride) {
-  const double extent = stride * n;
   if (n <= 1) return 0;
-  if (in.scaleout_bytes_s <= 0 || in.devices_per_host <= 0 || extent <= in.devices_per_host)
-    return Ring(n) / in.link_bytes_s;
+  const double extent = stride * n;
+  if (!SpansHosts(in, extent)) return Ring(n) / in.link_bytes_s;
   const double per_host = std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
   const double off_host = (n - per_host) / n, on_host = (per_host - 1) / n;
-  return std::max(off_host / std::min(in.link_bytes_s, in.scaleout_bytes_s),
-                  on_host / in.link_bytes_s);
+  return std::max(off_host / GroupLink(in, extent), on_host / in.link_bytes_s);
 }
 
 }  // namespace

@@ -44,12 +44,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   if (c.parallel.context > 1)
     ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
-  // Megatron-core reduces the gradients in the weights' 16-bit dtype (grad_reduce_in_fp32 off).
-  ci.grad_bytes_per_param = options.precision == Precision::kMixed ||
-                                    options.precision == Precision::kBf16Params ||
-                                    (options.distributed_optimizer && c.element_bytes == 2)
-                                ? 2
-                                : 4;
+  ci.grad_bytes_per_param = c.GradientBytes();
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
   // training, two backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes =

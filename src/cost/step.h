@@ -61,13 +61,31 @@ struct StepContext {
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
-  // How many ways the weights and gradients are sharded: FSDP x context x tensor parallelism,
-  // and over the slices too when they share it by FSDP. Under the distributed optimizer
-  // (Megatron) the context group keeps whole weights.
+  // The devices that shard the weights and gather them for use: FSDP and the context group
+  // (MaxText's `embed` rule); under the distributed optimizer (Megatron) the context group keeps
+  // whole weights.
+  int WeightGatherGroup() const {
+    return parallel.fsdp * (options.distributed_optimizer ? 1 : parallel.context);
+  }
+  // How many ways the weights and gradients are sharded: the gather group x tensor parallelism,
+  // and over the slices too when they share it by FSDP.
   double StateShards() const {
-    return static_cast<double>(parallel.fsdp) *
-           (options.distributed_optimizer ? 1 : parallel.context) * parallel.tensor *
+    return static_cast<double>(WeightGatherGroup()) * parallel.tensor *
            (options.dcn == DcnParallelism::kFsdp ? options.slices : 1);
+  }
+  // Megatron's distributed optimizer trains 16-bit model weights and gradient buffers (gradients
+  // reduced in the weights' dtype: grad_reduce_in_fp32 off, its default) beside the fp32 master
+  // copy in the sharded optimizer.
+  bool MegatronLayout() const {
+    return options.distributed_optimizer && options.train && element_bytes == 2 &&
+           options.precision != Precision::kMixed && options.precision != Precision::kBf16Params;
+  }
+  // Bytes of a gradient as the step keeps and reduces it.
+  double GradientBytes() const {
+    return options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ||
+                   MegatronLayout()
+               ? 2
+               : 4;
   }
   // The share of the parameter state a device keeps of the `param_count` parameters
   // StateShards leaves it, for the optimizer state and fp32 master weights: the experts' 1/ep and

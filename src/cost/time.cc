@@ -55,14 +55,14 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   const bool is_matmul = n.kind != OpKind::kConv && n.kind != OpKind::kConvTranspose;
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
   const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
-  const double matmul_eff = n.op == Op::kAttention
-                                ? cal.attention_efficiency.value_or(cal.matrix_efficiency)
-                                : cal.matrix_efficiency;
-  const double eff =
-      is_matmul ? matmul_eff * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
-      : depthwise ? cal.depthwise_efficiency
-      : nhwc      ? *cal.channels_last_conv_efficiency
-                  : cal.conv_efficiency;
+  const bool attention = n.op == Op::kAttention;
+  const double matmul_eff =
+      attention ? cal.attention_efficiency.value_or(cal.matrix_efficiency) : cal.matrix_efficiency;
+  const double eff = is_matmul
+                         ? matmul_eff * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
+                     : depthwise ? cal.depthwise_efficiency
+                     : nhwc      ? *cal.channels_last_conv_efficiency
+                                 : cal.conv_efficiency;
   (is_matmul   ? e.components.matmul_flops
    : depthwise ? e.components.depthwise_flops
                : e.components.conv_flops) += padded;
@@ -72,7 +72,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   // quantization rewrites the layers' dot_generals, which a Pallas attention kernel is not;
   // Transformer Engine leaves dot-product attention in bf16 unless asked).
   const bool bf16_rate = (!is_matmul && !nhwc && cal.conv_rate_ignores_precision) ||
-                         (n.op == Op::kAttention && c.options.precision == Precision::kFp8);
+                         (attention && c.options.precision == Precision::kFp8);
   const double rate =
       bf16_rate ? RatesFor(c.target, Precision::kBf16).matrix_flops : c.rates.matrix_flops;
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
