@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "src/cost/step.h"
+#include "tpudoctor/cost/op_cost.h"
 #include "tpudoctor/support/strings.h"
 
 namespace tpudoctor {
@@ -98,6 +99,16 @@ double GroupedRereadBytes(const StepContext& c, const Node& n) {
   return eb * experts * k * (slots * token_rereads + out * weight_rereads);
 }
 
+// Expert parallelism: a device holds 1/ep of each MoE layer's experts and runs them on the tokens
+// every device of its group routes to them, as many rows in all as one replica's share, so the
+// matmul's work is a replica's; its weights are its own experts' alone. The rest of the weight
+// operand, (1 - 1/ep) of it, is not this device's traffic (nor, backward, its weight gradient).
+double ExpertWeightBytesElsewhere(const StepContext& c, const Node& n) {
+  if (c.parallel.expert <= 1 || !c.facts.expert_matmul[static_cast<std::size_t>(n.id)]) return 0;
+  const auto bytes = TensorBytes(c.graph.value(n.input(1)).type, c.element_bytes);
+  return bytes ? *bytes * (1 - 1.0 / c.parallel.expert) : 0;
+}
+
 double MemorySeconds(const StepContext& c, double bytes) {
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
@@ -187,7 +198,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
     const double bytes =
         (activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written) +
-        GroupedRereadBytes(c, n);
+        GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
     const bool matrix = cost.cls == CostClass::kMatrix;
     const bool depthwise = c.facts.depthwise[ni];
     double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
@@ -237,7 +248,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       has_matmul |= n.kind == OpKind::kMatMul;
       attention |= n.op == Op::kAttention;
       tc += MatrixSeconds(c, n, cost, e, nt);
-      bytes += GroupedRereadBytes(c, n);
+      bytes += GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;
