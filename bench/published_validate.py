@@ -382,7 +382,8 @@ ROWS = [
          parallel="ep=8,pp=4", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-H100"), model="qwen3-30b-a3b.json",
          target="nvidia-h100-16", seq=4096, batch=1, micro_batches=64, chips=16,
-         parallel="ep=16", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         parallel="ep=16", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+         dedup_expert_dispatch=True),
     dict(match=("DeepSeek-V3 (Megatron-Bridge)", "DGX-H100"), model="deepseek-v3.json",
          target="nvidia-h100-1024", seq=4096, batch=1, micro_batches=128, chips=1024,
          parallel="tp=2,ep=64,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -394,17 +395,19 @@ ROWS = [
     dict(match=("DeepSeek-V3 (Megatron-Bridge)", "DGX-B200", "26.04.01"), model="deepseek-v3.json",
          target="nvidia-b200-256", seq=4096, batch=1, micro_batches=128, chips=256,
          parallel="ep=32,pp=8,vp=2", remat="none", precision="fp8", per="tokens/chip",
-         distributed_optimizer=True),
+         distributed_optimizer=True, dedup_expert_dispatch=True, overlap_expert_comm=True),
     dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-B200", "26.04.01"), model="gpt-oss-120b.json",
          target="nvidia-b200-64", seq=4096, batch=4, micro_batches=5, chips=64,
          parallel="ep=8", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-B200", "26.04.01"), model="qwen3-30b-a3b.json",
          target="nvidia-b200-8", seq=4096, batch=4, micro_batches=16, chips=8,
-         parallel="ep=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         parallel="ep=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+         dedup_expert_dispatch=True, overlap_expert_comm=True),
     dict(match=("Qwen3-235B-A22B (Megatron-Bridge)", "DGX-B200", "26.04.01"),
          model="qwen3-235b-a22b.json", target="nvidia-b200-256", seq=4096, batch=1,
          micro_batches=256, chips=256, parallel="ep=8,pp=8", remat="none", precision="fp8",
-         per="tokens/chip", distributed_optimizer=True),
+         per="tokens/chip", distributed_optimizer=True, dedup_expert_dispatch=True,
+         overlap_expert_comm=True),
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-8b.json",
          target="nvidia-b200-8", seq=8192, batch=2, micro_batches=8, chips=8,
          parallel="data=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -509,6 +512,10 @@ def predict(binary, spec, calibration=None):
         cmd += ["--micro-batches", str(spec["micro_batches"])]
     if spec.get("distributed_optimizer"):
         cmd += ["--distributed-optimizer"]
+    if spec.get("dedup_expert_dispatch"):
+        cmd += ["--dedup-expert-dispatch"]
+    if spec.get("overlap_expert_comm"):
+        cmd += ["--overlap-expert-comm"]
     if "slices" in spec:
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:

@@ -57,6 +57,8 @@ struct PyAnalyzeArgs {
   bool channels_last = false;          // GPU convolutions in NHWC
   std::int64_t micro_batches = 1;      // per replica and training step (--micro-batches)
   bool distributed_optimizer = false;  // --distributed-optimizer
+  bool dedup_expert_dispatch = false;  // --dedup-expert-dispatch
+  bool overlap_expert_comm = false;    // --overlap-expert-comm
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -111,6 +113,8 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
         "train=True");
   o.micro_batches = static_cast<int>(a.micro_batches);
   o.distributed_optimizer = a.distributed_optimizer;
+  o.dedup_expert_dispatch = a.dedup_expert_dispatch;
+  o.overlap_expert_comm = a.overlap_expert_comm;
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -313,7 +317,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
       .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last)
       .def_readwrite("micro_batches", &PyAnalyzeArgs::micro_batches)
-      .def_readwrite("distributed_optimizer", &PyAnalyzeArgs::distributed_optimizer);
+      .def_readwrite("distributed_optimizer", &PyAnalyzeArgs::distributed_optimizer)
+      .def_readwrite("dedup_expert_dispatch", &PyAnalyzeArgs::dedup_expert_dispatch)
+      .def_readwrite("overlap_expert_comm", &PyAnalyzeArgs::overlap_expert_comm);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

@@ -51,6 +51,8 @@ struct AnalyzeOptions {
   int slices = 1;              // --slices: identical slices over DCN
   int micro_batches = 1;       // --micro-batches: per replica and training step
   bool distributed_optimizer = false;          // --distributed-optimizer (EstimateOptions)
+  bool dedup_expert_dispatch = false;          // --dedup-expert-dispatch (EstimateOptions)
+  bool overlap_expert_comm = false;            // --overlap-expert-comm (EstimateOptions)
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.

@@ -75,6 +75,27 @@ def test_pipeline_micro_batches_and_distributed_optimizer():
                            parallel="pp=64")
 
 
+QWEN_MOE = os.path.join(ROOT, "examples", "configs", "qwen3-30b-a3b.json")
+
+
+def test_expert_dispatch_options():
+    # Qwen3-30B-A3B (8 of 128 experts a token) expert parallel over two hosts of H100s: sending
+    # each token once per host and device (DeepEP) moves less over the network than one copy per
+    # routed expert; overlapping the exchanges with the other micro-batches' compute shortens the
+    # step further.
+    def run(**kw):
+        return tpudoctor.estimate(QWEN_MOE, seq=4096, batch=1, train=True, targets="h100-16",
+                                  parallel="ep=16", micro_batches=4, **kw).estimates[0]
+    plain, dedup = run(), run(dedup_expert_dispatch=True)
+    both = run(dedup_expert_dispatch=True, overlap_expert_comm=True)
+    assert dedup.breakdown["expert_parallel_ms"] < plain.breakdown["expert_parallel_ms"]
+    assert both.step_time_ms < dedup.step_time_ms
+    assert any("once to each device and host" in a for a in dedup.assumptions)
+    with pytest.raises(tpudoctor.Error, match="ep=N"):
+        tpudoctor.estimate(QWEN_MOE, seq=4096, batch=1, train=True, targets="h100-16",
+                           dedup_expert_dispatch=True)
+
+
 def test_check_job(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"

@@ -161,6 +161,8 @@ def estimate(
     kv_reads_per_query_head: bool = False,
     micro_batches: int = 1,
     distributed_optimizer: bool = False,
+    dedup_expert_dispatch: bool = False,
+    overlap_expert_comm: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -171,7 +173,11 @@ def estimate(
     "offload") say how each slice shares the step (docs/plan.md); `micro_batches` splits each
     replica's training step into that many micro-batches of `batch` (gradient accumulation, a
     pipeline's micro-batches; `--micro-batches`) and `distributed_optimizer` shards the optimizer
-    state over the data replicas as Megatron-core does (`--distributed-optimizer`); `runtime` ("auto", "eager", "xla", "compiled") how
+    state over the data replicas as Megatron-core does (`--distributed-optimizer`);
+    `dedup_expert_dispatch` sends an MoE token to each device and host once, however many of its
+    experts they hold (DeepEP, HybridEP; `--dedup-expert-dispatch`), and `overlap_expert_comm`
+    runs each micro-batch's expert all-to-alls beside another's compute (`--overlap-expert-comm`),
+    both with `parallel` "ep=N"; `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
@@ -206,6 +212,8 @@ def estimate(
     args.channels_last = bool(channels_last)
     args.micro_batches = int(micro_batches)
     args.distributed_optimizer = bool(distributed_optimizer)
+    args.dedup_expert_dispatch = bool(dedup_expert_dispatch)
+    args.overlap_expert_comm = bool(overlap_expert_comm)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

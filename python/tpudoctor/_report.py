@@ -95,6 +95,10 @@ class Estimate:
     # "pipeline", "virtual_stages".
     parallel: Optional[Dict[str, int]] = None
     micro_batches: int = 1  # per replica and step
+    # Where the step's time goes, ms: forward_ms, backward_ms, recompute_ms, optimizer_ms,
+    # allreduce_ms, expert_parallel_ms, pipeline_bubble_ms, host_ms, ... (the JSON's `*_ms`
+    # fields besides step_time_ms; docs/json-schema.md)
+    breakdown: Optional[Dict[str, float]] = None
 
     @staticmethod
     def from_dict(d: Dict[str, Any], batch: int) -> "Estimate":
@@ -120,6 +124,8 @@ class Estimate:
             global_batch=d.get("global_batch", 0),
             parallel=dict(d["parallel"]) if d.get("parallel") else None,
             micro_batches=d.get("micro_batches", 1),
+            breakdown={k: v for k, v in d.items()
+                       if k.endswith("_ms") and k != "step_time_ms" and isinstance(v, (int, float))},
         )
 
 

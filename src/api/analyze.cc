@@ -85,6 +85,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.slices = options.slices;
     o.micro_batches = options.micro_batches;
     o.distributed_optimizer = options.distributed_optimizer;
+    o.dedup_expert_dispatch = options.dedup_expert_dispatch;
+    o.overlap_expert_comm = options.overlap_expert_comm;
     o.dcn = options.dcn;
     o.serve = options.serve;
     if (options.serve && options.parallel == Parallelism{})

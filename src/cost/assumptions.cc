@@ -236,15 +236,22 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         (c.facts.expert_params >= 1e9 ? FormatFixed(c.facts.expert_params / 1e9, 2) + "B"
                                       : FormatFixed(c.facts.expert_params / 1e6, 2) + "M") +
         " expert parameters in all); each MoE layer sends the tokens routed to other devices' "
-        "experts and takes the results back by all-to-alls over " +
-        c.target.Interconnect(options.chips) +
+        "experts and takes the results back by all-to-alls" +
+        (options.dedup_expert_dispatch
+             ? std::string(" (each token once to each device and host holding one of its "
+                           "experts, hosts forwarding over NVLink: DeepEP, HybridEP)")
+             : std::string(" (one copy per routed expert)")) +
+        " over " + c.target.Interconnect(options.chips) +
         " at each device's link bandwidth (perfectly balanced routing; a torus's bisection can "
         "make the exchange slower), " +
         (!options.train ? std::string()
          : c.remat == Remat::kLayer || c.remat == Remat::kOffload
              ? std::string("forward, backward and in the recomputed forward, ")
              : std::string("forward and backward, ")) +
-        "not overlapped with the experts, which wait for their tokens");
+        (options.overlap_expert_comm
+             ? std::string("each micro-batch's exchanges run beside another micro-batch's "
+                           "compute, which hides them as far as it lasts")
+             : std::string("not overlapped with the experts, which wait for their tokens")));
   }
   if (options.slices > 1 && options.dcn == DcnParallelism::kFsdp) {
     out.push_back(std::to_string(options.slices) + " slices sharing the training state by FSDP: " +

@@ -45,6 +45,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.grouped_tile_rows = j.value("grouped_tile_rows", c.grouped_tile_rows);
   c.grouped_tile_cols = j.value("grouped_tile_cols", c.grouped_tile_cols);
   c.grouped_matmul_efficiency = j.value("grouped_matmul_efficiency", c.grouped_matmul_efficiency);
+  c.expert_token_passes = j.value("expert_token_passes", c.expert_token_passes);
   c.attention_block = j.value("attention_block", c.attention_block);
   c.transient_factor = j.value("transient_factor", c.transient_factor);
   c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);

@@ -113,7 +113,9 @@ const std::vector<OpCost>* EstimateCache::FindCosts(const Graph& graph, int elem
 bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
   return a.train == b.train && a.optimizer == b.optimizer && a.precision == b.precision &&
          a.batch == b.batch && a.micro_batches == b.micro_batches &&
-         a.distributed_optimizer == b.distributed_optimizer && a.chips == b.chips &&
+         a.distributed_optimizer == b.distributed_optimizer &&
+         a.dedup_expert_dispatch == b.dedup_expert_dispatch &&
+         a.overlap_expert_comm == b.overlap_expert_comm && a.chips == b.chips &&
          a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat &&
          a.runtime == b.runtime && a.channels_last == b.channels_last &&
          a.dataset_size == b.dataset_size && a.serve == b.serve &&
@@ -149,8 +151,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (options.micro_batches < 1 || options.micro_batches > 1 << 20)
     return MakeError("the micro-batches per step must be between 1 and 1048576");
   // The global batch (an int64) must hold batch x micro-batches x devices x slices.
-  if (static_cast<double>(options.batch) * options.micro_batches *
-          std::max(1, options.chips) * std::max(1, target.devices_per_chip) * options.slices >
+  if (static_cast<double>(options.batch) * options.micro_batches * std::max(1, options.chips) *
+          std::max(1, target.devices_per_chip) * options.slices >
       1e15)
     return MakeError("batch x micro-batches x devices x slices is more than 1e15 samples a step");
   if (options.serve && options.parallel.pipeline > 1)
@@ -170,6 +172,14 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   auto parallel = ResolveParallelism(options.parallel, options.chips * devices_per_chip);
   if (!parallel) return parallel.error();
   if (auto ep = CheckExpertParallelism(graph, *parallel); !ep) return ep.error();
+  if ((options.dedup_expert_dispatch || options.overlap_expert_comm) && parallel->expert <= 1)
+    return MakeError(
+        "the expert dispatch options describe expert parallelism's all-to-alls; add "
+        "--parallel ep=N");
+  if (options.overlap_expert_comm && !options.train)
+    return MakeError(
+        "overlapping the expert all-to-alls with another micro-batch's compute "
+        "describes a training step");
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;

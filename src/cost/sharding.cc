@@ -165,6 +165,35 @@ double AllToAllShare(const CollectiveInputs& in, int n, double stride) {
   return std::max(off_host / GroupLink(in, extent), on_host / in.link_bytes_s);
 }
 
+// The probability that a token's `k` experts, drawn without repeats from a layer's `experts`,
+// include at least one of a given `held` of them: 1 - C(experts - held, k) / C(experts, k).
+double HitProbability(double experts, double held, double k) {
+  double miss = 1;
+  for (int i = 0; i < static_cast<int>(k); ++i) {
+    if (experts - held - i <= 0) return 1;
+    miss *= (experts - held - i) / (experts - i);
+  }
+  return 1 - miss;
+}
+
+// Seconds of a token exchange over an expert group of `n` devices, `stride` devices apart, per
+// byte of one copy per routed expert (CollectiveInputs::expert_exchange_bytes). Without dedup,
+// every copy bound for another device leaves (AllToAllShare). With it, a token goes once to each
+// other device that holds one of its experts and, between hosts, once to each other host that
+// does (balanced routing: its experts uniform over the layer's), the hosts' NVLink carrying the
+// copies on to their devices.
+double ExpertExchangeShare(const CollectiveInputs& in, int n, double stride) {
+  const double k = in.experts_per_token, experts = in.experts;
+  if (!in.dedup_dispatch || n <= 1 || k < 1 || experts < k) return AllToAllShare(in, n, stride);
+  const double device_copies = (n - 1) * HitProbability(experts, experts / n, k) / k;
+  const double extent = stride * n;
+  if (!SpansHosts(in, extent)) return device_copies / in.link_bytes_s;
+  const double per_host = std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
+  const double hosts = n / per_host;
+  const double host_copies = (hosts - 1) * HitProbability(experts, experts / hosts, k) / k;
+  return std::max(host_copies / GroupLink(in, extent), device_copies / in.link_bytes_s);
+}
+
 }  // namespace
 
 CollectiveTimes Collectives(const CollectiveInputs& in) {
@@ -180,7 +209,8 @@ CollectiveTimes Collectives(const CollectiveInputs& in) {
   // Expert parallelism: each device keeps (1/ep) of its routed tokens for its own experts and
   // sends the rest, then takes the results back, at its links' bandwidth (the all-to-all's
   // injection bound; a torus's bisection can be tighter: stated in the assumptions).
-  t.expert_s = AllToAllShare(in, p.expert, context_extent) * in.expert_exchange_bytes * in.passes;
+  t.expert_s =
+      ExpertExchangeShare(in, p.expert, context_extent) * in.expert_exchange_bytes * in.passes;
   // The experts' state is sharded over the expert axis as well; the rest is replicated on it.
   const double dense = in.param_count - in.expert_param_count;
   const double per_device = dense + in.expert_param_count / p.expert;

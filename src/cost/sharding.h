@@ -29,6 +29,14 @@ struct CollectiveInputs {
   // Bytes of the tokens one device sends to the experts and takes back per pass over the MoE
   // layers.
   double expert_exchange_bytes = 0;
+  // The routing those bytes come from: each token's copies to `experts_per_token` of a layer's
+  // `experts`. With `dedup_dispatch` a token crosses to a device once however many of its experts
+  // that device holds and, between hosts, to a host once, which forwards it to its devices over
+  // NVLink (DeepEP's and HybridEP's kernels behind Megatron's flex dispatcher); without, one copy
+  // per routed expert (Megatron's alltoall dispatcher, XLA's ragged all-to-all).
+  double experts = 0;
+  double experts_per_token = 0;
+  bool dedup_dispatch = false;
   double weight_bytes_per_param = 2;  // what the forward all-gather moves (bf16 compute copies)
   double grad_bytes_per_param = 4;
   double tensor_allreduce_bytes = 0;  // per step, forward + backward, before the ring factor

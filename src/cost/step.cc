@@ -41,6 +41,9 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   // fp32); a context group's devices each route their share of the sequence.
   ci.expert_exchange_bytes =
       c.facts.expert_exchange_elements * c.ActivationBytes() / c.parallel.context / stages;
+  ci.experts = static_cast<double>(c.graph.facts().experts);
+  ci.experts_per_token = static_cast<double>(c.graph.facts().experts_per_token);
+  ci.dedup_dispatch = options.dedup_expert_dispatch;
   if (c.parallel.context > 1)
     ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
@@ -64,6 +67,22 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   ci.distributed_optimizer = options.distributed_optimizer;
   ci.train = options.train;
   return ci;
+}
+
+// Expert parallelism: a device receives its tokens from every device of its group in the order
+// they were sent and sorts them by its local expert for the grouped matmuls, then back into that
+// order for the combine all-to-all (Megatron's sort_chunks_by_idxs around its all-to-alls;
+// DeepEP's and HybridEP's received tokens are permuted likewise; MaxText's local permute after its
+// ragged all-to-all): a read and a write of the dispatched tokens and of the results, per micro-
+// batch on a stage, forward, and backward for their gradients. A device with one expert a layer
+// takes its tokens as they come.
+double ExpertRegroupSeconds(const StepContext& c) {
+  const std::int64_t experts = c.graph.facts().experts;
+  if (c.parallel.expert <= 1 || experts / c.parallel.expert <= 1) return 0;
+  const double bytes = c.cal.expert_token_passes * c.facts.expert_exchange_elements *
+                       c.ActivationBytes() /
+                       c.parallel.context / c.Stages();
+  return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
 
 }  // namespace
@@ -109,8 +128,10 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.components.bandwidth = c.rates.bandwidth;
   const double shards = c.StateShards();
   // One micro-batch on the most loaded stage, then the step's micro-batches.
-  const double forward_ms = fb.forward_s / split * stage_share * 1e3;
-  const double backward_ms = fb.backward_s / split * stage_share * 1e3;
+  const double regroup_s = ExpertRegroupSeconds(c);
+  const double forward_ms = (fb.forward_s / split * stage_share + regroup_s) * 1e3;
+  const double backward_ms =
+      options.train ? (fb.backward_s / split * stage_share + regroup_s) * 1e3 : 0;
   const double recompute_ms = recompute / split * 1e3;
   const double collectives_ms = (coll.tensor_s + coll.expert_s + coll.context_s) * 1e3;
   // Interleaved schedules overlap the stage-to-stage sends with compute (Megatron-core's
@@ -145,6 +166,11 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // compute cannot hide adds to the step.
   const double compute_ms = e.forward_ms + e.backward_ms + e.recompute_ms;
   const double exposed_fsdp_ms = std::max(0.0, e.fsdp_ms - compute_ms);
+  // Overlapped expert all-to-alls (EstimateOptions::overlap_expert_comm) run beside another
+  // micro-batch's compute: of M micro-batches' work, M - 1 can hide them.
+  const double exposed_expert_ms =
+      options.overlap_expert_comm ? std::max(0.0, e.expert_ms - compute_ms * (micro - 1) / micro)
+                                  : e.expert_ms;
   // Multislice, data parallel: each chip all-reduces its gradient shard with its peers in the
   // other slices over DCN, overlapped with the backward pass (XLA's async collectives; MaxText's
   // data-parallel overlap flags). FSDP over the slices: each chip exchanges its share of the
@@ -170,7 +196,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // The experts wait for their tokens, the attention for its keys and values: the all-to-alls
   // and the context all-gathers are on the critical path.
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + exposed_allreduce_ms +
-              e.tensor_ms + e.expert_ms + e.context_ms + micro * exposed_send_ms +
+              e.tensor_ms + exposed_expert_ms + e.context_ms + micro * exposed_send_ms +
               e.pipeline_bubble_ms + exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / split / stages * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * micro * replicas);

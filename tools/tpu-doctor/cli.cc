@@ -266,6 +266,14 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "weights and gradients, the fp32 master weights and optimizer state sharded "
                     "over the data replicas and context group, gradients reduce-scattered and "
                     "weights all-gathered behind compute; context parallelism keeps whole weights");
+  est_cmd->add_flag("--dedup-expert-dispatch", est.dedup_expert_dispatch,
+                    "with ep: a MoE token crosses to each device, and between hosts to each host, "
+                    "once however many of its experts it holds (DeepEP, HybridEP: Megatron's flex "
+                    "dispatcher); default one copy per routed expert");
+  est_cmd->add_flag("--overlap-expert-comm", est.overlap_expert_comm,
+                    "--train with ep: each micro-batch's expert all-to-alls run beside another "
+                    "micro-batch's compute (Megatron's overlap_moe_expert_parallel_comm, "
+                    "DeepSeek's DualPipe)");
   est_cmd->add_option("--remat", est.remat,
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "

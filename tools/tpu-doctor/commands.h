@@ -66,6 +66,8 @@ struct EstimateArgs {
   int slices = 1;                      // --slices N: multislice over DCN
   int micro_batches = 1;               // --micro-batches N: per replica and step
   bool distributed_optimizer = false;  // --distributed-optimizer (Megatron, ZeRO-1)
+  bool dedup_expert_dispatch = false;  // --dedup-expert-dispatch (DeepEP, HybridEP)
+  bool overlap_expert_comm = false;    // --overlap-expert-comm
   std::string dcn = "data";            // --dcn data|fsdp: how the slices share the step
   bool serve = false;                  // --serve: serving figures (prefill, decode, tokens/s)
   std::int64_t prompt_tokens = 1024;

@@ -178,6 +178,15 @@ struct EstimateOptions {
   // all-gathered (overlapped with the backward and forward passes), and the context group keeps
   // whole weights and gradients (Megatron's context parallelism, where MaxText shards them).
   bool distributed_optimizer = false;
+  // Expert parallelism's token exchange. `dedup_expert_dispatch`: a token crosses to each device
+  // once however many of its experts the device holds and, between hosts, to each host once, the
+  // host forwarding it over NVLink (DeepEP's and HybridEP's kernels, Megatron's flex dispatcher);
+  // otherwise one copy per routed expert (Megatron's alltoall dispatcher, XLA's all-to-all).
+  // `overlap_expert_comm` (training): the all-to-alls of one micro-batch run while another
+  // computes (Megatron's overlap_moe_expert_parallel_comm, DeepSeek's DualPipe); only what the
+  // other micro-batches' compute cannot hide adds to the step.
+  bool dedup_expert_dispatch = false;
+  bool overlap_expert_comm = false;
   int chips = 1;                               // chips of the slice (tpu-v5e-8: 8)
   Parallelism parallel;                        // how they share the step (default: data parallel)
   int slices = 1;                              // identical slices over DCN (multislice)
@@ -227,7 +236,7 @@ struct Calibration {
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   // Achieved share of the peak for fused (flash) attention kernels; unset: matrix_efficiency.
   std::optional<double> attention_efficiency;
-  double conv_efficiency = 0.5;    // achieved share for convolutions
+  double conv_efficiency = 0.5;  // achieved share for convolutions
   // Achieved share for depthwise (group = channels) convolutions.
   double depthwise_efficiency = 0.1;
   // Depthwise convolutions are bound by memory, not math, when their kernels are simple loops
@@ -275,6 +284,11 @@ struct Calibration {
   // The share of matrix_efficiency those grouped matmuls reach (their kernels' own tiling and
   // pipelining against XLA's dots; fitted per generation where MoE runs were published).
   double grouped_matmul_efficiency = 1.0;
+  // How many times, beyond the graph's own ops, a device under expert parallelism reads or writes
+  // the tokens it receives and the results it sends back when it holds more than one expert a
+  // layer: 2 is the regrouping by local expert and back (a read and a write of each); a runtime's
+  // dispatcher may do more (casts of the routed tokens, padding, its own permutations).
+  double expert_token_passes = 2.0;
   // The query and key block of the runtime's attention kernels: they compute every pair of each
   // block-by-block tile a causal or local mask reaches into. 0: only the pairs the mask keeps.
   double attention_block = 0;
