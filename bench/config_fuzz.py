@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Random model configs through `tpu-doctor estimate`: hostile values in the keys that decide a
 transformer's shape (latent attention, shared and routed experts, dense layers, windows, chunks,
-Gemma 4's global heads) and the parallel axes (pipeline stages, micro-batches and the
-distributed optimizer too), in Hugging Face JSON and MaxText YAML alike.
+Gemma 4's global heads) and the parallel axes (pipeline stages, micro-batches, expert dispatch
+and the distributed optimizer too), in Hugging Face JSON and MaxText YAML alike.
 
 Every run must end with exit 0, 1 or 2 within 30 s, and an exit 2 with exactly one line on stderr.
 Under a sanitizer build pass B=that binary and ASAN_OPTIONS=exitcode=99 so its reports count.
@@ -74,6 +74,9 @@ def command(rng, path):
         args += ["--micro-batches", str(rng.choice([1, 3, 64, 1 << 20]))]
     if rng.random() < 0.2:
         args += ["--distributed-optimizer"]
+    if rng.random() < 0.2:
+        args += ["--parallel", rng.choice(["ep=2", "ep=8", "ep=4,pp=2", "ep=64"])]
+        args += rng.sample(["--dedup-expert-dispatch", "--overlap-expert-comm"], rng.randint(0, 2))
     return args
 
 
