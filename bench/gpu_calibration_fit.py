@@ -11,7 +11,9 @@ recompute, pipeline bubbles, collectives and the fp8 rate (the target's fp8_matm
 counted by the estimate, not folded into the factor. Only dense LLM training runs are fitted
 (mixture-of-experts runs depend on grouped matmuls and dispatch that this factor does not
 describe); the H100 is not fitted (its factor is measured, and its published runs are the
-family's out-of-sample check).
+family's out-of-sample check), nor is a generation whose runs come from a single publication (its
+fit could not be checked by leaving one out: the GB200's inherit the B200's factor, their
+calibration sibling, and check it).
 
 Printed, and which figure is evidence:
 - in sample per generation (not evidence);
@@ -92,7 +94,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         p = tcf.Predictor(args.binary, base, tmp, pool)
         fitted = {gen: p.fit(group, factor) for gen, group in sorted(by_gen.items())
-                  if gen != MEASURED}
+                  if gen != MEASURED and len({r["source"] for r in group}) >= 2}
         print(f"fitted per generation (in-sample, not evidence; {MEASURED} keeps the family's "
               f"measured {base[factor]}):")
         for gen, value in fitted.items():

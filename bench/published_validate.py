@@ -408,6 +408,28 @@ ROWS = [
          micro_batches=256, chips=256, parallel="ep=8,pp=8", remat="none", precision="fp8",
          per="tokens/chip", distributed_optimizer=True, dedup_expert_dispatch=True,
          overlap_expert_comm=True),
+    # GB200 (NVL72) rows of the same 26.04.01 table, added with the GB200 target (session 28): it
+    # has no fitted runs, so they check the B200's factor on its sibling. Recipes: no recompute
+    # for the dense runs; Qwen3's HybridEP dispatch with the all-to-alls overlapped. The table's
+    # Llama 3 70B FSDP run offloads 40 layers' activations to the Grace CPU and the 405B run at
+    # VP8 cuts 126 layers into 128 chunks (the embedding and loss as layers): neither has an
+    # estimate option yet.
+    dict(match=("Llama3-70B (Megatron-Bridge)", "DGX-GB200"), model="llama-3.1-70b.json",
+         target="nvidia-gb200-64", seq=8192, batch=1, micro_batches=32, chips=64,
+         parallel="tp=2,pp=4,vp=5", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True),
+    dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-GB200"), model="llama-3.1-405b.json",
+         target="nvidia-gb200-256", seq=8192, batch=1, micro_batches=384, chips=256,
+         parallel="tp=4,pp=16,vp=4", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True),
+    dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "DGX-GB200"), model="qwen3-30b-a3b.json",
+         target="nvidia-gb200-8", seq=4096, batch=4, micro_batches=16, chips=8,
+         parallel="ep=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+         dedup_expert_dispatch=True, overlap_expert_comm=True),
+    dict(match=("Qwen3-235B-A22B (Megatron-Bridge)", "DGX-GB200"), model="qwen3-235b-a22b.json",
+         target="nvidia-gb200-256", seq=4096, batch=1, micro_batches=256, chips=256,
+         parallel="ep=32,pp=8,vp=3", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True, dedup_expert_dispatch=True, overlap_expert_comm=True),
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-8b.json",
          target="nvidia-b200-8", seq=8192, batch=2, micro_batches=8, chips=8,
          parallel="data=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),

@@ -655,6 +655,19 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   EXPECT_NE(v2.source.find("tpu-v2 has none: its nearest sibling's"), std::string::npos);
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).fitted_for, "");
   EXPECT_EQ(CalibrationFor(T("nvidia-h100"), xla).name, "xla-gpu");
+  // GPUs: the eager family is the H100's measured ceiling; the B200 has a matmul factor fitted
+  // to its published runs (bench/gpu_calibration_fit.py), which the GB200, its sibling with none
+  // fitted, takes and says so; other factors stay the family's.
+  const Runtime eager = *ParseRuntime("eager");
+  const Calibration& h100 = CalibrationFor(T("nvidia-h100"), eager);
+  const Calibration& b200 = CalibrationFor(T("nvidia-b200"), eager);
+  const Calibration& gb200 = CalibrationFor(T("nvidia-gb200"), eager);
+  EXPECT_EQ(h100.fitted_for, "");
+  EXPECT_EQ(b200.fitted_for, "nvidia-b200");
+  EXPECT_LT(b200.matrix_efficiency, h100.matrix_efficiency);
+  EXPECT_EQ(b200.memory_efficiency, h100.memory_efficiency);
+  EXPECT_EQ(gb200.matrix_efficiency, b200.matrix_efficiency);
+  EXPECT_NE(gb200.source.find("nvidia-gb200 has none: its nearest sibling's"), std::string::npos);
 }
 
 TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
