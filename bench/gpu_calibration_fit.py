@@ -93,8 +93,7 @@ def main():
     factor = "matrix_efficiency"
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         p = tcf.Predictor(args.binary, base, tmp, pool)
-        fitted = {gen: p.fit(group, factor) for gen, group in sorted(by_gen.items())
-                  if gen != MEASURED and len({r["source"] for r in group}) >= 2}
+        fitted = fitted_generations(p, by_gen)
         print(f"fitted per generation (in-sample, not evidence; {MEASURED} keeps the family's "
               f"measured {base[factor]}):")
         for gen, value in fitted.items():
@@ -123,20 +122,44 @@ def main():
                   f"{len(loso)}")
         print("leave-one-generation-out (each generation with its nearest fitted sibling's "
               "factor, else the family's):")
-        logo = []
-        for gen, group in sorted(by_gen.items()):
-            donor = next((s for s in tcf.siblings(gen) if s in fitted), None)
-            value = fitted[donor] if donor else base[factor]
-            errs = abs_errors(p.log_errors(group, factor, value))
-            logo += errs
-            print(f"  {gen:<12} from {donor or 'family':<12} {value:.3f}  {len(errs)} rows, "
-                  f"median |error| {statistics.median(errs):.1%}, worst {max(errs):.1%}")
+        logo = leave_one_generation_out(p, by_gen, fitted, base)
         print(f"leave-one-generation-out: {len(logo)} rows, median |error| "
               f"{statistics.median(logo):.1%}, within 20%: {sum(e <= 0.2 for e in logo)}/"
               f"{len(logo)}")
         if args.write:
             for gen, value in fitted.items():
                 write(gen, value, by_gen[gen])
+
+
+def leave_one_generation_out(p, by_gen, fitted, base):
+    """Each generation's rows predicted with its nearest fitted sibling's factor, else the
+    family's; prints a line a generation and returns every row's |error|."""
+    logo = []
+    for gen, group in sorted(by_gen.items()):
+        donor = next((s for s in tcf.siblings(gen) if s in fitted), None)
+        value = fitted[donor] if donor else base["matrix_efficiency"]
+        errs = abs_errors(p.log_errors(group, "matrix_efficiency", value))
+        logo += errs
+        print(f"  {gen:<12} from {donor or 'family':<12} {value:.3f}  {len(errs)} rows, "
+              f"median |error| {statistics.median(errs):.1%}, worst {max(errs):.1%}")
+    return logo
+
+
+def fitted_generations(p, by_gen):
+    """The factor of each generation with runs from two publications or more, the H100 aside."""
+    return {gen: p.fit(group, "matrix_efficiency") for gen, group in sorted(by_gen.items())
+            if gen != MEASURED and len({r["source"] for r in group}) >= 2}
+
+
+def fit_and_hold_out(binary, csv_path, jobs):
+    """The GPU generations' leave-one-generation-out |errors| (for bench/logo_all.py)."""
+    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", FAMILY + ".json")))
+    by_gen = {}
+    for r in gpu_rows(csv_path):
+        by_gen.setdefault(r["gen"], []).append(r)
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        p = tcf.Predictor(binary, base, tmp, pool)
+        return leave_one_generation_out(p, by_gen, fitted_generations(p, by_gen), base)
 
 
 def write(gen, value, rows):

@@ -121,17 +121,7 @@ def main():
                    if value == GRID[-1] else ""))
         print("leave-one-generation-out (each generation predicted with its nearest sibling's "
               "factor):")
-        held_out = []
-        per_gen = {}
-        for (gen, factor), group in sorted(groups.items()):
-            donor = next((s for s in siblings(gen) if (s, factor) in fitted), None)
-            value = fitted[(donor, factor)] if donor else base[factor]
-            for r, e in zip(group, p.log_errors(group, factor, value)):
-                held_out.append(abs(math.expm1(e)))
-                per_gen.setdefault(gen, []).append(abs(math.expm1(e)))
-                print(f"  {gen:<8} from {donor or 'family':<8} {factor:<18} {value:.3f}  "
-                      f"{r['row']['model'][:16]:<16} {r['row']['hardware'][:26]:<26} "
-                      f"{math.expm1(e):+6.1%}")
+        held_out, per_gen = leave_one_generation_out(p, groups, fitted, base)
         print("leave-one-generation-out per generation (a generation with many runs weighs more "
               "in the overall median):")
         for gen, errs in sorted(per_gen.items()):
@@ -142,6 +132,35 @@ def main():
               f"{sum(e <= 0.20 for e in held_out)}/{len(held_out)}")
         if args.write:
             write(fitted, groups)
+
+
+def leave_one_generation_out(p, groups, fitted, base):
+    """Each generation's rows predicted with its nearest fitted sibling's factor (else the
+    family's), printed; returns every row's |error| and the errors by generation."""
+    held_out, per_gen = [], {}
+    for (gen, factor), group in sorted(groups.items()):
+        donor = next((s for s in siblings(gen) if (s, factor) in fitted), None)
+        value = fitted[(donor, factor)] if donor else base[factor]
+        for r, e in zip(group, p.log_errors(group, factor, value)):
+            held_out.append(abs(math.expm1(e)))
+            per_gen.setdefault(gen, []).append(abs(math.expm1(e)))
+            print(f"  {gen:<8} from {donor or 'family':<8} {factor:<18} {value:.3f}  "
+                  f"{r['row']['model'][:16]:<16} {r['row']['hardware'][:26]:<26} "
+                  f"{math.expm1(e):+6.1%}")
+    return held_out, per_gen
+
+
+def fit_and_hold_out(binary, csv_path, jobs):
+    """The TPU generations' fits and their leave-one-generation-out |errors| (for
+    bench/logo_all.py)."""
+    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", "xla-tpu.json")))
+    groups = {}
+    for r in tpu_rows(csv_path):
+        groups.setdefault((r["gen"], r["factor"]), []).append(r)
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        p = Predictor(binary, base, tmp, pool)
+        fitted = {key: p.fit(group, key[1]) for key, group in sorted(groups.items())}
+        return leave_one_generation_out(p, groups, fitted, base)
 
 
 def write(fitted, groups):
