@@ -80,8 +80,7 @@ double ExpertRegroupSeconds(const StepContext& c) {
   const std::int64_t experts = c.graph.facts().experts;
   if (c.parallel.expert <= 1 || experts / c.parallel.expert <= 1) return 0;
   const double bytes = c.cal.expert_token_passes * c.facts.expert_exchange_elements *
-                       c.ActivationBytes() /
-                       c.parallel.context / c.Stages();
+                       c.ActivationBytes() / c.parallel.context / c.Stages();
   return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
 }
 
