@@ -38,6 +38,8 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.attention_backward_ratio = j.value("attention_backward_ratio", c.attention_backward_ratio);
   c.saved_activation_share = j.value("saved_activation_share", c.saved_activation_share);
   c.saved_matrix_share = j.value("saved_matrix_share", c.saved_matrix_share);
+  c.fp8_saves_quantized_inputs =
+      j.value("fp8_saves_quantized_inputs", c.fp8_saves_quantized_inputs);
   c.conv_rate_ignores_precision =
       j.value("conv_rate_ignores_precision", c.conv_rate_ignores_precision);
   if (j.contains("channels_last_conv_efficiency"))

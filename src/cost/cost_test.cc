@@ -808,6 +808,36 @@ TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
   EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, mixed or bf16-params");
 }
 
+// Under fp8, Transformer Engine keeps a weight matmul's input for the weight gradient as the fp8
+// copy it cast for the forward GEMM: one byte an element where bf16 keeps two. Two weight matmuls
+// over 64 rows (inputs 64 x 128 and 64 x 256) keep 24,576 bytes less; the ReLU between them keeps
+// its bf16 input either way, and an attention-like product of two activations (no weight) keeps
+// its bf16 inputs. XLA on a TPU keeps bf16 inputs (no such calibration).
+TEST(EstimateTest, Fp8KeepsWeightMatmulInputsAsTheirFp8Copy) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[64,128]
+  input %k: f32[128,64]
+  init %w1: f32[128,256]
+  init %w2: f32[256,32]
+  %y: f32[64,256] = MatMul[matmul](%x, %w1)
+  %r: f32[64,256] = Relu[elementwise](%y)
+  %z: f32[64,32] = MatMul[matmul](%r, %w2)
+  %s: f32[64,64] = MatMul[matmul](%z, %k)
+  output %s
+})");
+  auto saved = [&](const char* target, Precision p) {
+    EstimateOptions o;
+    o.train = true;
+    o.precision = p;
+    auto e = EstimateStep(g, T(target), o);
+    EXPECT_TRUE(e) << (e ? "" : e.error().message);
+    return e ? e->components.saved_bytes : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(saved("nvidia-h100", Precision::kBf16) - saved("nvidia-h100", Precision::kFp8),
+                   64 * 128 + 64 * 256);
+  EXPECT_DOUBLE_EQ(saved("tpu-v5e", Precision::kBf16), saved("tpu-v5e", Precision::kFp8));
+}
+
 // fp8 recipes quantize the weight matmuls, not the attention kernel: on TPU7x an attention op
 // takes as long in an fp8 step as in a bf16 one, a projection about half as long.
 TEST(EstimateTest, Fp8LeavesAttentionAtTheBf16Rate) {

@@ -197,12 +197,14 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   ActivationBytes act;
   if (options.train) {
     auto& saved = c.memo->saved;
-    const auto key = std::make_pair(c.target.name, &c.cal);
+    const int weight_input_bytes =
+        options.precision == Precision::kFp8 && c.cal.fp8_saves_quantized_inputs ? 1 : 0;
+    const auto key = std::make_tuple(c.target.name, &c.cal, weight_input_bytes);
     auto known = saved.find(key);
     if (known == saved.end())
       known = saved
                   .emplace(key, ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target,
-                                                    c.element_bytes,
+                                                    c.element_bytes, weight_input_bytes,
                                                     c.fusion ? &*c.fusion : nullptr, c.written))
                   .first;
     const SavedTensors& st = known->second;

@@ -41,8 +41,8 @@ bool FeedsOnlyLoss(const Graph& g, ValueId v) {
 
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
-                                 const TargetSpec& target, int eb, const FusionPlan* fusion,
-                                 const std::vector<bool>& written) {
+                                 const TargetSpec& target, int eb, int weight_input_bytes,
+                                 const FusionPlan* fusion, const std::vector<bool>& written) {
   SavedTensors st;
   std::set<std::pair<ValueId, int>> kept;
   auto runtime = [&](ValueId v) {
@@ -115,15 +115,22 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
       case OpKind::kMatMul:
       case OpKind::kConv:
       case OpKind::kConvTranspose:
-      case OpKind::kRecurrent:
+      case OpKind::kRecurrent: {
+        // A weight matmul's input may be kept as its quantized copy (weight_input_bytes).
+        const bool weighted = weight_input_bytes > 0 && n.kind == OpKind::kMatMul &&
+                              std::ranges::any_of(n.inputs, [&](ValueId in) {
+                                return in != kNoValue && !runtime(in) &&
+                                       g.value(in).origin == ValueOrigin::kInitializer;
+                              });
         for (ValueId in : n.inputs) {
-          if (runtime(in)) save(in, eb);
+          if (runtime(in)) save(in, weighted ? weight_input_bytes : eb);
         }
         if (facts.implied_batchnorm[i] && !n.outputs.empty()) {
           save(n.outputs[0], eb);   // the BatchNorm's input
           save(n.outputs[0], -eb);  // its output (the next op's input), a tensor of the same size
         }
         break;
+      }
       case OpKind::kElementwise:
         if (n.traits.saves == Saves::kInput) {
           if (runtime(n.input(0))) save(n.input(0), eb);

@@ -42,9 +42,12 @@ struct SavedTensors {
 // folded BatchNorm (see GraphFacts) keeps the conv output. Each tensor is counted once. With a
 // fusion plan (a compiled runtime), a tensor its kernel does not write to memory (`written`, per
 // ValueId) is recomputed in the backward pass's fusion: the kernel's inputs are kept instead.
+// `weight_input_bytes` (0: `eb`) is the width a matmul with a weight operand keeps its activation
+// input at (1 under fp8 where the runtime saves its quantized copy:
+// Calibration::fp8_saves_quantized_inputs).
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
-                                 const TargetSpec& target, int eb, const FusionPlan* fusion,
-                                 const std::vector<bool>& written);
+                                 const TargetSpec& target, int eb, int weight_input_bytes,
+                                 const FusionPlan* fusion, const std::vector<bool>& written);
 
 }  // namespace tpudoctor

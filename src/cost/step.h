@@ -38,8 +38,9 @@ struct Layers {
 // What the stages derive from the graph on one target, kept with the graph's other derived facts
 // (EstimateCache) for the next estimate: a plan's candidates share it.
 struct TargetMemo {
-  std::map<std::string, Layers> layers;                                      // by target name
-  std::map<std::pair<std::string, const Calibration*>, SavedTensors> saved;  // by target, calib.
+  std::map<std::string, Layers> layers;  // by target name
+  // By target, calibration and the width a weight matmul keeps its input at.
+  std::map<std::tuple<std::string, const Calibration*, int>, SavedTensors> saved;
 };
 
 struct StepContext {

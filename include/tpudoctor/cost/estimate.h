@@ -269,6 +269,10 @@ struct Calibration {
   double backward_ratio = 2.0;
   double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
   double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
+  // Under fp8, a weight matmul keeps its input for the weight gradient as the fp8 copy it cast for
+  // the forward (Transformer Engine's Linear, LayerNormLinear and GroupedLinear save the quantized
+  // input, column-wise), one byte an element instead of the compute dtype's.
+  bool fp8_saves_quantized_inputs = false;
   bool conv_rate_ignores_precision = false;  // eager NCHW convs run at one rate in fp32 and bf16
   // Convolutions in channels-last (NHWC) layout, which cuDNN runs as implicit GEMMs on the tensor
   // cores: their achieved share of the precision's matrix rate (EstimateOptions::channels_last).
