@@ -536,6 +536,9 @@ TEST(EstimateTest, GoogleCloudAcceleratorNames) {
                                          {"v6e-8", "tpu-v6e", 8},
                                          {"TPU-V6E-8", "tpu-v6e", 8},
                                          {"h100-8", "nvidia-h100", 8},
+                                         {"b200-16", "nvidia-b200", 16},
+                                         {"GB200-72", "nvidia-gb200", 72},
+                                         {"a100-80gb-8", "nvidia-a100-80gb", 8},
                                          {"v100", "nvidia-v100", 1}}) {
     SCOPED_TRACE(c.name);
     auto t = FindSliceTarget(c.name);

@@ -144,11 +144,14 @@ namespace tpudoctor {
 namespace {
 
 // The names users type, as tpu-doctor's: Google Cloud's accelerator types (`v3-8`,
-// `v5litepod-16`, `v5p-128`, `v6e-8`, `tpu7x-64`) and bare GPU names (`h100-8`).
+// `v5litepod-16`, `v5p-128`, `v6e-8`, `tpu7x-64`) and bare GPU names (`h100-8`, `gb200-72`: any
+// `nvidia-` target's name without the prefix).
 std::string CanonicalTargetName(std::string name) {
   name = AsciiLower(name);
-  for (const char* gpu : {"a100", "b200", "h100", "h200", "v100"}) {
-    if (name.starts_with(gpu)) return "nvidia-" + name;
+  constexpr std::string_view kVendor = "nvidia-";
+  for (const TargetSpec& t : AllTargets()) {
+    if (t.name.starts_with(kVendor) && name.starts_with(t.name.substr(kVendor.size())))
+      return std::string(kVendor) + name;
   }
   for (const char* prefix : {"tpu-v5litepod", "v5litepod", "tpu-v5lite", "v5lite"}) {
     if (name.starts_with(prefix)) {
