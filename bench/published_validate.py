@@ -430,6 +430,21 @@ ROWS = [
          target="nvidia-gb200-256", seq=4096, batch=1, micro_batches=256, chips=256,
          parallel="ep=32,pp=8,vp=3", remat="none", precision="fp8", per="tokens/chip",
          distributed_optimizer=True, dedup_expert_dispatch=True, overlap_expert_comm=True),
+    # GB300 (NVL72) dense rows of the same table, added with the GB300 target (session 28): its
+    # factors are its siblings', the B200's. Recipes: no recompute; the FSDP rows offload
+    # activations to the Grace CPU (not expressible).
+    dict(match=("Llama3-70B (Megatron-Bridge)", "DGX-GB300"), model="llama-3.1-70b.json",
+         target="nvidia-gb300-64", seq=8192, batch=1, micro_batches=16, chips=64,
+         parallel="pp=4,vp=5", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True),
+    dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-GB300", "TP 4"), model="llama-3.1-405b.json",
+         target="nvidia-gb300-256", seq=8192, batch=1, micro_batches=192, chips=256,
+         parallel="tp=4,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True),
+    dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-GB300", "CP 2"), model="llama-3.1-405b.json",
+         target="nvidia-gb300-256", seq=8192, batch=1, micro_batches=192, chips=256,
+         parallel="tp=2,cp=2,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True),
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-8b.json",
          target="nvidia-b200-8", seq=8192, batch=2, micro_batches=8, chips=8,
          parallel="data=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),

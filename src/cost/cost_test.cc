@@ -538,6 +538,7 @@ TEST(EstimateTest, GoogleCloudAcceleratorNames) {
                                          {"h100-8", "nvidia-h100", 8},
                                          {"b200-16", "nvidia-b200", 16},
                                          {"GB200-72", "nvidia-gb200", 72},
+                                         {"gb300-144", "nvidia-gb300", 144},
                                          {"a100-80gb-8", "nvidia-a100-80gb", 8},
                                          {"v100", "nvidia-v100", 1}}) {
     SCOPED_TRACE(c.name);
@@ -671,6 +672,8 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   EXPECT_EQ(b200.memory_efficiency, h100.memory_efficiency);
   EXPECT_EQ(gb200.matrix_efficiency, b200.matrix_efficiency);
   EXPECT_NE(gb200.source.find("nvidia-gb200 has none: its nearest sibling's"), std::string::npos);
+  // The GB300's nearest sibling, the GB200, has no fitted factor either: the next one's, the B200's.
+  EXPECT_EQ(CalibrationFor(T("nvidia-gb300"), eager).matrix_efficiency, b200.matrix_efficiency);
 }
 
 TEST(Runtimes, EveryExecutionModelHasItsCalibrations) {
