@@ -43,11 +43,6 @@ MEASURED = "nvidia-h100"  # the family's own generation: its factor is a measure
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 
 
-def generation(spec):
-    name, _, size = spec["target"].rpartition("-")
-    return name if size.isdigit() else spec["target"]
-
-
 def is_moe(spec):
     path = os.path.join(pv.CONFIGS, spec["model"])
     if not path.endswith(".json"):
@@ -67,10 +62,23 @@ def gpu_rows(csv_path):
         spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
         if (spec and spec["target"].startswith("nvidia") and spec["per"] == "tokens/chip" and
                 not is_moe(spec)):
-            rows.append(dict(row=row, spec=spec, gen=generation(spec), factor="matrix_efficiency",
-                             source=source(row),
+            rows.append(dict(row=row, spec=spec, gen=tcf.target_name(spec),
+                             factor="matrix_efficiency", source=source(row),
                              published=float(row["throughput"].replace(",", ""))))
     return rows
+
+
+def family():
+    """The eager GPU family's factors (the H100's measured ones)."""
+    return json.load(open(os.path.join(pv.ROOT, "data", "calibration", FAMILY + ".json")))
+
+
+def generation_groups(csv_path):
+    """The dense GPU training rows by generation."""
+    by_gen = {}
+    for r in gpu_rows(csv_path):
+        by_gen.setdefault(r["gen"], []).append(r)
+    return by_gen
 
 
 def abs_errors(log_errors):
@@ -85,11 +93,7 @@ def main():
     ap.add_argument("--write", action="store_true",
                     help="write each fitted generation's factor to data/calibration/eager-GEN.json")
     args = ap.parse_args()
-    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", FAMILY + ".json")))
-    rows = gpu_rows(args.csv)
-    by_gen = {}
-    for r in rows:
-        by_gen.setdefault(r["gen"], []).append(r)
+    base, by_gen = family(), generation_groups(args.csv)
     factor = "matrix_efficiency"
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         p = tcf.Predictor(args.binary, base, tmp, pool)
@@ -153,10 +157,7 @@ def fitted_generations(p, by_gen):
 
 def fit_and_hold_out(binary, csv_path, jobs):
     """The GPU generations' leave-one-generation-out |errors| (for bench/logo_all.py)."""
-    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", FAMILY + ".json")))
-    by_gen = {}
-    for r in gpu_rows(csv_path):
-        by_gen.setdefault(r["gen"], []).append(r)
+    base, by_gen = family(), generation_groups(csv_path)
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
         p = tcf.Predictor(binary, base, tmp, pool)
         return leave_one_generation_out(p, by_gen, fitted_generations(p, by_gen), base)

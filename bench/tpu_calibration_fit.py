@@ -63,6 +63,19 @@ def tpu_rows(csv_path):
     return rows
 
 
+def family():
+    """The XLA:TPU family's factors, which a generation's fit replaces one at a time."""
+    return json.load(open(os.path.join(pv.ROOT, "data", "calibration", "xla-tpu.json")))
+
+
+def factor_groups(csv_path):
+    """The TPU rows by (generation, factor they depend on)."""
+    groups = {}
+    for r in tpu_rows(csv_path):
+        groups.setdefault((r["gen"], r["factor"]), []).append(r)
+    return groups
+
+
 class Predictor:
     def __init__(self, binary, base, directory, pool):
         self.binary, self.base, self.dir, self.pool = binary, base, directory, pool
@@ -104,11 +117,8 @@ def main():
     ap.add_argument("--write", action="store_true",
                     help="write each generation's fitted factors to data/calibration/")
     args = ap.parse_args()
-    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", "xla-tpu.json")))
-    rows = tpu_rows(args.csv)
-    groups = {}
-    for r in rows:
-        groups.setdefault((r["gen"], r["factor"]), []).append(r)
+    base = family()
+    groups = factor_groups(args.csv)
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         p = Predictor(args.binary, base, tmp, pool)
         fitted = {key: p.fit(group, key[1]) for key, group in sorted(groups.items())}
@@ -153,10 +163,7 @@ def leave_one_generation_out(p, groups, fitted, base):
 def fit_and_hold_out(binary, csv_path, jobs):
     """The TPU generations' fits and their leave-one-generation-out |errors| (for
     bench/logo_all.py)."""
-    base = json.load(open(os.path.join(pv.ROOT, "data", "calibration", "xla-tpu.json")))
-    groups = {}
-    for r in tpu_rows(csv_path):
-        groups.setdefault((r["gen"], r["factor"]), []).append(r)
+    base, groups = family(), factor_groups(csv_path)
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
         p = Predictor(binary, base, tmp, pool)
         fitted = {key: p.fit(group, key[1]) for key, group in sorted(groups.items())}

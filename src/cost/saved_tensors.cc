@@ -117,11 +117,11 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
       case OpKind::kConvTranspose:
       case OpKind::kRecurrent: {
         // A weight matmul's input may be kept as its quantized copy (weight_input_bytes).
-        const bool weighted = weight_input_bytes > 0 && n.kind == OpKind::kMatMul &&
-                              std::ranges::any_of(n.inputs, [&](ValueId in) {
-                                return in != kNoValue && !runtime(in) &&
-                                       g.value(in).origin == ValueOrigin::kInitializer;
-                              });
+        const bool weighted =
+            weight_input_bytes > 0 && n.kind == OpKind::kMatMul &&
+            std::ranges::any_of(n.inputs, [&](ValueId in) {
+              return in != kNoValue && g.value(in).origin == ValueOrigin::kInitializer;
+            });
         for (ValueId in : n.inputs) {
           if (runtime(in)) save(in, weighted ? weight_input_bytes : eb);
         }

@@ -152,17 +152,28 @@ double GroupLink(const CollectiveInputs& in, double extent) {
   return SpansHosts(in, extent) ? std::min(in.link_bytes_s, in.scaleout_bytes_s) : in.link_bytes_s;
 }
 
+// How many of a group's `n` devices, `stride` apart, one host holds.
+double GroupDevicesPerHost(const CollectiveInputs& in, int n, double stride) {
+  return std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
+}
+
+// Seconds per byte of an exchange over a group spanning hosts whose bytes leave, `network` of
+// them, through the scale-out network while `nvlink` of them cross NVLink at the same time: the
+// slower of the two bounds it.
+double SplitExchangeSeconds(const CollectiveInputs& in, double extent, double network,
+                            double nvlink) {
+  return std::max(network / GroupLink(in, extent), nvlink / in.link_bytes_s);
+}
+
 // Seconds per byte a device exchanges in an all-to-all over a group of `n` devices `stride`
 // apart: each sends the other (n - 1) / n of its bytes. Where the group spans hosts, the bytes
-// for its peers on other hosts leave through the scale-out network while those for the peers on
-// its own host cross NVLink at the same time: the slower of the two bounds it.
+// for its peers on other hosts take the network, those for its own host's NVLink.
 double AllToAllShare(const CollectiveInputs& in, int n, double stride) {
   if (n <= 1) return 0;
   const double extent = stride * n;
   if (!SpansHosts(in, extent)) return Ring(n) / in.link_bytes_s;
-  const double per_host = std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
-  const double off_host = (n - per_host) / n, on_host = (per_host - 1) / n;
-  return std::max(off_host / GroupLink(in, extent), on_host / in.link_bytes_s);
+  const double per_host = GroupDevicesPerHost(in, n, stride);
+  return SplitExchangeSeconds(in, extent, (n - per_host) / n, (per_host - 1) / n);
 }
 
 // The probability that a token's `k` experts, drawn without repeats from a layer's `experts`,
@@ -188,10 +199,9 @@ double ExpertExchangeShare(const CollectiveInputs& in, int n, double stride) {
   const double device_copies = (n - 1) * HitProbability(experts, experts / n, k) / k;
   const double extent = stride * n;
   if (!SpansHosts(in, extent)) return device_copies / in.link_bytes_s;
-  const double per_host = std::clamp(in.devices_per_host / stride, 1.0, static_cast<double>(n));
-  const double hosts = n / per_host;
+  const double hosts = n / GroupDevicesPerHost(in, n, stride);
   const double host_copies = (hosts - 1) * HitProbability(experts, experts / hosts, k) / k;
-  return std::max(host_copies / GroupLink(in, extent), device_copies / in.link_bytes_s);
+  return SplitExchangeSeconds(in, extent, host_copies, device_copies);
 }
 
 }  // namespace

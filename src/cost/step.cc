@@ -37,10 +37,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   ci.param_count = stage_params;
   ci.expert_param_count = c.facts.expert_params / stages;
   ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
-  // Per micro-batch, of a stage's layers. Activations cross in the compute dtype (bf16 unless
-  // fp32); a context group's devices each route their share of the sequence.
-  ci.expert_exchange_bytes =
-      c.facts.expert_exchange_elements * c.ActivationBytes() / c.parallel.context / stages;
+  ci.expert_exchange_bytes = c.ExpertExchangeBytes();
   ci.experts = static_cast<double>(c.graph.facts().experts);
   ci.experts_per_token = static_cast<double>(c.graph.facts().experts_per_token);
   ci.dedup_dispatch = options.dedup_expert_dispatch;
@@ -79,9 +76,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
 double ExpertRegroupSeconds(const StepContext& c) {
   const std::int64_t experts = c.graph.facts().experts;
   if (c.parallel.expert <= 1 || experts / c.parallel.expert <= 1) return 0;
-  const double bytes = c.cal.expert_token_passes * c.facts.expert_exchange_elements *
-                       c.ActivationBytes() / c.parallel.context / c.Stages();
-  return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
+  return c.MemorySeconds(c.cal.expert_token_passes * c.ExpertExchangeBytes());
 }
 
 }  // namespace
@@ -103,8 +98,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   if (options.train) {
     // bf16 parameters and optimizer state move half the bytes.
     const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
-    opt = stage_params * UpdateBytesPerParam(options.optimizer) * state_scale /
-              (c.rates.bandwidth * c.cal.memory_efficiency) +
+    opt = c.MemorySeconds(stage_params * UpdateBytesPerParam(options.optimizer) * state_scale) +
           params.tensors * stage_params / std::max(1.0, params.count) * overhead_s;
   }
   // Tensor and context parallelism divide every op's work; rematerialisation runs forward work

@@ -101,6 +101,16 @@ struct StepContext {
   // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
   // compiled program, whose dtypes are its own).
   double ActivationBytes() const { return element_bytes > 0 ? element_bytes : 2; }
+  // Seconds to move `bytes` through HBM at the calibrated share of its bandwidth.
+  double MemorySeconds(double bytes) const {
+    return bytes / (rates.bandwidth * cal.memory_efficiency);
+  }
+  // Bytes of the tokens a device dispatches to the experts and takes back per micro-batch on a
+  // stage (one copy per routed expert), in the compute dtype; a context group's devices each route
+  // their share of the sequence.
+  double ExpertExchangeBytes() const {
+    return facts.expert_exchange_elements * ActivationBytes() / parallel.context / Stages();
+  }
   // How many devices share one replica's work (its ops and activations): tensor x context.
   double WorkSplit() const { return static_cast<double>(parallel.tensor) * parallel.context; }
   // Pipeline stages (1 without pipeline parallelism).

@@ -109,14 +109,16 @@ double ExpertWeightBytesElsewhere(const StepContext& c, const Node& n) {
   return bytes ? *bytes * (1 - 1.0 / c.parallel.expert) : 0;
 }
 
-double MemorySeconds(const StepContext& c, double bytes) {
-  return bytes / (c.rates.bandwidth * c.cal.memory_efficiency);
+// What an expert matmul's kernel moves beyond its operands and result: a grouped kernel's
+// re-reads, less the weights of the experts other devices hold.
+double ExpertMatmulExtraBytes(const StepContext& c, const Node& n) {
+  return GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
 }
 
 // The memory time of a depthwise convolution's inputs and outputs (see Calibration).
 double DepthwiseMemorySeconds(const StepContext& c, double bytes, Estimate& e) {
   e.components.depthwise_bytes += bytes;
-  if (!OwnDepthwiseKernels(c)) return MemorySeconds(c, bytes);
+  if (!OwnDepthwiseKernels(c)) return c.MemorySeconds(bytes);
   return bytes /
          (c.rates.bandwidth * c.cal.depthwise_memory_efficiency.value_or(c.cal.memory_efficiency));
 }
@@ -179,7 +181,7 @@ void AddKernel(const StepContext& c, double t, bool matrix, double ratio, Kernel
 double ImpliedBatchNormSeconds(const StepContext& c, const OpCost& cost, Estimate& e) {
   const double bn = 2 * cost.bytes_written;
   e.components.vector_bytes += bn;
-  return MemorySeconds(c, bn);
+  return c.MemorySeconds(bn);
 }
 
 // Phase 1, eager: one kernel per op, max(compute, memory) plus launch overhead, forward and
@@ -198,10 +200,10 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
     const double bytes =
         (activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written) +
-        GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
+        ExpertMatmulExtraBytes(c, n);
     const bool matrix = cost.cls == CostClass::kMatrix;
     const bool depthwise = c.facts.depthwise[ni];
-    double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
+    double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : c.MemorySeconds(bytes);
     if (matrix) {
       const double tc = MatrixSeconds(c, n, cost, e, nt);
       nt.compute_bound = tc >= t;
@@ -248,13 +250,13 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       has_matmul |= n.kind == OpKind::kMatMul;
       attention |= n.op == Op::kAttention;
       tc += MatrixSeconds(c, n, cost, e, nt);
-      bytes += GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
+      bytes += ExpertMatmulExtraBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;
     }
     if (!matrix) e.components.vector_bytes += bytes;
-    const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : MemorySeconds(c, bytes);
+    const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : c.MemorySeconds(bytes);
     nt.compute_bound = matrix && tc >= tm;
     AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix,
               BackwardRatio(c, KindOf(matrix, depthwise, attention)), nt, fb, e);
