@@ -161,6 +161,12 @@ ROWS = [
     dict(match=("GPT-3 175B", "v6e-256", "fp8"), model="gpt-3-175b.json", target="tpu-v6e-256",
          seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
          precision="fp8"),
+    # GPT-3 175B on v5p-1024 (MaxText configs/tpu/v5p/gpt3_175b/v5p_1024.sh, the MLPerf 4.0
+    # set-up): 4 sequences per device over fsdp=64 x tp=8 (32 per tensor-parallel replica), full
+    # remat, AQT int8 (quantization=int8). Held out: predicted once when int8 was added (session 29).
+    dict(match=("GPT-3 175B", "v5p-1024"), model="gpt-3-175b.json", target="tpu-v5p-1024",
+         seq=2048, batch=32, chips=512, parallel="fsdp=64,tp=8", remat="layer", per="tokens/chip",
+         precision="int8", held_out=True),
     dict(match=("Llama3.1-405B", "Ironwood"), model="llama-3.1-405b.json", target="tpu7x-256",
          seq=8192, batch=3, chips=256, parallel="fsdp=256", remat="offload", per="tokens/chip"),
     dict(match=("Llama2-70B", "v6e-256)"), model="llama-2-70b.json", target="tpu-v6e-256",

@@ -54,10 +54,10 @@ def tpu_rows(csv_path):
     for row in csv.DictReader(open(csv_path)):
         spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
         # Training runs only: the serving rows check the serving model, fitted to nothing.
-        # (fp8 runs check the fp8 rate with the bf16 factor: not fitted either.)
+        # (fp8 and int8 runs check the 8-bit rate with the bf16 factor: not fitted either.)
         # Rows held out when they were added (`held_out`) stay out of the fit.
         if (spec and spec["target"].startswith("tpu") and spec["per"] in FACTOR and
-                spec.get("precision") != "fp8" and not spec.get("held_out")):
+                spec.get("precision") not in ("fp8", "int8") and not spec.get("held_out")):
             rows.append(dict(row=row, spec=spec, gen=target_name(spec), factor=FACTOR[spec["per"]],
                              published=float(row["throughput"].replace(",", ""))))
     return rows

@@ -76,6 +76,10 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           (options.precision == Precision::kFp8
                ? " (bf16 compute with fp8 matmul operands, fp32 master weights)"
                : "") +
+          (options.precision == Precision::kInt8
+               ? " (bf16 compute with int8 weight-matmul operands, AQT: each operand's scale "
+                 "from an extra read of it every step, fp32 master weights)"
+               : "") +
           (options.precision == Precision::kBf16Params
                ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
                : "") +

@@ -672,7 +672,8 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   EXPECT_EQ(b200.memory_efficiency, h100.memory_efficiency);
   EXPECT_EQ(gb200.matrix_efficiency, b200.matrix_efficiency);
   EXPECT_NE(gb200.source.find("nvidia-gb200 has none: its nearest sibling's"), std::string::npos);
-  // The GB300's nearest sibling, the GB200, has no fitted factor either: the next one's, the B200's.
+  // The GB300's nearest sibling, the GB200, has no fitted factor either: the next one's, the
+  // B200's.
   EXPECT_EQ(CalibrationFor(T("nvidia-gb300"), eager).matrix_efficiency, b200.matrix_efficiency);
 }
 
@@ -811,7 +812,7 @@ TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kFp8), 1979e12 * 0.87);
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kBf16), 989e12);
   EXPECT_EQ(*ParsePrecision("fp8"), Precision::kFp8);
-  EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, mixed or bf16-params");
+  EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, int8, mixed or bf16-params");
 }
 
 // Under fp8, Transformer Engine keeps a weight matmul's input for the weight gradient as the fp8
@@ -867,6 +868,36 @@ TEST(EstimateTest, Fp8LeavesAttentionAtTheBf16Rate) {
   ASSERT_GT(op_ms(Precision::kBf16, "Attention"), 0);
   EXPECT_DOUBLE_EQ(op_ms(Precision::kFp8, "Attention"), op_ms(Precision::kBf16, "Attention"));
   EXPECT_LT(op_ms(Precision::kFp8, "MatMul"), 0.75 * op_ms(Precision::kBf16, "MatMul"));
+}
+
+// AQT int8 (MaxText's quantization=int8) runs the weight matmuls at the chip's int8 peak where it
+// beats the 16-bit one (v5p: 918 against 459), at the 16-bit rate where it does not (v4's int8
+// equals its bf16; TPU7x lists none). Each operand's scale is computed from it every step: one
+// more read of both 4096 x 4096 bf16 operands (2 x 32 MiB) on top of the matmul's own bytes.
+TEST(EstimateTest, Int8MatmulsAtTheInt8RateWithTheirScalesRead) {
+  Graph g = SquareMatmul();
+  auto step = [&](const char* target, Precision p) {
+    EstimateOptions o;
+    o.batch = 4096;
+    o.precision = p;
+    auto e = EstimateStep(g, T(target), o);
+    EXPECT_TRUE(e) << (e ? "" : e.error().message);
+    return e ? *e : Estimate{};
+  };
+  EXPECT_DOUBLE_EQ(step("tpu-v5p", Precision::kInt8).components.matrix_peak_flops, 918e12);
+  EXPECT_DOUBLE_EQ(step("tpu-v5p", Precision::kBf16).components.matrix_peak_flops, 459e12);
+  EXPECT_DOUBLE_EQ(step("tpu-v4", Precision::kInt8).components.matrix_peak_flops, 275e12);
+  EXPECT_DOUBLE_EQ(step("tpu-7x", Precision::kInt8).components.matrix_peak_flops,
+                   step("tpu-7x", Precision::kBf16).components.matrix_peak_flops);
+  const TargetSpec& v5p = T("tpu-v5p");
+  const Calibration& cal = CalibrationFor(v5p, *ParseRuntime("xla"));
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  const double compute_saved_ms = flops / cal.matrix_efficiency * (1 / 459e12 - 1 / 918e12) * 1e3;
+  const double scale_ms =
+      2.0 * 4096 * 4096 * 2 / (*v5p.hbm_gbps * 1e9 * cal.memory_efficiency) * 1e3;
+  EXPECT_NEAR(step("tpu-v5p", Precision::kInt8).forward_ms,
+              step("tpu-v5p", Precision::kBf16).forward_ms - compute_saved_ms + scale_ms, 1e-9);
+  EXPECT_EQ(*ParsePrecision("int8"), Precision::kInt8);
 }
 
 // Attention runs at the calibration's attention efficiency (published fused-kernel rates), the

@@ -23,8 +23,11 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   if (name == "mixed") return Precision::kMixed;
   if (name == "bf16-params") return Precision::kBf16Params;
   if (name == "fp8") return Precision::kFp8;
+  if (name == "int8") return Precision::kInt8;
   return std::nullopt;
 }
+
+bool EightBitMatmuls(Precision p) { return p == Precision::kFp8 || p == Precision::kInt8; }
 
 namespace {
 
@@ -61,8 +64,8 @@ const std::vector<std::string>& KvCacheDtypeNames() {
 }
 
 const std::vector<std::string>& PrecisionNames() {
-  static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",
-                                                 "fp8",  "mixed", "bf16-params"};
+  static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",       "fp8",
+                                                 "int8", "mixed", "bf16-params"};
   return names;
 }
 
@@ -156,6 +159,8 @@ std::string_view NameOf(Precision p) {
       return "bf16-params";
     case Precision::kFp8:
       return "fp8";
+    case Precision::kInt8:
+      return "int8";
   }
   return "bf16";
 }

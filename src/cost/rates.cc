@@ -52,6 +52,17 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
     r.matrix_note = "no fp8 matmul unit on this chip: fp8 runs at the 16-bit rate";
     if (r.matrix_flops > 0) return r;
   }
+  if (p == Precision::kInt8) {
+    const double int8 = t.int8_tops.value_or(0) * 1e12;
+    const double sixteen = bf16 > 0 ? bf16 : fp16;
+    r.matrix_flops = std::max(int8, sixteen);
+    r.matrix_note =
+        int8 > sixteen
+            ? "int8 weight matmuls (AQT: forward, data and weight gradients) at the int8 peak; "
+              "attention and the rest bf16"
+            : "no int8 matmul rate above the 16-bit one on this chip: int8 runs at the 16-bit rate";
+    if (r.matrix_flops > 0) return r;
+  }
   if (p != Precision::kFp32) {
     if (bf16 > 0) {
       r.matrix_flops = bf16;

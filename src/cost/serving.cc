@@ -132,8 +132,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   ServingEstimate out;
   // Per token of context, every layer (a windowed layer's cache stops growing at its window).
   out.kv_bytes_per_token = p.KvElements(1) * kv_bytes;
-  // fp8 serving reads fp8 weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints).
-  const double weight_bytes = c.options.precision == Precision::kFp8 ? 1 : value_bytes;
+  // fp8 and int8 serving read 8-bit weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints;
+  // JetStream's and vLLM's int8 ones).
+  const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   // One decode step: every sequence in flight adds a token. The weight matmuls read the weights

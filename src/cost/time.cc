@@ -69,11 +69,13 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
                : e.components.conv_flops) += padded;
   // Eager NCHW convolutions are bound by layout and memory, not tensor-core math: their rate
   // does not follow the precision (calibrated per target family). fp8 recipes quantize the
-  // layers' weight matmuls; the attention kernels (flash, splash) keep bf16 (MaxText's fp8
+  // layers' weight matmuls (AQT int8 its dot_generals alone, not convolutions); the attention
+  // kernels (flash, splash) keep bf16 (MaxText's fp8
   // quantization rewrites the layers' dot_generals, which a Pallas attention kernel is not;
   // Transformer Engine leaves dot-product attention in bf16 unless asked).
   const bool bf16_rate = (!is_matmul && !nhwc && cal.conv_rate_ignores_precision) ||
-                         (attention && c.options.precision == Precision::kFp8);
+                         (attention && EightBitMatmuls(c.options.precision)) ||
+                         (!is_matmul && c.options.precision == Precision::kInt8);
   const double rate =
       bf16_rate ? RatesFor(c.target, Precision::kBf16).matrix_flops : c.rates.matrix_flops;
   return padded * PrecisionSlowdown(c, n) / (rate * eff);
@@ -82,7 +84,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
 // The bytes a grouped-matmul kernel streams beyond its operands and result: an expert matmul
 // [experts, slots, k] x [experts, k, n] of dropless routing, in tiles of `grouped_tile_rows`
 // tokens by `grouped_tile_cols` outputs, reads each expert's weights once per row tile and the
-// tokens once per column block. Under fp8 the kernel's operands are fp8.
+// tokens once per column block. Under fp8 or int8 the kernel's operands are 8-bit.
 double GroupedRereadBytes(const StepContext& c, const Node& n) {
   const double rows = c.cal.grouped_tile_rows, cols = c.cal.grouped_tile_cols;
   if (rows <= 0 || cols <= 0 || !GroupedExpert(c, n)) return 0;
@@ -93,7 +95,7 @@ double GroupedRereadBytes(const StepContext& c, const Node& n) {
     return static_cast<double>(s.dim(i).value());
   };
   const double experts = d(x, 0), slots = d(x, 1), k = d(x, 2), out = d(w, 2);
-  const double eb = c.options.precision == Precision::kFp8 ? 1 : c.ActivationBytes();
+  const double eb = EightBitMatmuls(c.options.precision) ? 1 : c.ActivationBytes();
   const double token_rereads = std::ceil(out / cols) - 1;
   const double weight_rereads = std::ceil(slots / rows) - 1;
   return eb * experts * k * (slots * token_rereads + out * weight_rereads);
@@ -113,6 +115,28 @@ double ExpertWeightBytesElsewhere(const StepContext& c, const Node& n) {
 // re-reads, less the weights of the experts other devices hold.
 double ExpertMatmulExtraBytes(const StepContext& c, const Node& n) {
   return GroupedRereadBytes(c, n) - ExpertWeightBytesElsewhere(c, n);
+}
+
+// AQT int8 (Precision::kInt8) scales each operand of a weight matmul by its absolute maximum over
+// the contracted dimension, computed from the 16-bit operand every step: a reduction that must
+// finish before the quantized product starts, so no fusion into the matmul hides it. Each operand
+// is read once more (forward here; the gradients' products, quantized alike, through the
+// backward ratio). Attention kernels stay bf16.
+double QuantizationScaleBytes(const StepContext& c, const Node& n) {
+  if (c.options.precision != Precision::kInt8 || n.kind != OpKind::kMatMul ||
+      n.op == Op::kAttention || n.inputs.size() < 2)
+    return 0;
+  double bytes = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (n.input(i) == kNoValue) continue;
+    bytes += TensorBytes(c.graph.value(n.input(i)).type, c.element_bytes).value_or(0);
+  }
+  return bytes;
+}
+
+// Bytes a matrix op's kernel moves beyond its operands and result.
+double MatrixExtraBytes(const StepContext& c, const Node& n) {
+  return ExpertMatmulExtraBytes(c, n) + QuantizationScaleBytes(c, n);
 }
 
 // The memory time of a depthwise convolution's inputs and outputs (see Calibration).
@@ -200,7 +224,7 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     const bool activation = c.cal.fused_activations && c.facts.activation_root[ni];
     const double bytes =
         (activation ? 2 * cost.bytes_written : cost.bytes_read + cost.bytes_written) +
-        ExpertMatmulExtraBytes(c, n);
+        (cost.cls == CostClass::kMatrix ? MatrixExtraBytes(c, n) : 0);
     const bool matrix = cost.cls == CostClass::kMatrix;
     const bool depthwise = c.facts.depthwise[ni];
     double t = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : c.MemorySeconds(bytes);
@@ -250,7 +274,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       has_matmul |= n.kind == OpKind::kMatMul;
       attention |= n.op == Op::kAttention;
       tc += MatrixSeconds(c, n, cost, e, nt);
-      bytes += ExpertMatmulExtraBytes(c, n);
+      bytes += MatrixExtraBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
         bytes += 2 * cost.bytes_written;

@@ -243,8 +243,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   est_cmd->add_option(
       "--precision", est.precision,
       "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), fp8 (bf16 "
-      "with fp8 matmuls at the chip's fp8 rate), mixed, bf16-params (bf16 weights and optimizer "
-      "state, no fp32 copy)");
+      "with fp8 matmuls at the chip's fp8 rate), int8 (bf16 with AQT int8 weight matmuls at the "
+      "chip's int8 rate: MaxText's quantization=int8), mixed, bf16-params (bf16 weights and "
+      "optimizer state, no fp32 copy)");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,

@@ -31,12 +31,18 @@ enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
 // and gradients with an fp32 master copy in the optimizer; kBf16Params: everything in bf16 with no
 // fp32 copy (MaxText's weight_dtype=bfloat16: 8 bytes per parameter with Adam instead of 16);
 // kFp8: as kBf16, with the matmuls' operands quantized to fp8 and run at the chip's fp8 rate
-// (MaxText's quantization=fp8, Transformer Engine).
-enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params, kFp8 };
+// (MaxText's quantization=fp8, Transformer Engine); kInt8: as kBf16, with the weight matmuls'
+// forward, data-gradient and weight-gradient products quantized to int8 with scales computed each
+// step and run at the chip's int8 rate (MaxText's quantization=int8: AQT).
+enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params, kFp8, kInt8 };
+
+// Whether the weight matmuls run on 8-bit operands (fp8 or int8): one byte an operand element,
+// attention kernels kept in bf16.
+bool EightBitMatmuls(Precision p);
 
 std::optional<Optimizer> ParseOptimizer(
     std::string_view name);  // sgd, momentum, adam, adamw, adafactor
-// fp32, bf16, fp16, fp8, mixed, bf16-params
+// fp32, bf16, fp16, fp8, int8, mixed, bf16-params
 std::optional<Precision> ParsePrecision(std::string_view name);
 const std::vector<std::string>& PrecisionNames();  // every name ParsePrecision takes
 std::string PrecisionChoices();                    // the names for messages, "a, b or c"
@@ -267,8 +273,8 @@ struct Calibration {
   double matrix_backward_ratio = 2.0;
   double attention_backward_ratio = 2.5;
   double backward_ratio = 2.0;
-  double saved_activation_share = 0.5;       // share of vector-op forward outputs autograd keeps
-  double saved_matrix_share = 1.0;           // share of matmul/conv forward outputs autograd keeps
+  double saved_activation_share = 0.5;  // share of vector-op forward outputs autograd keeps
+  double saved_matrix_share = 1.0;      // share of matmul/conv forward outputs autograd keeps
   // Under fp8, a weight matmul keeps its input for the weight gradient as the fp8 copy it cast for
   // the forward (Transformer Engine's Linear, LayerNormLinear and GroupedLinear save the quantized
   // input, column-wise), one byte an element instead of the compute dtype's.
