@@ -161,6 +161,29 @@ ROWS = [
     dict(match=("GPT-3 175B", "v6e-256", "fp8"), model="gpt-3-175b.json", target="tpu-v6e-256",
          seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
          precision="fp8"),
+    # Rows published as MFU (session 29, held out: predicted once when added), against the
+    # tool's own MFU (model FLOPs without recompute over the step at the precision's peak).
+    # Megatron-LM's 530B GPT (MT-NLG: 105 layers, hidden 20480, 128 heads, Korthikanti et al.
+    # 2022) with sequence parallelism and selective recompute, which recomputes only the attention
+    # scores a fused attention kernel recomputes anyway (remat none); the global batch is one
+    # sequence a GPU (the published MFU x iteration time x 312 TFLOP/s x GPUs over Megatron's
+    # 72 B s l h^2 (1 + s/6h + V/12hl) FLOPs a sequence gives 280 and 2,240); TP8 x PP35, the
+    # non-interleaved schedule (Megatron's default; the row names no virtual stages).
+    dict(match=("GPT 530B (Megatron-LM)", "TP8xPP35"), model="mt-nlg-530b.json",
+         target="nvidia-a100-80gb-280", seq=2048, batch=1, micro_batches=280, chips=280,
+         parallel="tp=8,pp=35", remat="none", per="mfu", held_out=True),
+    dict(match=("GPT 530B (Megatron-LM)", "8-way DP"), model="mt-nlg-530b.json",
+         target="nvidia-a100-80gb-2240", seq=2048, batch=1, micro_batches=280, chips=2240,
+         parallel="data=8,tp=8,pp=35", remat="none", per="mfu", held_out=True),
+    # PaLM 540B (Chowdhery et al. 2022: 118 layers, d_model 18432, 48 heads of 256, one key/value
+    # head, SwiGLU of 73,728, 256k shared vocabulary; its parallel attention and MLP cost what the
+    # sequential block does) on two v4 pods: 12-way model parallel x 256-way FSDP in each pod,
+    # data parallel over DCN between them, 2,048 sequences of 2,048 (4 a replica). The paper's
+    # HFU 57.8% against MFU 46.2% says it rematerialised about three quarters of the forward;
+    # `layer` recomputes all of it (a judgement: the closest remat option).
+    dict(match=("PaLM 540B",), model="palm-540b.json", target="tpu-v4-6144", slices=2, dcn="data",
+         seq=2048, batch=4, chips=6144, parallel="fsdp=256,tp=12", remat="layer", per="mfu",
+         held_out=True),
     # GPT-3 175B on v5p-1024 (MaxText configs/tpu/v5p/gpt3_175b/v5p_1024.sh, the MLPerf 4.0
     # set-up): 4 sequences per device over fsdp=64 x tp=8 (32 per tensor-parallel replica), full
     # remat, AQT int8 (quantization=int8). Held out: predicted once when int8 was added (session 29).
@@ -573,6 +596,8 @@ def predict(binary, spec, calibration=None):
     step_s = e["step_time_ms"] / 1e3
     if spec["per"] == "tokens/chip":
         return e["global_batch"] * spec["seq"] / step_s / spec["chips"], e
+    if spec["per"] == "mfu":
+        return e["mfu"] * 100, e
     if spec["per"] == "tflops/chip":
         return e["model_flops_per_step"] / step_s / spec["chips"] / 1e12, e
     return e["samples_per_s"], e
