@@ -161,6 +161,21 @@ ROWS = [
     dict(match=("GPT-3 175B", "v6e-256", "fp8"), model="gpt-3-175b.json", target="tpu-v6e-256",
          seq=2048, batch=3, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
          precision="fp8"),
+    # MaxText's long-context Llama 3.1 8B variant (16 query heads of 256, 4 KV heads) on v5p-128
+    # (tpu-recipes training/v5p/Llama3.1-8B-LongContext-Maxtext/cluster_toolkit): ring context
+    # parallelism (context_parallel_strategy=ring) and num_vocab_tiling=16, `batch` the sequences
+    # per context group. remat_policy custom keeps the layer input on the device (`layer`) or
+    # offloads it (`offload`); what it also keeps, the attention output (`context`), no remat
+    # option expresses, so the attention forward is counted again. Held out (session 29).
+    *[dict(match=("Llama3.1-8B long context", f"seq {seq:,},"),
+           model="llama-3.1-8b-wide-heads.json", target="tpu-v5p-128", seq=seq, batch=batch,
+           chips=64, parallel=parallel, remat=remat, per="tokens/chip", ring_context=True,
+           vocab_tiles=16, held_out=True)
+      for seq, parallel, batch, remat in (
+          (65536, "cp=4,fsdp=16", 2, "layer"), (262144, "cp=16,fsdp=4", 2, "offload"),
+          (1048576, "cp=64", 2, "layer"), (2097152, "cp=64", 2, "offload"),
+          (4194304, "cp=64", 2, "offload"), (10485760, "cp=64", 1, "layer"),
+          (14680064, "cp=64", 1, "offload"))],
     # Rows published as MFU (session 29, held out: predicted once when added), against the
     # tool's own MFU (model FLOPs without recompute over the step at the precision's peak).
     # Megatron-LM's 530B GPT (MT-NLG: 105 layers, hidden 20480, 128 heads, Korthikanti et al.
@@ -405,7 +420,7 @@ ROWS = [
          parallel="tp=4,pp=8,vp=5", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-405b.json",
          target="nvidia-h100-1024", seq=8192, batch=1, micro_batches=192, chips=1024,
-         parallel="tp=8,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         parallel="tp=8,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-H100"), model="gpt-oss-120b.json",
          target="nvidia-h100-64", seq=4096, batch=1, micro_batches=80, chips=64,
          parallel="ep=8,pp=4", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
@@ -473,13 +488,13 @@ ROWS = [
     dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-GB300", "CP 2"), model="llama-3.1-405b.json",
          target="nvidia-gb300-256", seq=8192, batch=1, micro_batches=192, chips=256,
          parallel="tp=2,cp=2,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip",
-         distributed_optimizer=True),
+         distributed_optimizer=True, ring_context=True),
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-8b.json",
          target="nvidia-b200-8", seq=8192, batch=2, micro_batches=8, chips=8,
          parallel="data=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=("Llama3.1-405B (Megatron-Bridge)", "DGX-B200"), model="llama-3.1-405b.json",
          target="nvidia-b200-128", seq=8192, batch=1, micro_batches=32, chips=128,
-         parallel="tp=4,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         parallel="tp=4,cp=2,pp=8,vp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=("GPT-OSS-120B (Megatron-Bridge)", "DGX-B200"), model="gpt-oss-120b.json",
          target="nvidia-b200-64", seq=4096, batch=4, micro_batches=2, chips=64,
          parallel="ep=8", remat="dots", precision="bf16", per="tokens/chip", distributed_optimizer=True),
@@ -508,10 +523,10 @@ ROWS = [
          precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=('Llama3-8B (NeMo 24.09)',), model="llama-3.1-8b.json", target="nvidia-h100-8", seq=8192, batch=1,
          micro_batches=32, chips=8, parallel="cp=2", remat="none",
-         precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=('Llama3-70B (NeMo 24.09)',), model="llama-3.1-70b.json", target="nvidia-h100-64", seq=8192, batch=1,
          micro_batches=64, chips=64, parallel="tp=4,cp=2,pp=4,vp=5", remat="none",
-         precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=('GPT3-175B (NeMo 25.02)',), model="gpt-3-175b.json", target="nvidia-b200-512", seq=2048, batch=2,
          micro_batches=32, chips=512, parallel="tp=4,pp=4,vp=6", remat="none",
          precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -520,10 +535,10 @@ ROWS = [
          precision="fp8", per="tokens/chip", distributed_optimizer=True),
     dict(match=('Llama3-70B (NeMo 25.02)',), model="llama-3.1-70b.json", target="nvidia-b200-64", seq=8192, batch=1,
          micro_batches=32, chips=64, parallel="tp=2,cp=2,pp=4,vp=5", remat="none",
-         precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=('Llama3-405B (NeMo 25.02)',), model="llama-3.1-405b.json", target="nvidia-b200-128", seq=8192, batch=1,
          micro_batches=32, chips=128, parallel="tp=4,cp=2,pp=8,vp=8", remat="none",
-         precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         precision="fp8", per="tokens/chip", distributed_optimizer=True, ring_context=True),
     dict(match=('Mixtral-8x7B (NeMo 25.02)',), model="mixtral-8x7b.json", target="nvidia-b200-64", seq=4096, batch=2,
          micro_batches=2, chips=64, parallel="ep=8", remat="none",
          precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -582,6 +597,10 @@ def predict(binary, spec, calibration=None):
         cmd += ["--dedup-expert-dispatch"]
     if spec.get("overlap_expert_comm"):
         cmd += ["--overlap-expert-comm"]
+    if spec.get("ring_context"):
+        cmd += ["--ring-context"]
+    if "vocab_tiles" in spec:
+        cmd += ["--vocab-tiles", str(spec["vocab_tiles"])]
     if "slices" in spec:
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:

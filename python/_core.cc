@@ -59,6 +59,8 @@ struct PyAnalyzeArgs {
   bool distributed_optimizer = false;  // --distributed-optimizer
   bool dedup_expert_dispatch = false;  // --dedup-expert-dispatch
   bool overlap_expert_comm = false;    // --overlap-expert-comm
+  bool ring_context = false;           // --ring-context
+  std::int64_t vocab_tiles = 1;        // --vocab-tiles
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -115,6 +117,10 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   o.distributed_optimizer = a.distributed_optimizer;
   o.dedup_expert_dispatch = a.dedup_expert_dispatch;
   o.overlap_expert_comm = a.overlap_expert_comm;
+  o.ring_context = a.ring_context;
+  if (a.vocab_tiles < 1 || a.vocab_tiles > 65536)
+    throw ToolError("vocab_tiles must be between 1 and 65536");
+  o.vocab_tiles = static_cast<int>(a.vocab_tiles);
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -319,7 +325,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("micro_batches", &PyAnalyzeArgs::micro_batches)
       .def_readwrite("distributed_optimizer", &PyAnalyzeArgs::distributed_optimizer)
       .def_readwrite("dedup_expert_dispatch", &PyAnalyzeArgs::dedup_expert_dispatch)
-      .def_readwrite("overlap_expert_comm", &PyAnalyzeArgs::overlap_expert_comm);
+      .def_readwrite("overlap_expert_comm", &PyAnalyzeArgs::overlap_expert_comm)
+      .def_readwrite("ring_context", &PyAnalyzeArgs::ring_context)
+      .def_readwrite("vocab_tiles", &PyAnalyzeArgs::vocab_tiles);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

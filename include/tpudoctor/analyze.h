@@ -53,6 +53,8 @@ struct AnalyzeOptions {
   bool distributed_optimizer = false;          // --distributed-optimizer (EstimateOptions)
   bool dedup_expert_dispatch = false;          // --dedup-expert-dispatch (EstimateOptions)
   bool overlap_expert_comm = false;            // --overlap-expert-comm (EstimateOptions)
+  bool ring_context = false;                   // --ring-context (EstimateOptions)
+  int vocab_tiles = 1;                         // --vocab-tiles (EstimateOptions)
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.

@@ -96,6 +96,23 @@ def test_expert_dispatch_options():
                            dedup_expert_dispatch=True)
 
 
+def test_long_context_options():
+    # Llama 3.1 8B at 32k tokens over cp=8 on v5p: a ring holds two chunks of the keys and values
+    # instead of the whole sequence's and hides its passes behind the attention; four vocabulary
+    # tiles keep a quarter of the logits live.
+    def run(**kw):
+        return tpudoctor.estimate(LLAMA, seq=32768, batch=1, train=True, targets="v5p-16",
+                                  parallel="cp=8", remat="layer", **kw).estimates[0]
+    gathered, ring, tiled = run(), run(ring_context=True), run(ring_context=True, vocab_tiles=4)
+    assert ring.step_time_ms < gathered.step_time_ms
+    assert ring.memory["transients"] < gathered.memory["transients"]
+    assert tiled.memory["transients"] < ring.memory["transients"]
+    assert any("ring" in a for a in ring.assumptions)
+    with pytest.raises(tpudoctor.Error, match="cp=N"):
+        tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="v5p-16",
+                           ring_context=True)
+
+
 def test_check_job(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"

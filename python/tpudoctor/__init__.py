@@ -163,6 +163,8 @@ def estimate(
     distributed_optimizer: bool = False,
     dedup_expert_dispatch: bool = False,
     overlap_expert_comm: bool = False,
+    ring_context: bool = False,
+    vocab_tiles: int = 1,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -177,7 +179,10 @@ def estimate(
     `dedup_expert_dispatch` sends an MoE token to each device and host once, however many of its
     experts they hold (DeepEP, HybridEP; `--dedup-expert-dispatch`), and `overlap_expert_comm`
     runs each micro-batch's expert all-to-alls beside another's compute (`--overlap-expert-comm`),
-    both with `parallel` "ep=N"; `runtime` ("auto", "eager", "xla", "compiled") how
+    both with `parallel` "ep=N"; `ring_context` passes context parallelism's keys and values
+    around a ring beside the attention instead of gathering them whole (`--ring-context`, with
+    "cp=N"), `vocab_tiles` computes the loss head's logits in that many chunks of tokens
+    (`--vocab-tiles`, MaxText's num_vocab_tiling); `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
@@ -214,6 +219,8 @@ def estimate(
     args.distributed_optimizer = bool(distributed_optimizer)
     args.dedup_expert_dispatch = bool(dedup_expert_dispatch)
     args.overlap_expert_comm = bool(overlap_expert_comm)
+    args.ring_context = bool(ring_context)
+    args.vocab_tiles = int(vocab_tiles)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

@@ -87,6 +87,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.distributed_optimizer = options.distributed_optimizer;
     o.dedup_expert_dispatch = options.dedup_expert_dispatch;
     o.overlap_expert_comm = options.overlap_expert_comm;
+    o.ring_context = options.ring_context;
+    o.vocab_tiles = options.vocab_tiles;
     o.dcn = options.dcn;
     o.serve = options.serve;
     if (options.serve && options.parallel == Parallelism{})

@@ -174,13 +174,29 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back("context parallelism over " + std::to_string(p.context) +
                   " devices: each holds 1/" + std::to_string(p.context) +
                   " of every sequence (balanced over the causal mask, as MaxText's load balancing "
-                  "reorders it) and does that share of every op; each attention gathers the whole "
-                  "sequence's keys and values over " +
+                  "reorders it) and does that share of every op; " +
+                  (options.ring_context
+                       ? std::string("each attention passes the sequence's keys and values around "
+                                     "the group's ring a chunk at a time over ")
+                       : std::string("each attention gathers the whole sequence's keys and "
+                                     "values over ")) +
                   c.target.Interconnect(options.chips) +
-                  (options.train ? ", forward, in the recomputed forward and backward, where their "
-                                   "gradients are reduce-scattered"
-                                 : "") +
-                  ", not overlapped; the parameters are sharded over the context axis like FSDP");
+                  (options.train
+                       ? ", forward, in the recomputed forward and backward, where their "
+                         "gradients " +
+                             std::string(options.ring_context ? "travel the ring with them"
+                                                              : "are reduce-scattered")
+                       : "") +
+                  (options.ring_context
+                       ? ", two chunks held at a time and each pass beside the attention on the "
+                         "chunk already there, which hides it as far as the attention lasts"
+                       : ", not overlapped") +
+                  "; the parameters are sharded over the context axis like FSDP");
+  }
+  if (options.vocab_tiles > 1) {
+    out.push_back("loss head in " + std::to_string(options.vocab_tiles) +
+                  " chunks of tokens (MaxText's num_vocab_tiling): one chunk's logits live at a "
+                  "time, and the head's forward runs again for each chunk's gradient");
   }
   if (options.distributed_optimizer) {
     out.push_back(

@@ -115,11 +115,12 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
          a.batch == b.batch && a.micro_batches == b.micro_batches &&
          a.distributed_optimizer == b.distributed_optimizer &&
          a.dedup_expert_dispatch == b.dedup_expert_dispatch &&
-         a.overlap_expert_comm == b.overlap_expert_comm && a.chips == b.chips &&
-         a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat &&
-         a.runtime == b.runtime && a.channels_last == b.channels_last &&
-         a.dataset_size == b.dataset_size && a.serve == b.serve &&
-         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
+         a.overlap_expert_comm == b.overlap_expert_comm && a.ring_context == b.ring_context &&
+         a.vocab_tiles == b.vocab_tiles && a.chips == b.chips && a.parallel == b.parallel &&
+         a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
+         a.channels_last == b.channels_last && a.dataset_size == b.dataset_size &&
+         a.serve == b.serve && a.usd_per_chip_hour == b.usd_per_chip_hour &&
+         a.calibration == b.calibration;
 }
 
 // Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole
@@ -180,6 +181,12 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError(
         "overlapping the expert all-to-alls with another micro-batch's compute "
         "describes a training step");
+  if (options.ring_context && parallel->context <= 1)
+    return MakeError("a ring passes context parallelism's keys and values; add --parallel cp=N");
+  if (options.vocab_tiles < 1 || options.vocab_tiles > 65536)
+    return MakeError("the vocabulary tiles must be between 1 and 65536");
+  if (options.vocab_tiles > 1 && !options.train)
+    return MakeError("vocabulary tiling splits a training step's loss head");
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;

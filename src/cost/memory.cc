@@ -2,6 +2,7 @@
 // sharded) and transients; whether they fit and the largest batch that would.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "src/cost/saved_tensors.h"
 #include "src/cost/sharding.h"
@@ -38,6 +39,19 @@ struct ActivationPeak {
 double HeadTransients(const StepContext& c, const SavedPart& head) {
   const bool in_place = head.largest_feeds_loss && c.runtime.model().name == "xla";
   return head.largest * std::max(0.0, c.cal.transient_factor - (in_place ? 1 : 0));
+}
+
+// The loss head run in `tiles` chunks of tokens (EstimateOptions::vocab_tiles): what it keeps and
+// its largest tensor, the logits, are one chunk's.
+SavedTensors WithTiledHead(const SavedTensors& st, int tiles) {
+  SavedTensors out = st;
+  const double cut = st.head.saved * (1 - 1.0 / tiles);
+  out.head.saved -= cut;
+  out.saved -= cut;
+  out.head.largest /= tiles;
+  out.largest = out.head.largest;
+  for (const auto& [key, part] : st.by_layer) out.largest = std::max(out.largest, part.largest);
+  return out;
 }
 
 // What the layers keep (not the stem before them, nor the head after them).
@@ -103,8 +117,8 @@ ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
 // pipeline stage holds `stage_share`: StepContext::StageParams); tensor and
 // context parallelism divide activations too (sequence-parallel layout between the matmuls; a
 // context group's devices each hold their part of the sequence), and a context-parallel
-// attention holds one layer's keys and values gathered whole, and their gradients backward,
-// beside them. An FSDP chip also holds
+// attention holds one layer's keys and values gathered whole (on a ring, two chunks of them), and
+// their gradients backward, beside them. An FSDP chip also holds
 // two gathered weights: XLA's SPMD partitioner all-gathers each sharded parameter just before the
 // op that reads it, and the latency-hiding scheduler starts the next gather while that op runs (one
 // ahead, within its memory limit) — two weight tensors, not two whole layers (which had GPT-3
@@ -123,7 +137,10 @@ void ShardMemory(const StepContext& c, double share, double optimizer_share, dou
   m.transients /= split;
   m.padding_waste /= split;
   if (c.parallel.context > 1) {
-    m.transients += (c.options.train ? 2 : 1) * c.facts.largest_attention_kv_elements *
+    // Gathered whole, or on a ring two chunks of 1/cp each: the one attended to and the next
+    // arriving (EstimateOptions::ring_context).
+    const double held = c.options.ring_context ? 2.0 / c.parallel.context : 1.0;
+    m.transients += (c.options.train ? 2 : 1) * held * c.facts.largest_attention_kv_elements *
                     c.ActivationBytes() / c.parallel.tensor;
   }
   if (c.WeightGatherGroup() > 1) {
@@ -207,7 +224,9 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
                                                     c.element_bytes, weight_input_bytes,
                                                     c.fusion ? &*c.fusion : nullptr, c.written))
                   .first;
-    const SavedTensors& st = known->second;
+    std::optional<SavedTensors> tiled;
+    if (options.vocab_tiles > 1) tiled = WithTiledHead(known->second, options.vocab_tiles);
+    const SavedTensors& st = tiled ? *tiled : known->second;
     act.natural_total = st.natural;
     act.layout_total = st.layout;
     largest = st.largest;

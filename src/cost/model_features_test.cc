@@ -90,6 +90,62 @@ TEST(ModelFeaturesTest, ContextParallelSplitsEachSequence) {
   EXPECT_FALSE(EstimateStep(m->graph, v5p, serve));
 }
 
+// Ring context parallelism (MaxText's context_parallel_strategy=ring) on Llama 3.1 8B at 32,768
+// tokens over 8 v5p chips (cp=8): the same key/value traffic as gathering them whole (7/8 of each
+// layer's K and V, 4 passes), but an attention holds two chunks of 1/8 instead of the whole
+// sequence's K and V (one layer: 2 x 32768 x 8 heads x 128 elements of 2 bytes, and as much for
+// their gradients), and the passes hide behind the attention kernels, which at this length take
+// longer: the step loses the gathers' whole time.
+TEST(ModelFeaturesTest, RingContextHoldsTwoChunksAndHidesItsPasses) {
+  auto m = Example("llama-3.1-8b.json", 1, 32768);
+  ASSERT_TRUE(m);
+  const TargetSpec& v5p = **FindTarget("tpu-v5p");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  o.chips = 8;
+  o.remat = Remat::kLayer;
+  o.parallel = *ParseParallelism("cp=8");
+  auto gathered = EstimateStep(m->graph, v5p, o);
+  o.ring_context = true;
+  auto ring = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(gathered && ring) << (ring ? "" : ring.error().message);
+  const double layer_kv = 2 * 32768.0 * 8 * 128 * 2;
+  EXPECT_NEAR(gathered->memory.transients - ring->memory.transients, 2 * layer_kv * (1 - 2.0 / 8),
+              1e-6 * layer_kv);
+  EXPECT_DOUBLE_EQ(ring->context_ms, gathered->context_ms);
+  ASSERT_GT(gathered->context_ms, 0);
+  EXPECT_NEAR(gathered->step_ms - ring->step_ms, gathered->context_ms, 1e-9 * gathered->step_ms);
+  o.parallel = {};
+  EXPECT_FALSE(EstimateStep(m->graph, v5p, o));  // a ring needs a context group
+}
+
+// Vocabulary tiling (MaxText's num_vocab_tiling) on Llama 3.1 8B at 8,192 tokens on one v5p chip:
+// the logits [8192, 128256], the largest tensor, live a quarter at a time with 4 tiles, and the
+// head's transient (their gradient's buffer beside them, less the one the loss reuses) shrinks
+// by 4; the head's forward runs again for each chunk's gradient, which no layer remat asked for.
+TEST(ModelFeaturesTest, VocabTilesKeepOneChunkOfLogits) {
+  auto m = Example("llama-3.1-8b.json", 1, 8192);
+  ASSERT_TRUE(m);
+  const TargetSpec& v5p = **FindTarget("tpu-v5p");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  auto whole = EstimateStep(m->graph, v5p, o);
+  o.vocab_tiles = 4;
+  auto tiled = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(whole && tiled) << (tiled ? "" : tiled.error().message);
+  ASSERT_GT(tiled->memory.transients, 0);
+  EXPECT_NEAR(whole->memory.transients, 4 * tiled->memory.transients,
+              1e-9 * whole->memory.transients);
+  EXPECT_LT(tiled->memory.activations, whole->memory.activations);
+  EXPECT_EQ(whole->recompute_ms, 0);
+  EXPECT_GT(tiled->recompute_ms, 0);
+  EXPECT_LT(tiled->recompute_ms, 0.2 * tiled->forward_ms);
+  o.train = false;
+  EXPECT_FALSE(EstimateStep(m->graph, v5p, o));  // tiling splits a training step's loss
+}
+
 // A small dropless MoE (4 experts, 2 a token, hidden 64, experts 128 wide) at 64 tokens: each
 // expert takes 32 routed tokens. In tiles of 8 tokens by 48 outputs, a gate or up projection
 // [4, 32, 64] x [4, 64, 128] reads the tokens ceil(128 / 48) = 3 times and each expert's weights

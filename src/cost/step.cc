@@ -106,11 +106,15 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double split = c.WorkSplit();
   // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
   // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
-  const double recompute = !options.train ? 0
-                           : c.remat == Remat::kLayer || c.remat == Remat::kOffload
-                               ? fb.layer_forward_s / stages
+  const bool layer_remat = c.remat == Remat::kLayer || c.remat == Remat::kOffload;
+  const double recompute = !options.train            ? 0
+                           : layer_remat             ? fb.layer_forward_s / stages
                            : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
                                                      : 0;
+  // A tiled loss head (EstimateOptions::vocab_tiles) computes each chunk's logits again for its
+  // gradient: the work outside the layers (the head's; the embedding's is a gather) once more.
+  const double head_recompute =
+      options.train && options.vocab_tiles > 1 ? fb.forward_s - fb.layer_forward_s : 0;
   const CollectiveInputs ci = StepCollectives(c, stage_params);
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
@@ -125,8 +129,16 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double forward_ms = (fb.forward_s / split * stage_share + regroup_s) * 1e3;
   const double backward_ms =
       options.train ? (fb.backward_s / split * stage_share + regroup_s) * 1e3 : 0;
-  const double recompute_ms = recompute / split * 1e3;
-  const double collectives_ms = (coll.tensor_s + coll.expert_s + coll.context_s) * 1e3;
+  const double recompute_ms = (recompute + head_recompute) / split * 1e3;
+  // A ring's key/value passes run beside the attention kernels (EstimateOptions::ring_context),
+  // in the recomputed forward too: only what they cannot hide waits. Gathered whole, they wait.
+  const double ring_cover_s =
+      options.ring_context
+          ? (fb.attention_s + (options.train && layer_remat ? fb.attention_forward_s : 0)) / split /
+                stages
+          : 0;
+  const double exposed_context_s = std::max(0.0, coll.context_s - ring_cover_s);
+  const double collectives_ms = (coll.tensor_s + coll.expert_s + exposed_context_s) * 1e3;
   // Interleaved schedules overlap the stage-to-stage sends with compute (Megatron-core's
   // overlap_p2p_comm); the plain 1F1B schedule waits for them.
   const double send_ms = coll.stage_send_s * 1e3;
@@ -149,6 +161,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.tensor_ms = micro * coll.tensor_s * 1e3;
   e.expert_ms = micro * coll.expert_s * 1e3;
   e.context_ms = micro * coll.context_s * 1e3;
+  const double exposed_context_ms = micro * exposed_context_s * 1e3;
   e.pipeline_send_ms = micro * send_ms;
   // Filling and draining the pipe: every stage idles (stages - 1) / chunks micro-batch slots.
   e.pipeline_bubble_ms =
@@ -189,7 +202,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // The experts wait for their tokens, the attention for its keys and values: the all-to-alls
   // and the context all-gathers are on the critical path.
   e.step_ms = std::max(e.host_ms, compute_ms + e.optimizer_ms) + exposed_allreduce_ms +
-              e.tensor_ms + exposed_expert_ms + e.context_ms + micro * exposed_send_ms +
+              e.tensor_ms + exposed_expert_ms + exposed_context_ms + micro * exposed_send_ms +
               e.pipeline_bubble_ms + exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / split / stages * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * micro * replicas);

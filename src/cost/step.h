@@ -162,6 +162,10 @@ struct ForwardBackward {
   double layer_forward_s = 0;
   double layer_forward_vector_s = 0;
   double backward_s = 0;
+  // Of the forward and backward time, the attention kernels' (a ring's key/value passes hide
+  // behind them: EstimateOptions::ring_context); of the forward alone, theirs.
+  double attention_s = 0;
+  double attention_forward_s = 0;
   double useful_flops = 0;  // forward, unpadded
   std::vector<KernelTime> times;
 };

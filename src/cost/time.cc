@@ -173,9 +173,10 @@ KernelKind KindOf(bool matrix, bool depthwise, bool attention) {
 }
 
 // Adds one kernel's forward time `t` (and, training, its backward: `ratio` x the work, two
-// kernels for a matrix op's data and weight gradients) to the step.
-void AddKernel(const StepContext& c, double t, bool matrix, double ratio, KernelTime nt,
-               ForwardBackward& fb, Estimate& e) {
+// kernels for a matrix op's data and weight gradients) to the step; an `attention` kernel's
+// also to the attention time.
+void AddKernel(const StepContext& c, double t, bool matrix, bool attention, double ratio,
+               KernelTime nt, ForwardBackward& fb, Estimate& e) {
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
   fb.forward_s += t + overhead_s;
   if (!matrix) fb.forward_vector_s += t + overhead_s;
@@ -195,6 +196,10 @@ void AddKernel(const StepContext& c, double t, bool matrix, double ratio, Kernel
     const double tb = ratio * t + kernels_bwd * overhead_s;
     fb.backward_s += tb;
     total += tb;
+  }
+  if (attention) {
+    fb.attention_s += total;
+    fb.attention_forward_s += t + overhead_s;
   }
   nt.ms = total * 1e3;
   fb.times.push_back(nt);
@@ -241,7 +246,8 @@ ForwardBackward TimeOps(const StepContext& c, Estimate& e) {
     } else {
       e.components.vector_bytes += bytes;
     }
-    AddKernel(c, t, matrix, BackwardRatio(c, KindOf(matrix, depthwise, n.op == Op::kAttention)), nt,
+    const bool attention = n.op == Op::kAttention;
+    AddKernel(c, t, matrix, attention, BackwardRatio(c, KindOf(matrix, depthwise, attention)), nt,
               fb, e);
   }
   return fb;
@@ -282,7 +288,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     if (!matrix) e.components.vector_bytes += bytes;
     const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : c.MemorySeconds(bytes);
     nt.compute_bound = matrix && tc >= tm;
-    AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix,
+    AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix, attention,
               BackwardRatio(c, KindOf(matrix, depthwise, attention)), nt, fb, e);
   }
   return fb;

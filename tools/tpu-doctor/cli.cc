@@ -275,6 +275,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "--train with ep: each micro-batch's expert all-to-alls run beside another "
                     "micro-batch's compute (Megatron's overlap_moe_expert_parallel_comm, "
                     "DeepSeek's DualPipe)");
+  est_cmd->add_flag("--ring-context", est.ring_context,
+                    "with cp: keys and values pass around the context group's ring a chunk at a "
+                    "time beside the attention (MaxText's context_parallel_strategy=ring, "
+                    "Megatron's p2p context parallelism); default gathered whole (MaxText's "
+                    "all_gather)");
+  est_cmd
+      ->add_option("--vocab-tiles", est.vocab_tiles,
+                   "--train: the loss head computes its logits in N chunks of tokens (MaxText's "
+                   "num_vocab_tiling); default 1")
+      ->check(CLI::Range(1, 65536));
   est_cmd->add_option("--remat", est.remat,
                       "activation rematerialisation: none, dots (keep matmul inputs), layer "
                       "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "

@@ -52,6 +52,8 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   options.distributed_optimizer = args.distributed_optimizer;
   options.dedup_expert_dispatch = args.dedup_expert_dispatch;
   options.overlap_expert_comm = args.overlap_expert_comm;
+  options.ring_context = args.ring_context;
+  options.vocab_tiles = args.vocab_tiles;
   if ((args.micro_batches > 1 || args.distributed_optimizer) && !args.train) {
     err << "tpu-doctor: --micro-batches and --distributed-optimizer describe a training step; "
            "add --train\n";

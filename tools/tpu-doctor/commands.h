@@ -68,6 +68,8 @@ struct EstimateArgs {
   bool distributed_optimizer = false;  // --distributed-optimizer (Megatron, ZeRO-1)
   bool dedup_expert_dispatch = false;  // --dedup-expert-dispatch (DeepEP, HybridEP)
   bool overlap_expert_comm = false;    // --overlap-expert-comm
+  bool ring_context = false;           // --ring-context: cp's keys and values on a ring
+  int vocab_tiles = 1;                 // --vocab-tiles N: the loss head in N chunks
   std::string dcn = "data";            // --dcn data|fsdp: how the slices share the step
   bool serve = false;                  // --serve: serving figures (prefill, decode, tokens/s)
   std::int64_t prompt_tokens = 1024;

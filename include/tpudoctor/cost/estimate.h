@@ -193,6 +193,16 @@ struct EstimateOptions {
   // other micro-batches' compute cannot hide adds to the step.
   bool dedup_expert_dispatch = false;
   bool overlap_expert_comm = false;
+  // Context parallelism's keys and values (with cp): `ring_context` passes them around the
+  // context group a chunk at a time, each step's send beside the attention on the chunk already
+  // there (MaxText's context_parallel_strategy=ring, Megatron's p2p context parallelism, its
+  // default): two chunks in flight, and only what the attention kernels cannot hide adds to the
+  // step. Otherwise each attention gathers them whole first (MaxText's all_gather, its default).
+  bool ring_context = false;
+  // The loss head computes the logits and their gradient in this many chunks of tokens
+  // (MaxText's num_vocab_tiling): one chunk's logits live at a time, and the backward pass runs
+  // the head's forward again.
+  int vocab_tiles = 1;
   int chips = 1;                               // chips of the slice (tpu-v5e-8: 8)
   Parallelism parallel;                        // how they share the step (default: data parallel)
   int slices = 1;                              // identical slices over DCN (multislice)
