@@ -249,6 +249,83 @@ TransformerSpec GptNeoX(const json& cfg) {
   return s;
 }
 
+// Decoders whose MLP is one up projection and its activation, not a gate (Phi-1/2, StarCoder 2):
+// LayerNorm and biases, otherwise read as Decoder reads a Llama.
+TransformerSpec PlainMlpDecoder(const json& cfg, const std::string& type) {
+  TransformerSpec s = Decoder(cfg, type);
+  s.gated_mlp = false;
+  s.activation = "gelu";
+  s.norm = Norm::kLayer;
+  s.bias = Bool(cfg, "use_bias", true);
+  s.qkv_bias = false;
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", type == "starcoder2");
+  return s;
+}
+
+// Falcon (FalconConfig; `RefinedWeb*` for the first checkpoints): one key/value head
+// (`multi_query`) or, in the new decoder architecture (40B, 180B), `num_kv_heads` groups; a GELU
+// MLP four times as wide unless `ffn_hidden_size` says; LayerNorm, tied embeddings. Its parallel
+// attention and MLP (`parallel_attn`) do the work and hold the weights a sequential block does.
+TransformerSpec Falcon(const json& cfg) {
+  TransformerSpec s;
+  s.family = "falcon";
+  s.layers = Int(cfg, {"num_hidden_layers", "n_layer"});
+  s.hidden = Int(cfg, {"hidden_size"});
+  s.heads = Int(cfg, {"num_attention_heads", "n_head"});
+  const bool grouped = Bool(cfg, "new_decoder_architecture", false);
+  s.kv_heads = grouped                          ? Int(cfg, {"num_kv_heads", "n_head_kv"}, s.heads)
+               : Bool(cfg, "multi_query", true) ? 1
+                                                : s.heads;
+  s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
+  s.ffn = Int(cfg, {"ffn_hidden_size"}, 4 * s.hidden);
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = Int(cfg, {"max_position_embeddings"}, 2048);
+  s.gated_mlp = false;
+  s.activation = "gelu";
+  s.norm = Norm::kLayer;
+  s.bias = Bool(cfg, "bias", false);
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", true);
+  return s;
+}
+
+// GPT-BigCode (StarCoder, SantaCoder): GPT-2's names and block with one key/value head
+// (`multi_query`).
+TransformerSpec GptBigCode(const json& cfg) {
+  TransformerSpec s = Gpt2(cfg);
+  s.family = "gpt_bigcode";
+  if (Bool(cfg, "multi_query", true)) s.kv_heads = 1;
+  return s;
+}
+
+// DBRX (DbrxConfig): `d_model`, `n_heads`, `n_layers`, the key/value heads in `attn_config`, the
+// experts in `ffn_config` (GLU experts of `ffn_hidden_size`, `moe_top_k` of `moe_num_experts` a
+// token); LayerNorm without biases, untied embeddings.
+TransformerSpec Dbrx(const json& cfg) {
+  TransformerSpec s;
+  s.family = "dbrx";
+  s.layers = Int(cfg, {"n_layers"});
+  s.hidden = Int(cfg, {"d_model"});
+  s.heads = Int(cfg, {"n_heads"});
+  const json* attn = Member(cfg, "attn_config");
+  const json* ffn = Member(cfg, "ffn_config");
+  const json empty = json::object();
+  const json& a = attn != nullptr && attn->is_object() ? *attn : empty;
+  const json& f = ffn != nullptr && ffn->is_object() ? *ffn : empty;
+  s.kv_heads = Int(a, {"kv_n_heads"}, s.heads);
+  s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
+  s.ffn = Int(f, {"ffn_hidden_size"}, 4 * s.hidden);
+  s.experts = Int(f, {"moe_num_experts"});
+  if (s.experts > 0) {
+    s.experts_per_token = Int(f, {"moe_top_k"}, 1);
+    s.dense_ffn = s.ffn;
+  }
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = Int(cfg, {"max_seq_len"}, 2048);
+  s.norm = Norm::kLayer;
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", false);
+  return s;
+}
+
 TransformerSpec Bert(const json& cfg, const std::string& type) {
   TransformerSpec s;
   s.family = type;
@@ -305,6 +382,14 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
     s = Gpt2(cfg);
   } else if (type == "gpt_neox") {
     s = GptNeoX(cfg);
+  } else if (type == "gpt_bigcode") {
+    s = GptBigCode(cfg);
+  } else if (type == "falcon" || type.starts_with("refinedweb")) {
+    s = Falcon(cfg);
+  } else if (type == "dbrx") {
+    s = Dbrx(cfg);
+  } else if ((type == "phi" || type == "starcoder2") && Member(cfg, "hidden_size") != nullptr) {
+    s = PlainMlpDecoder(cfg, type);
   } else if (type == "bert" || type == "roberta" || type == "distilbert" || type == "xlm-roberta" ||
              type == "electra") {
     s = Bert(cfg, type);
@@ -326,8 +411,8 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   } else {
     return MakeError(what + ": a Hugging Face config of model_type `" + type +
                      "`, which tpu-doctor cannot build (it reads Llama/Mistral/Mixtral/Qwen/"
-                     "Gemma/Phi-3-style decoders, GPT-2, GPT-NeoX, BERT/RoBERTa/DistilBERT and "
-                     "T5 configs)");
+                     "Gemma/Phi-style decoders, GPT-2, GPT-NeoX, GPT-BigCode, Falcon, DBRX, "
+                     "StarCoder 2, BERT/RoBERTa/DistilBERT and T5 configs)");
   }
   if (text != nullptr)
     s.notes.push_back("the language model of a multimodal config; other towers are not counted");

@@ -61,6 +61,36 @@ TEST(ModelConfigTest, ParameterCountsMatchThePublishedOnes) {
   }
 }
 
+// The families read by their own builders (not as a Llama): their cards' parameter counts within
+// 1% (Falcon-7B 6,921,720,704 with one key/value head; Phi-2 2,779,683,840 with plain GELU MLPs
+// and biases; StarCoder's GPT-BigCode 15.5B with one key/value head; DBRX 132B, 16 GLU experts).
+TEST(ModelConfigTest, FalconPhiBigCodeAndDbrxHaveTheirCardsParameters) {
+  const std::pair<const char*, double> kConfigs[] = {
+      {R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+           "num_hidden_layers": 32, "vocab_size": 65024, "multi_query": true,
+           "parallel_attn": true, "bias": false})",
+       6.9217e9},
+      {R"({"model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+           "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 51200,
+           "hidden_act": "gelu_new"})",
+       2.7797e9},
+      {R"({"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48,
+           "n_inner": 24576, "n_positions": 8192, "vocab_size": 49152, "multi_query": true})",
+       15.5e9},
+      {R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
+           "vocab_size": 100352, "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8},
+           "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}})",
+       132e9}};
+  for (const auto& [json, published] : kConfigs) {
+    SCOPED_TRACE(json);
+    ShapeOptions o;
+    o.batch = 1;
+    LoadedModel m = LoadOrDie(Source{"config.json", json}, o);
+    EXPECT_NEAR(Parameters(m.graph) / published, 1.0, 0.01);
+    for (const std::string& n : m.shape_notes) EXPECT_EQ(n.find("Llama-style"), std::string::npos);
+  }
+}
+
 TEST(ModelConfigTest, MaxTextAndHuggingFaceGiveTheSameStep) {
   ShapeOptions o;
   o.dims["seq"] = 8192;
