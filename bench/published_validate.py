@@ -452,6 +452,30 @@ ROWS = [
          micro_batches=256, chips=256, parallel="ep=8,pp=8", remat="none", precision="fp8",
          per="tokens/chip", distributed_optimizer=True, dedup_expert_dispatch=True,
          overlap_expert_comm=True),
+    # Megatron-Bridge's current table (NeMo 26.08, docs/performance-summary.md at 067f987), MoE
+    # only: every MXFP8 recipe runs HybridEP's dispatch with the all-to-alls overlapped
+    # (_enable_hybridep_full_iteration_mxfp8, _enable_deepseek_full_iteration_mxfp8,
+    # _apply_gpt_oss_120b_full_iter_fp8mx_configs), full-iteration CUDA graphs and the fused
+    # grouped-MLP kernels. Held out (session 29), listed before the 26.04.01 specs they would
+    # also match.
+    *[dict(match=(model, "26.08", f"DGX-{system}"), model=config,
+           target=f"nvidia-{system.lower()}-{chips}", seq=4096, batch=mbs,
+           micro_batches=gbs // (mbs * chips // pp), chips=chips, parallel=parallel, remat="none",
+           precision="fp8", per="tokens/chip", distributed_optimizer=True,
+           dedup_expert_dispatch=True, overlap_expert_comm=True, held_out=True)
+      for model, config, system, chips, gbs, mbs, pp, parallel in (
+          ("DeepSeek-V3 (Megatron-Bridge)", "deepseek-v3.json", "GB300", 256, 4096, 1, 2,
+           "ep=32,pp=2,vp=8"),
+          ("DeepSeek-V3 (Megatron-Bridge)", "deepseek-v3.json", "GB200", 256, 4096, 1, 4,
+           "ep=64,pp=4,vp=4"),
+          ("GPT-OSS-120B (Megatron-Bridge)", "gpt-oss-120b.json", "GB300", 64, 1280, 4, 1, "ep=16"),
+          ("GPT-OSS-120B (Megatron-Bridge)", "gpt-oss-120b.json", "GB200", 64, 1280, 4, 1, "ep=64"),
+          ("Qwen3-30B-A3B (Megatron-Bridge)", "qwen3-30b-a3b.json", "GB300", 8, 512, 8, 1, "ep=8"),
+          ("Qwen3-30B-A3B (Megatron-Bridge)", "qwen3-30b-a3b.json", "GB200", 8, 512, 4, 1, "ep=8"),
+          ("Qwen3-235B-A22B (Megatron-Bridge)", "qwen3-235b-a22b.json", "GB300", 256, 8192, 2, 4,
+           "ep=32,pp=4,vp=12"),
+          ("Qwen3-235B-A22B (Megatron-Bridge)", "qwen3-235b-a22b.json", "GB200", 256, 8192, 1, 8,
+           "ep=32,pp=8,vp=3"))],
     # GB200 (NVL72) rows of the same 26.04.01 table, added with the GB200 target (session 28): it
     # has no fitted runs, so they check the B200's factor on its sibling. Recipes: no recompute
     # for the dense runs; Qwen3's HybridEP dispatch with the all-to-alls overlapped. The table's
