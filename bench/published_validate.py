@@ -452,6 +452,19 @@ ROWS = [
          micro_batches=256, chips=256, parallel="ep=8,pp=8", remat="none", precision="fp8",
          per="tokens/chip", distributed_optimizer=True, dedup_expert_dispatch=True,
          overlap_expert_comm=True),
+    # Megatron-Bridge's 26.06 SFT rows (full fine-tuning of Llama 3 70B on packed 4,096-token
+    # sequences, GBS 32 over 32 GPUs: few micro-batches a replica, so the pipeline's fill and
+    # drain weigh). Held out (session 29).
+    *[dict(match=("Llama3-70B SFT (Megatron-Bridge)", f", {prec};", system), model="llama-3.1-70b.json",
+           target=target, seq=4096, batch=1, micro_batches=mbs, chips=32, parallel=parallel,
+           remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+           held_out=True)
+      for system, prec, target, parallel, mbs in (
+          ("GB300", "FP8", "nvidia-gb300-32", "tp=1,pp=2,vp=20", 2),
+          ("GB300", "MXFP8", "nvidia-gb300-32", "tp=1,pp=2,vp=20", 2),
+          ("GB200", "FP8", "nvidia-gb200-32", "tp=1,pp=8,vp=10", 8),
+          ("GB200", "MXFP8", "nvidia-gb200-32", "tp=1,pp=8,vp=10", 8),
+          ("H100", "FP8", "nvidia-h100-32", "tp=4,pp=4,vp=5", 16))],
     # Megatron-Bridge's current table (NeMo 26.08, docs/performance-summary.md at 067f987), MoE
     # only: every MXFP8 recipe runs HybridEP's dispatch with the all-to-alls overlapped
     # (_enable_hybridep_full_iteration_mxfp8, _enable_deepseek_full_iteration_mxfp8,
