@@ -165,17 +165,18 @@ ROWS = [
     # (tpu-recipes training/v5p/Llama3.1-8B-LongContext-Maxtext/cluster_toolkit): ring context
     # parallelism (context_parallel_strategy=ring) and num_vocab_tiling=16, `batch` the sequences
     # per context group. remat_policy custom keeps the layer input on the device (`layer`) or
-    # offloads it (`offload`); what it also keeps, the attention output (`context`), no remat
-    # option expresses, so the attention forward is counted again. Held out (session 29).
+    # offloads it (`offload`), and up to 4M the attention output (`context` device or offload:
+    # --keep-attention-output); the 10M run remats fully, the 14M one recomputes the context.
+    # Held out (session 29).
     *[dict(match=("Llama3.1-8B long context", f"seq {seq:,},"),
            model="llama-3.1-8b-wide-heads.json", target="tpu-v5p-128", seq=seq, batch=batch,
            chips=64, parallel=parallel, remat=remat, per="tokens/chip", ring_context=True,
-           vocab_tiles=16, held_out=True)
-      for seq, parallel, batch, remat in (
-          (65536, "cp=4,fsdp=16", 2, "layer"), (262144, "cp=16,fsdp=4", 2, "offload"),
-          (1048576, "cp=64", 2, "layer"), (2097152, "cp=64", 2, "offload"),
-          (4194304, "cp=64", 2, "offload"), (10485760, "cp=64", 1, "layer"),
-          (14680064, "cp=64", 1, "offload"))],
+           vocab_tiles=16, keep_attention_output=keep, held_out=True)
+      for seq, parallel, batch, remat, keep in (
+          (65536, "cp=4,fsdp=16", 2, "layer", True), (262144, "cp=16,fsdp=4", 2, "offload", True),
+          (1048576, "cp=64", 2, "layer", True), (2097152, "cp=64", 2, "offload", True),
+          (4194304, "cp=64", 2, "offload", True), (10485760, "cp=64", 1, "layer", False),
+          (14680064, "cp=64", 1, "offload", False))],
     # Rows published as MFU (session 29, held out: predicted once when added), against the
     # tool's own MFU (model FLOPs without recompute over the step at the precision's peak).
     # Megatron-LM's 530B GPT (MT-NLG: 105 layers, hidden 20480, 128 heads, Korthikanti et al.
@@ -638,6 +639,8 @@ def predict(binary, spec, calibration=None):
         cmd += ["--ring-context"]
     if "vocab_tiles" in spec:
         cmd += ["--vocab-tiles", str(spec["vocab_tiles"])]
+    if spec.get("keep_attention_output"):
+        cmd += ["--keep-attention-output"]
     if "slices" in spec:
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:

@@ -61,6 +61,7 @@ struct PyAnalyzeArgs {
   bool overlap_expert_comm = false;    // --overlap-expert-comm
   bool ring_context = false;           // --ring-context
   std::int64_t vocab_tiles = 1;        // --vocab-tiles
+  bool keep_attention_output = false;  // --keep-attention-output
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -121,6 +122,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   if (a.vocab_tiles < 1 || a.vocab_tiles > 65536)
     throw ToolError("vocab_tiles must be between 1 and 65536");
   o.vocab_tiles = static_cast<int>(a.vocab_tiles);
+  o.keep_attention_output = a.keep_attention_output;
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -327,7 +329,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("dedup_expert_dispatch", &PyAnalyzeArgs::dedup_expert_dispatch)
       .def_readwrite("overlap_expert_comm", &PyAnalyzeArgs::overlap_expert_comm)
       .def_readwrite("ring_context", &PyAnalyzeArgs::ring_context)
-      .def_readwrite("vocab_tiles", &PyAnalyzeArgs::vocab_tiles);
+      .def_readwrite("vocab_tiles", &PyAnalyzeArgs::vocab_tiles)
+      .def_readwrite("keep_attention_output", &PyAnalyzeArgs::keep_attention_output);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

@@ -55,6 +55,7 @@ struct AnalyzeOptions {
   bool overlap_expert_comm = false;            // --overlap-expert-comm (EstimateOptions)
   bool ring_context = false;                   // --ring-context (EstimateOptions)
   int vocab_tiles = 1;                         // --vocab-tiles (EstimateOptions)
+  bool keep_attention_output = false;          // --keep-attention-output (EstimateOptions)
   DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.

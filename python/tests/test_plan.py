@@ -108,6 +108,8 @@ def test_long_context_options():
     assert ring.memory["transients"] < gathered.memory["transients"]
     assert tiled.memory["transients"] < ring.memory["transients"]
     assert any("ring" in a for a in ring.assumptions)
+    kept = run(ring_context=True, keep_attention_output=True)
+    assert kept.breakdown["recompute_ms"] < ring.breakdown["recompute_ms"]
     with pytest.raises(tpudoctor.Error, match="cp=N"):
         tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="v5p-16",
                            ring_context=True)

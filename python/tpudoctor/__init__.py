@@ -165,6 +165,7 @@ def estimate(
     overlap_expert_comm: bool = False,
     ring_context: bool = False,
     vocab_tiles: int = 1,
+    keep_attention_output: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -182,7 +183,9 @@ def estimate(
     both with `parallel` "ep=N"; `ring_context` passes context parallelism's keys and values
     around a ring beside the attention instead of gathering them whole (`--ring-context`, with
     "cp=N"), `vocab_tiles` computes the loss head's logits in that many chunks of tokens
-    (`--vocab-tiles`, MaxText's num_vocab_tiling); `runtime` ("auto", "eager", "xla", "compiled") how
+    (`--vocab-tiles`, MaxText's num_vocab_tiling), `keep_attention_output` keeps each layer's
+    attention output under `remat` "layer" or "offload" so the recomputed forward skips the
+    attention (`--keep-attention-output`); `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
@@ -221,6 +224,7 @@ def estimate(
     args.overlap_expert_comm = bool(overlap_expert_comm)
     args.ring_context = bool(ring_context)
     args.vocab_tiles = int(vocab_tiles)
+    args.keep_attention_output = bool(keep_attention_output)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

@@ -89,6 +89,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.overlap_expert_comm = options.overlap_expert_comm;
     o.ring_context = options.ring_context;
     o.vocab_tiles = options.vocab_tiles;
+    o.keep_attention_output = options.keep_attention_output;
     o.dcn = options.dcn;
     o.serve = options.serve;
     if (options.serve && options.parallel == Parallelism{})

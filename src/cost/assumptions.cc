@@ -317,6 +317,12 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                          ? " except its attention projections (Q, K, V, O), whose outputs come "
                            "back from host memory too (MaxText's offload policies)"
                          : std::string()) +
+                    (options.keep_attention_output
+                         ? std::string("; each also keeps its attention's output (") +
+                               (c.remat == Remat::kOffload ? "in host memory" : "on the device") +
+                               ": MaxText's remat_policy=custom with context kept), so the "
+                               "attention kernels do not run again"
+                         : std::string()) +
                     (c.remat == Remat::kLayer
                          ? "; the gradients take the place of the kept layer inputs as the "
                            "backward pass frees them, so only what they exceed them by counts"

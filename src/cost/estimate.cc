@@ -116,11 +116,11 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
          a.distributed_optimizer == b.distributed_optimizer &&
          a.dedup_expert_dispatch == b.dedup_expert_dispatch &&
          a.overlap_expert_comm == b.overlap_expert_comm && a.ring_context == b.ring_context &&
-         a.vocab_tiles == b.vocab_tiles && a.chips == b.chips && a.parallel == b.parallel &&
-         a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
-         a.channels_last == b.channels_last && a.dataset_size == b.dataset_size &&
-         a.serve == b.serve && a.usd_per_chip_hour == b.usd_per_chip_hour &&
-         a.calibration == b.calibration;
+         a.vocab_tiles == b.vocab_tiles && a.keep_attention_output == b.keep_attention_output &&
+         a.chips == b.chips && a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn &&
+         a.remat == b.remat && a.runtime == b.runtime && a.channels_last == b.channels_last &&
+         a.dataset_size == b.dataset_size && a.serve == b.serve &&
+         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
 }
 
 // Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole
@@ -187,6 +187,11 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("the vocabulary tiles must be between 1 and 65536");
   if (options.vocab_tiles > 1 && !options.train)
     return MakeError("vocabulary tiling splits a training step's loss head");
+  if (options.keep_attention_output &&
+      (!options.train || (options.remat != Remat::kLayer && options.remat != Remat::kOffload)))
+    return MakeError(
+        "keeping the attention output spares per-layer rematerialisation a pass; train with "
+        "--remat layer or offload");
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;

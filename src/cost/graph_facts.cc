@@ -317,6 +317,10 @@ void CountAttentionKv(const Graph& g, GraphFacts& f) {
     }
     f.attention_kv_elements += elements;
     f.largest_attention_kv_elements = std::max(f.largest_attention_kv_elements, elements);
+    if (!n.outputs.empty() && n.outputs[0] != kNoValue) {
+      if (auto e = g.value(n.outputs[0]).type.shape.NumElements())
+        f.attention_output_elements += static_cast<double>(*e);
+    }
   }
 }
 

@@ -49,6 +49,9 @@ struct GraphFacts {
   // and the largest one op's — what context parallelism gathers.
   double attention_kv_elements = 0;
   double largest_attention_kv_elements = 0;
+  // Elements of the Attention ops' outputs, all of them: what keeping them for the backward pass
+  // holds (EstimateOptions::keep_attention_output).
+  double attention_output_elements = 0;
   bool any_attention = false;
   bool any_attention_projection = false;
   bool any_implied_batchnorm = false;

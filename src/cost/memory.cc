@@ -84,12 +84,17 @@ ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
 // tensor), then each layer's in turn after its forward pass runs again (its saved tensors, the
 // stem's, the boundaries, its largest gradient). The peak is the larger phase. Kept boundaries:
 // every layer's (`layer`), or, offloaded to host memory, only the input of the layer being
-// recomputed, brought back.
+// recomputed, brought back; with them the attention outputs a layer keeps
+// (EstimateOptions::keep_attention_output).
 ActivationPeak PerLayerPeak(const StepContext& c, const SavedTensors& st) {
   const double factor = c.cal.transient_factor;
+  const double kept =
+      c.layers.boundary_bytes + (c.options.keep_attention_output
+                                     ? c.facts.attention_output_elements * c.ActivationBytes()
+                                     : 0);
   // A pipeline stage keeps its layers' boundaries for each micro-batch in flight.
-  const double all_boundaries = c.layers.boundary_bytes / c.Stages();
-  const double one_boundary = c.layers.count > 0 ? c.layers.boundary_bytes / c.layers.count : 0;
+  const double all_boundaries = kept / c.Stages();
+  const double one_boundary = c.layers.count > 0 ? kept / c.layers.count : 0;
   const double kept_boundaries = all_boundaries * c.InFlightMicroBatches();
   double stem = 0;
   ActivationPeak layer_phase;

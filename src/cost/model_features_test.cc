@@ -146,6 +146,40 @@ TEST(ModelFeaturesTest, VocabTilesKeepOneChunkOfLogits) {
   EXPECT_FALSE(EstimateStep(m->graph, v5p, o));  // tiling splits a training step's loss
 }
 
+// Keeping each layer's attention output under per-layer remat (MaxText's custom policy with
+// `context` kept) on a two-layer decoder at 8,192 tokens on one v5p chip: the recomputed forward
+// skips the two attention kernels, whose forward time a kernel's whole time gives (forward t plus
+// its launch, backward 2.5 t plus two launches), and each layer keeps the output, 8192 x 1024
+// values of 2 bytes, beside its input.
+TEST(ModelFeaturesTest, KeptAttentionOutputsAreNotRecomputed) {
+  auto m = Config(R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+      "num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 1000})",
+                  1, 8192);
+  ASSERT_TRUE(m) << m.error().message;
+  const TargetSpec& v5p = **FindTarget("tpu-v5p");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  o.remat = Remat::kLayer;
+  auto rerun = EstimateStep(m->graph, v5p, o);
+  o.keep_attention_output = true;
+  auto kept = EstimateStep(m->graph, v5p, o);
+  ASSERT_TRUE(rerun && kept) << (kept ? "" : kept.error().message);
+  const double launch_ms = CalibrationFor(v5p, *ParseRuntime("xla")).kernel_overhead_us * 1e-3;
+  double attention_forward_ms = 0;
+  int attentions = 0;
+  for (const NodeTime& t : rerun->top_nodes) {
+    if (t.op != "Attention") continue;
+    attention_forward_ms += (t.ms - 3 * launch_ms) / 3.5 + launch_ms;
+    ++attentions;
+  }
+  ASSERT_EQ(attentions, 2);
+  EXPECT_NEAR(rerun->recompute_ms - kept->recompute_ms, attention_forward_ms, 1e-9);
+  EXPECT_NEAR(kept->memory.activations - rerun->memory.activations, 2 * 8192.0 * 1024 * 2, 1e-3);
+  o.remat = Remat::kNone;
+  EXPECT_FALSE(EstimateStep(m->graph, v5p, o));  // nothing to spare without per-layer remat
+}
+
 // A small dropless MoE (4 experts, 2 a token, hidden 64, experts 128 wide) at 64 tokens: each
 // expert takes 32 routed tokens. In tiles of 8 tokens by 48 outputs, a gate or up projection
 // [4, 32, 64] x [4, 64, 128] reads the tokens ceil(128 / 48) = 3 times and each expert's weights

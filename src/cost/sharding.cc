@@ -227,7 +227,8 @@ CollectiveTimes Collectives(const CollectiveInputs& in) {
   // Context parallelism: each device gathers the other (cp-1)/cp of the sequence's keys and
   // values for every attention pass (forward, recomputed forward); backward it gathers them again
   // and reduce-scatters their gradients.
-  t.context_s = Ring(p.context) * in.context_kv_bytes * (in.train ? in.passes + 1 : 1) /
+  const int attention_passes = in.passes - (in.passes > 2 && !in.attention_recomputed ? 1 : 0);
+  t.context_s = Ring(p.context) * in.context_kv_bytes * (in.train ? attention_passes + 1 : 1) /
                 GroupLink(in, context_extent);
   // The parameters are sharded over FSDP and the context axis alike (MaxText's `embed` rule):
   // one group gathers them. Megatron keeps them whole on the context group, which reduces the

@@ -26,6 +26,9 @@ struct CollectiveInputs {
   double expert_param_count = 0;  // of param_count, the MoE experts' (expert parallelism shards)
   // How many passes over the layers a step runs (forward; backward; a recomputed forward).
   int passes = 0;
+  // Whether a recomputed forward runs the attention again (its output not kept:
+  // EstimateOptions::keep_attention_output), gathering context parallelism's keys and values.
+  bool attention_recomputed = true;
   // Bytes of the tokens one device sends to the experts and takes back per pass over the MoE
   // layers.
   double expert_exchange_bytes = 0;

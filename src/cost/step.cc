@@ -37,6 +37,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
   ci.param_count = stage_params;
   ci.expert_param_count = c.facts.expert_params / stages;
   ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
+  ci.attention_recomputed = !options.keep_attention_output;
   ci.expert_exchange_bytes = c.ExpertExchangeBytes();
   ci.experts = static_cast<double>(c.graph.facts().experts);
   ci.experts_per_token = static_cast<double>(c.graph.facts().experts_per_token);
@@ -106,9 +107,15 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const double split = c.WorkSplit();
   // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
   // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
+  // A kept attention output (EstimateOptions::keep_attention_output) spares that pass the
+  // attention kernels.
   const bool layer_remat = c.remat == Remat::kLayer || c.remat == Remat::kOffload;
+  const double attention_rerun_s =
+      options.train && layer_remat && !options.keep_attention_output ? fb.attention_forward_s : 0;
+  const double layer_rerun_s =
+      fb.layer_forward_s - (options.keep_attention_output ? fb.attention_forward_s : 0);
   const double recompute = !options.train            ? 0
-                           : layer_remat             ? fb.layer_forward_s / stages
+                           : layer_remat             ? layer_rerun_s / stages
                            : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
                                                      : 0;
   // A tiled loss head (EstimateOptions::vocab_tiles) computes each chunk's logits again for its
@@ -133,10 +140,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // A ring's key/value passes run beside the attention kernels (EstimateOptions::ring_context),
   // in the recomputed forward too: only what they cannot hide waits. Gathered whole, they wait.
   const double ring_cover_s =
-      options.ring_context
-          ? (fb.attention_s + (options.train && layer_remat ? fb.attention_forward_s : 0)) / split /
-                stages
-          : 0;
+      options.ring_context ? (fb.attention_s + attention_rerun_s) / split / stages : 0;
   const double exposed_context_s = std::max(0.0, coll.context_s - ring_cover_s);
   const double collectives_ms = (coll.tensor_s + coll.expert_s + exposed_context_s) * 1e3;
   // Interleaved schedules overlap the stage-to-stage sends with compute (Megatron-core's

@@ -280,6 +280,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "time beside the attention (MaxText's context_parallel_strategy=ring, "
                     "Megatron's p2p context parallelism); default gathered whole (MaxText's "
                     "all_gather)");
+  est_cmd->add_flag("--keep-attention-output", est.keep_attention_output,
+                    "with --remat layer or offload: each layer also keeps its attention's output, "
+                    "so the recomputed forward skips the attention (MaxText's remat_policy=custom "
+                    "with context=device or offload)");
   est_cmd
       ->add_option("--vocab-tiles", est.vocab_tiles,
                    "--train: the loss head computes its logits in N chunks of tokens (MaxText's "

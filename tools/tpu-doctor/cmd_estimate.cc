@@ -54,6 +54,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   options.overlap_expert_comm = args.overlap_expert_comm;
   options.ring_context = args.ring_context;
   options.vocab_tiles = args.vocab_tiles;
+  options.keep_attention_output = args.keep_attention_output;
   if ((args.micro_batches > 1 || args.distributed_optimizer) && !args.train) {
     err << "tpu-doctor: --micro-batches and --distributed-optimizer describe a training step; "
            "add --train\n";

@@ -199,6 +199,11 @@ struct EstimateOptions {
   // default): two chunks in flight, and only what the attention kernels cannot hide adds to the
   // step. Otherwise each attention gathers them whole first (MaxText's all_gather, its default).
   bool ring_context = false;
+  // With per-layer remat (`layer`, `offload`): each layer also keeps its attention's output (on
+  // the device under `layer`, in host memory under `offload`), so the recomputed forward does not
+  // run the attention kernel, nor gather its keys and values, again (MaxText's remat_policy=custom
+  // with context=device or offload).
+  bool keep_attention_output = false;
   // The loss head computes the logits and their gradient in this many chunks of tokens
   // (MaxText's num_vocab_tiling): one chunk's logits live at a time, and the backward pass runs
   // the head's forward again.
