@@ -35,7 +35,7 @@ MAXTEXT_KEYS = ["base_emb_dim", "base_num_decoder_layers", "base_num_query_heads
 
 def hf_config(rng):
     cfg = {"model_type": rng.choice(["deepseek_v3", "gpt_oss", "llama4_text", "llama",
-                                     "gemma3_text", "qwen3_moe"]),
+                                     "gemma3_text", "qwen3_moe", "falcon", "phi", "starcoder2"]),
            "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
            "intermediate_size": 128, "vocab_size": 100}
     for k in rng.sample(HF_KEYS, rng.randint(1, 8)):
@@ -77,6 +77,13 @@ def command(rng, path):
     if rng.random() < 0.2:
         args += ["--parallel", rng.choice(["ep=2", "ep=8", "ep=4,pp=2", "ep=64"])]
         args += rng.sample(["--dedup-expert-dispatch", "--overlap-expert-comm"], rng.randint(0, 2))
+    if rng.random() < 0.2:
+        args += ["--remat", rng.choice(["none", "dots", "layer", "offload"])]
+        args += rng.sample(["--ring-context", "--keep-attention-output"], rng.randint(0, 2))
+    if rng.random() < 0.1:
+        args += ["--vocab-tiles", str(rng.choice([1, 4, 65536, 0]))]
+    if rng.random() < 0.1:
+        args += ["--precision", rng.choice(["int8", "fp8"])]
     return args
 
 
