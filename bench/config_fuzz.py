@@ -84,6 +84,9 @@ def command(rng, path):
         args += ["--vocab-tiles", str(rng.choice([1, 4, 65536, 0]))]
     if rng.random() < 0.1:
         args += ["--precision", rng.choice(["int8", "fp8"])]
+    if rng.random() < 0.15:
+        args += ["--lora", str(rng.choice([1, 16, 65536])),
+                 "--lora-targets", rng.choice(["all", "attention", "qkv"])]
     return args
 
 

@@ -466,6 +466,19 @@ ROWS = [
           ("GB200", "FP8", "nvidia-gb200-32", "tp=1,pp=8,vp=10", 8),
           ("GB200", "MXFP8", "nvidia-gb200-32", "tp=1,pp=8,vp=10", 8),
           ("H100", "FP8", "nvidia-h100-32", "tp=4,pp=4,vp=5", 16))],
+    # Its 26.06 LoRA rows (Llama 3 70B, GBS 32 over 8 GPUs, rank 32: Megatron-Bridge's LoRA
+    # default; the perf recipes adapt linear_qkv alone, `peft.target_modules`). Held out
+    # (session 29: first read with adapters on every linear, before the recipe was read).
+    *[dict(match=("Llama3-70B LoRA (Megatron-Bridge)", f", {prec};", system),
+           model="llama-3.1-70b.json", target=target, seq=4096, batch=1, micro_batches=mbs,
+           chips=8, parallel=parallel, remat="none", precision="fp8", per="tokens/chip",
+           distributed_optimizer=True, lora=32, lora_targets="qkv", held_out=True)
+      for system, prec, target, parallel, mbs in (
+          ("GB300", "FP8", "nvidia-gb300-8", "tp=1,pp=2,vp=20", 8),
+          ("GB300", "MXFP8", "nvidia-gb300-8", "tp=1,pp=2,vp=20", 8),
+          ("GB200", "FP8", "nvidia-gb200-8", "tp=1,pp=2,vp=20", 8),
+          ("GB200", "MXFP8", "nvidia-gb200-8", "tp=1,pp=4,vp=20", 16),
+          ("H100", "FP8", "nvidia-h100-8", "tp=2,pp=4,vp=20", 32))],
     # Megatron-Bridge's current table (NeMo 26.08, docs/performance-summary.md at 067f987), MoE
     # only: every MXFP8 recipe runs HybridEP's dispatch with the all-to-alls overlapped
     # (_enable_hybridep_full_iteration_mxfp8, _enable_deepseek_full_iteration_mxfp8,
@@ -641,6 +654,8 @@ def predict(binary, spec, calibration=None):
         cmd += ["--vocab-tiles", str(spec["vocab_tiles"])]
     if spec.get("keep_attention_output"):
         cmd += ["--keep-attention-output"]
+    if "lora" in spec:
+        cmd += ["--lora", str(spec["lora"]), "--lora-targets", spec.get("lora_targets", "all")]
     if "slices" in spec:
         cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
     if "parallel" in spec:

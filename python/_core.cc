@@ -62,6 +62,8 @@ struct PyAnalyzeArgs {
   bool ring_context = false;           // --ring-context
   std::int64_t vocab_tiles = 1;        // --vocab-tiles
   bool keep_attention_output = false;  // --keep-attention-output
+  std::int64_t lora_rank = 0;          // --lora
+  std::string lora_targets = "all";    // --lora-targets
   // serve=(prompt_tokens, output_tokens, concurrency): serving figures (estimate --serve).
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
@@ -123,6 +125,13 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     throw ToolError("vocab_tiles must be between 1 and 65536");
   o.vocab_tiles = static_cast<int>(a.vocab_tiles);
   o.keep_attention_output = a.keep_attention_output;
+  if (a.lora_rank < 0 || a.lora_rank > 65536)
+    throw ToolError("lora_rank must be between 0 (none) and 65536");
+  o.lora_rank = static_cast<int>(a.lora_rank);
+  auto targets = ParseLoraTargets(a.lora_targets);
+  if (!targets)
+    throw ToolError("lora_targets `" + a.lora_targets + "` is not all, attention or qkv");
+  o.lora_targets = *targets;
   if (a.serve) {
     const auto [prompt, output, concurrency] = *a.serve;
     if (prompt < 1 || output < 1 || concurrency < 1)
@@ -330,7 +339,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("overlap_expert_comm", &PyAnalyzeArgs::overlap_expert_comm)
       .def_readwrite("ring_context", &PyAnalyzeArgs::ring_context)
       .def_readwrite("vocab_tiles", &PyAnalyzeArgs::vocab_tiles)
-      .def_readwrite("keep_attention_output", &PyAnalyzeArgs::keep_attention_output);
+      .def_readwrite("keep_attention_output", &PyAnalyzeArgs::keep_attention_output)
+      .def_readwrite("lora_rank", &PyAnalyzeArgs::lora_rank)
+      .def_readwrite("lora_targets", &PyAnalyzeArgs::lora_targets);
 
   py::class_<Report>(m, "Report")
       .def("text", [](const Report& r) { return RenderText(r); })

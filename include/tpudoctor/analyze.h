@@ -50,13 +50,15 @@ struct AnalyzeOptions {
   bool channels_last = false;  // --channels-last: GPU convolutions in NHWC (EstimateOptions)
   int slices = 1;              // --slices: identical slices over DCN
   int micro_batches = 1;       // --micro-batches: per replica and training step
-  bool distributed_optimizer = false;          // --distributed-optimizer (EstimateOptions)
-  bool dedup_expert_dispatch = false;          // --dedup-expert-dispatch (EstimateOptions)
-  bool overlap_expert_comm = false;            // --overlap-expert-comm (EstimateOptions)
-  bool ring_context = false;                   // --ring-context (EstimateOptions)
-  int vocab_tiles = 1;                         // --vocab-tiles (EstimateOptions)
-  bool keep_attention_output = false;          // --keep-attention-output (EstimateOptions)
-  DcnParallelism dcn = DcnParallelism::kData;  // --dcn: how they share the step
+  bool distributed_optimizer = false;            // --distributed-optimizer (EstimateOptions)
+  bool dedup_expert_dispatch = false;            // --dedup-expert-dispatch (EstimateOptions)
+  bool overlap_expert_comm = false;              // --overlap-expert-comm (EstimateOptions)
+  bool ring_context = false;                     // --ring-context (EstimateOptions)
+  int vocab_tiles = 1;                           // --vocab-tiles (EstimateOptions)
+  bool keep_attention_output = false;            // --keep-attention-output (EstimateOptions)
+  int lora_rank = 0;                             // --lora (EstimateOptions)
+  LoraTargets lora_targets = LoraTargets::kAll;  // --lora-targets (EstimateOptions)
+  DcnParallelism dcn = DcnParallelism::kData;    // --dcn: how they share the step
   // --serve: serving figures; the graph is the model at batch 1 over the prompt, and without
   // --parallel each slice is one replica tensor parallel over its chips.
   std::optional<ServingOptions> serve;

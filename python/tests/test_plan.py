@@ -115,6 +115,20 @@ def test_long_context_options():
                            ring_context=True)
 
 
+def test_lora():
+    # LoRA on Llama 3.1 8B: only the adapters train (fp32 gradients and Adam's moments), the
+    # frozen weights' backward skips their weight gradients.
+    def run(**kw):
+        return tpudoctor.estimate(LLAMA, seq=2048, batch=1, train=True, targets="h100",
+                                  **kw).estimates[0]
+    full, lora = run(), run(lora_rank=16, lora_targets="qkv")
+    assert lora.memory["gradients"] < 0.01 * full.memory["gradients"]
+    assert lora.breakdown["backward_ms"] < full.breakdown["backward_ms"]
+    assert any("LoRA of rank 16" in a for a in lora.assumptions)
+    with pytest.raises(tpudoctor.Error, match="all, attention or qkv"):
+        run(lora_rank=16, lora_targets="mlp")
+
+
 def test_check_job(tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("workerPoolSpecs:\n  - machineSpec:\n      machineType: cloud-tpu\n"

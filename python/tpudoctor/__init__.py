@@ -166,6 +166,8 @@ def estimate(
     ring_context: bool = False,
     vocab_tiles: int = 1,
     keep_attention_output: bool = False,
+    lora_rank: int = 0,
+    lora_targets: str = "all",
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -185,7 +187,9 @@ def estimate(
     "cp=N"), `vocab_tiles` computes the loss head's logits in that many chunks of tokens
     (`--vocab-tiles`, MaxText's num_vocab_tiling), `keep_attention_output` keeps each layer's
     attention output under `remat` "layer" or "offload" so the recomputed forward skips the
-    attention (`--keep-attention-output`); `runtime` ("auto", "eager", "xla", "compiled") how
+    attention (`--keep-attention-output`); `lora_rank` trains rank-R LoRA adapters on the
+    layers' dense weight matmuls with the weights frozen (`--lora`), `lora_targets` ("all",
+    "attention", "qkv") which of them (`--lora-targets`); `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
@@ -225,6 +229,8 @@ def estimate(
     args.ring_context = bool(ring_context)
     args.vocab_tiles = int(vocab_tiles)
     args.keep_attention_output = bool(keep_attention_output)
+    args.lora_rank = int(lora_rank)
+    args.lora_targets = str(lora_targets)
     if moe_capacity_factor is not None:
         args.moe_capacity_factor = float(moe_capacity_factor)
     if serve is not None:

@@ -90,6 +90,8 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.ring_context = options.ring_context;
     o.vocab_tiles = options.vocab_tiles;
     o.keep_attention_output = options.keep_attention_output;
+    o.lora_rank = options.lora_rank;
+    o.lora_targets = options.lora_targets;
     o.dcn = options.dcn;
     o.serve = options.serve;
     if (options.serve && options.parallel == Parallelism{})

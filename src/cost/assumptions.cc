@@ -193,6 +193,20 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                        : ", not overlapped") +
                   "; the parameters are sharded over the context axis like FSDP");
   }
+  if (options.lora_rank > 0) {
+    const LoraTargets t = options.lora_targets;
+    out.push_back(
+        "LoRA of rank " + std::to_string(options.lora_rank) + " on " +
+        std::to_string(c.LoraAdapters()) + " dense weight matmuls of the layers (" +
+        (t == LoraTargets::kAll         ? "the attention's projections and the MLP's"
+         : t == LoraTargets::kAttention ? "the attention's Q, K, V and O projections"
+                                        : "the attention's Q, K and V projections") +
+        "; " + FormatFixed(c.LoraParams() / 1e6, 1) +
+        "M adapter parameters trained in fp32 with their optimizer state, the weights "
+        "frozen in 16 bits): every frozen weight matmul's backward computes the data "
+        "gradient alone, and each adapter reads its matmul's input again and adds its product "
+        "into the output in three kernels; model FLOPs count two passes, not three");
+  }
   if (options.vocab_tiles > 1) {
     out.push_back("loss head in " + std::to_string(options.vocab_tiles) +
                   " chunks of tokens (MaxText's num_vocab_tiling): one chunk's logits live at a "

@@ -117,8 +117,9 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
          a.dedup_expert_dispatch == b.dedup_expert_dispatch &&
          a.overlap_expert_comm == b.overlap_expert_comm && a.ring_context == b.ring_context &&
          a.vocab_tiles == b.vocab_tiles && a.keep_attention_output == b.keep_attention_output &&
-         a.chips == b.chips && a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn &&
-         a.remat == b.remat && a.runtime == b.runtime && a.channels_last == b.channels_last &&
+         a.lora_rank == b.lora_rank && a.lora_targets == b.lora_targets && a.chips == b.chips &&
+         a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat &&
+         a.runtime == b.runtime && a.channels_last == b.channels_last &&
          a.dataset_size == b.dataset_size && a.serve == b.serve &&
          a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
 }
@@ -185,6 +186,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("a ring passes context parallelism's keys and values; add --parallel cp=N");
   if (options.vocab_tiles < 1 || options.vocab_tiles > 65536)
     return MakeError("the vocabulary tiles must be between 1 and 65536");
+  if (options.lora_rank < 0 || options.lora_rank > 65536)
+    return MakeError("the LoRA rank must be between 1 and 65536");
+  if (options.lora_rank > 0 && !options.train)
+    return MakeError("LoRA describes a training step; add --train");
   if (options.vocab_tiles > 1 && !options.train)
     return MakeError("vocabulary tiling splits a training step's loss head");
   if (options.keep_attention_output &&
@@ -214,6 +219,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 derived.fusion,
                 derived.written};
   c.memo = &derived.memo;
+  if (options.lora_rank > 0 && c.LoraParams() <= 0)
+    return MakeError("LoRA adapts dense weight matmuls of a model's layers (" +
+                     std::string(NameOf(options.lora_targets)) + "), and this model has none");
   auto known = c.memo->layers.find(target.name);
   c.layers = known != c.memo->layers.end()
                  ? known->second

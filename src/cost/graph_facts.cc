@@ -152,9 +152,10 @@ void MarkAttentionProjections(const Graph& g, GraphFacts& f) {
     if (n.op != Op::kMatMul || n.inputs.size() < 2 || n.outputs.empty() ||
         !IsLiteral(g, n.input(1)) || IsLiteral(g, n.input(0)))
       continue;
-    const bool projection =
-        ReachesCore(g, f, n.outputs[0], true) || ReachesCore(g, f, n.input(0), false);
+    const bool input = ReachesCore(g, f, n.outputs[0], true);
+    const bool projection = input || ReachesCore(g, f, n.input(0), false);
     f.attention_projection[static_cast<std::size_t>(n.id)] = projection;
+    f.attention_input_projection[static_cast<std::size_t>(n.id)] = input;
     f.any_attention_projection |= projection;
   }
 }
@@ -306,6 +307,23 @@ void MarkActivations(const Graph& g, GraphFacts& f) {
   }
 }
 
+void MarkLoraTargets(const Graph& g, GraphFacts& f) {
+  f.weight_matmul.assign(g.nodes().size(), false);
+  f.lora_width.assign(g.nodes().size(), 0.0);
+  for (const Node& n : g.nodes()) {
+    const auto i = static_cast<std::size_t>(n.id);
+    if (n.kind != OpKind::kMatMul || n.op == Op::kAttention || n.inputs.size() < 2 ||
+        n.input(1) == kNoValue)
+      continue;
+    const Value& w = g.value(n.input(1));
+    if (w.origin != ValueOrigin::kInitializer || !IsFloat(w.type.dtype)) continue;
+    f.weight_matmul[i] = true;
+    if (!f.layer[i].empty() && w.type.shape.is_static() && w.type.shape.rank() == 2)
+      f.lora_width[i] =
+          static_cast<double>(w.type.shape.dim(0).value() + w.type.shape.dim(1).value());
+  }
+}
+
 void CountAttentionKv(const Graph& g, GraphFacts& f) {
   for (const Node& n : g.nodes()) {
     if (n.op != Op::kAttention || n.inputs.size() < 3) continue;
@@ -334,6 +352,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   f.inside_activation.assign(g.nodes().size(), false);
   f.activation_root.assign(g.nodes().size(), false);
   f.attention_projection.assign(g.nodes().size(), false);
+  f.attention_input_projection.assign(g.nodes().size(), false);
   f.expert_matmul.assign(g.nodes().size(), false);
   f.moe_dispatch.assign(g.nodes().size(), false);
   f.layer.reserve(g.nodes().size());
@@ -346,6 +365,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
     MarkActivations(g, f);
   }
   MarkExperts(g, f);
+  MarkLoraTargets(g, f);
   CountAttentionKv(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),

@@ -49,6 +49,14 @@ struct GraphFacts {
   // and the largest one op's — what context parallelism gathers.
   double attention_kv_elements = 0;
   double largest_attention_kv_elements = 0;
+  // Of the attention projections, those whose output reaches the core (Q, K, V; not O).
+  std::vector<bool> attention_input_projection;
+  // Matmuls with a weight (an initializer operand): what LoRA freezes (EstimateOptions::
+  // lora_rank). Of them, the dense ones inside the layers (a 2-D weight) are what LoRA may adapt:
+  // `lora_width` is the sum of such a weight's two dims (one rank of its adapter, A in x r and
+  // B r x out, has that many elements), 0 for every other node.
+  std::vector<bool> weight_matmul;
+  std::vector<double> lora_width;
   // Elements of the Attention ops' outputs, all of them: what keeping them for the backward pass
   // holds (EstimateOptions::keep_attention_output).
   double attention_output_elements = 0;

@@ -197,21 +197,26 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const bool narrow_weights =
       mixed || bf16_params || c.MegatronLayout() || (options.serve && c.element_bytes == 2);
   m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
+  // LoRA: the frozen weights in 16 bits, the adapters in fp32 with their gradients and state.
+  const double lora = c.LoraParams();
+  const double trained = lora > 0 ? lora : params.count;
+  if (options.train && lora > 0) m.weights = params.count * 2 + lora * 4 + params.constant_bytes;
   if (options.train) {
-    m.gradients = params.count * c.GradientBytes();
-    m.master_weights = mixed || c.MegatronLayout() ? params.count * 4 : 0;
+    m.gradients = lora > 0 ? lora * 4 : params.count * c.GradientBytes();
+    m.master_weights = lora == 0 && (mixed || c.MegatronLayout()) ? params.count * 4 : 0;
     switch (options.optimizer) {
       case Optimizer::kSgd:
         m.optimizer_state = 0;
         break;
       case Optimizer::kMomentum:
-        m.optimizer_state = 4 * params.count * state_scale;
+        m.optimizer_state = 4 * trained * state_scale;
         break;
       case Optimizer::kAdam:
-        m.optimizer_state = 8 * params.count * state_scale;
+        m.optimizer_state = 8 * trained * state_scale;
         break;
       case Optimizer::kAdafactor:
-        m.optimizer_state = params.adafactor_state * state_scale;
+        // An adapter's factors are about as large as the adapter: its rows or columns are r.
+        m.optimizer_state = (lora > 0 ? 4 * lora : params.adafactor_state) * state_scale;
         break;
     }
   }

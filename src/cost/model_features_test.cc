@@ -180,6 +180,50 @@ TEST(ModelFeaturesTest, KeptAttentionOutputsAreNotRecomputed) {
   EXPECT_FALSE(EstimateStep(m->graph, v5p, o));  // nothing to spare without per-layer remat
 }
 
+// LoRA of rank 8 on a two-layer decoder (hidden 64, 4 heads, MLP 128) on one chip with Adam: an
+// adapter has r x (in + out) parameters, per layer Q, K, V, O (64 + 64 each), gate and up
+// (64 + 128), down (128 + 64): 8 x 1,088, 17,408 in all; only Q, K and V: 8 x 384 x 2 = 6,144. Only
+// the adapters have fp32 gradients (4 bytes) and Adam's moments (8); the frozen weights are
+// kept in 16 bits, and their matmuls' backward is the data gradient alone.
+TEST(ModelFeaturesTest, LoraTrainsItsAdaptersAlone) {
+  auto m = Config(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})",
+                  1, 256);
+  ASSERT_TRUE(m) << m.error().message;
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  auto full = EstimateStep(m->graph, h100, o);
+  o.lora_rank = 8;
+  auto lora = EstimateStep(m->graph, h100, o);
+  o.lora_targets = LoraTargets::kQkv;
+  auto qkv = EstimateStep(m->graph, h100, o);
+  ASSERT_TRUE(full && lora && qkv) << (lora ? "" : lora.error().message);
+  EXPECT_DOUBLE_EQ(lora->memory.gradients, 17408.0 * 4);
+  EXPECT_DOUBLE_EQ(lora->memory.optimizer_state, 17408.0 * 8);
+  EXPECT_DOUBLE_EQ(qkv->memory.gradients, 6144.0 * 4);
+  EXPECT_EQ(lora->memory.master_weights, 0);
+  EXPECT_LT(lora->memory.weights, full->memory.weights);
+  EXPECT_GT(lora->forward_ms, qkv->forward_ms);  // more adapters to run
+  o.train = false;
+  EXPECT_FALSE(EstimateStep(m->graph, h100, o));  // LoRA trains
+  // Where the matmuls' work outweighs the launches (Llama 3.1 8B at 2,048 tokens), a backward
+  // without weight gradients takes about half a full one's matmul time.
+  auto big = Example("llama-3.1-8b.json", 1, 2048);
+  ASSERT_TRUE(big);
+  EstimateOptions b;
+  b.train = true;
+  b.batch = 1;
+  auto big_full = EstimateStep(big->graph, h100, b);
+  b.lora_rank = 16;
+  b.lora_targets = LoraTargets::kQkv;
+  auto big_lora = EstimateStep(big->graph, h100, b);
+  ASSERT_TRUE(big_full && big_lora);
+  EXPECT_LT(big_lora->backward_ms, 0.7 * big_full->backward_ms);
+  EXPECT_GT(big_lora->backward_ms, 0.4 * big_full->backward_ms);
+}
+
 // A small dropless MoE (4 experts, 2 a token, hidden 64, experts 128 wide) at 64 tokens: each
 // expert takes 32 routed tokens. In tiles of 8 tokens by 48 outputs, a gate or up projection
 // [4, 32, 64] x [4, 64, 128] reads the tokens ceil(128 / 48) = 3 times and each expert's weights

@@ -27,6 +27,25 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<LoraTargets> ParseLoraTargets(std::string_view name) {
+  if (name == "all") return LoraTargets::kAll;
+  if (name == "attention") return LoraTargets::kAttention;
+  if (name == "qkv") return LoraTargets::kQkv;
+  return std::nullopt;
+}
+
+std::string_view NameOf(LoraTargets t) {
+  switch (t) {
+    case LoraTargets::kAll:
+      return "all";
+    case LoraTargets::kAttention:
+      return "attention";
+    case LoraTargets::kQkv:
+      return "qkv";
+  }
+  return "all";
+}
+
 bool EightBitMatmuls(Precision p) { return p == Precision::kFp8 || p == Precision::kInt8; }
 
 namespace {

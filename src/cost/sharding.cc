@@ -253,15 +253,17 @@ CollectiveTimes Collectives(const CollectiveInputs& in) {
   const double sharded = static_cast<double>(gather) * p.tensor;
   // An all-reduce moves each gradient twice; the distributed optimizer's reduce-scatter moves it
   // once and its all-gather of the updated weights moves each weight once.
-  const double exchanged_bytes = in.distributed_optimizer
-                                     ? in.grad_bytes_per_param + in.weight_bytes_per_param
-                                     : 2 * in.grad_bytes_per_param;
+  const double exchanged_bytes =
+      (in.distributed_optimizer ? in.grad_bytes_per_param + in.weight_bytes_per_param
+                                : 2 * in.grad_bytes_per_param) *
+      in.trainable_share;
   t.data_s =
       (Ring(replicas * p.expert) * dense + Ring(replicas) * in.expert_param_count / p.expert) /
       sharded * exchanged_bytes / GroupLink(in, data_extent);
   const double full = per_device / p.tensor;  // what an FSDP group gathers
-  t.fsdp_s =
-      Ring(gather) * full * (2 * in.weight_bytes_per_param + in.grad_bytes_per_param) / fsdp_link;
+  t.fsdp_s = Ring(gather) * full *
+             (2 * in.weight_bytes_per_param + in.grad_bytes_per_param * in.trainable_share) /
+             fsdp_link;
   t.tensor_s = 2 * Ring(p.tensor) * in.tensor_allreduce_bytes / tensor_link;
   return t;
 }

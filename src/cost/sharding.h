@@ -26,6 +26,9 @@ struct CollectiveInputs {
   double expert_param_count = 0;  // of param_count, the MoE experts' (expert parallelism shards)
   // How many passes over the layers a step runs (forward; backward; a recomputed forward).
   int passes = 0;
+  // The share of the parameters that train (LoRA: its adapters'): only their gradients are
+  // reduced (and, with the distributed optimizer, their weights gathered after the update).
+  double trainable_share = 1;
   // Whether a recomputed forward runs the attention again (its output not kept:
   // EstimateOptions::keep_attention_output), gathering context parallelism's keys and values.
   bool attention_recomputed = true;

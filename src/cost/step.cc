@@ -28,7 +28,8 @@ double UpdateBytesPerParam(Optimizer o) {
 
 // What the collectives of one micro-batch on the most loaded pipeline stage move, and over what
 // links (sharding.h): the stage's `stage_params` and 1/stages of the layers' traffic.
-CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
+CollectiveInputs StepCollectives(const StepContext& c, double stage_params,
+                                 double trainable_share) {
   const EstimateOptions& options = c.options;
   const double stages = c.Stages();
   const double split = c.WorkSplit();
@@ -46,6 +47,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params) {
     ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
   ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
   ci.grad_bytes_per_param = c.GradientBytes();
+  ci.trainable_share = trainable_share;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,
   // training, two backward, each of the tensor that crosses the layer boundary.
   ci.tensor_allreduce_bytes =
@@ -99,8 +101,12 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   if (options.train) {
     // bf16 parameters and optimizer state move half the bytes.
     const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
-    opt = c.MemorySeconds(stage_params * UpdateBytesPerParam(options.optimizer) * state_scale) +
-          params.tensors * stage_params / std::max(1.0, params.count) * overhead_s;
+    // LoRA updates its adapters alone: two small tensors per adapted matmul.
+    const double trained = c.TrainableShare(params.count);
+    const double tensors = options.lora_rank > 0 ? 2.0 * c.LoraAdapters() : params.tensors;
+    opt = c.MemorySeconds(stage_params * trained * UpdateBytesPerParam(options.optimizer) *
+                          state_scale) +
+          tensors * stage_params / std::max(1.0, params.count) * overhead_s;
   }
   // Tensor and context parallelism divide every op's work; rematerialisation runs forward work
   // again in the backward pass; the collectives of each parallelism axis (sharding.h).
@@ -122,7 +128,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // gradient: the work outside the layers (the head's; the embedding's is a gather) once more.
   const double head_recompute =
       options.train && options.vocab_tiles > 1 ? fb.forward_s - fb.layer_forward_s : 0;
-  const CollectiveInputs ci = StepCollectives(c, stage_params);
+  const CollectiveInputs ci = StepCollectives(c, stage_params, c.TrainableShare(params.count));
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
     e.components.optimizer_bytes = params.count * UpdateBytesPerParam(options.optimizer);
@@ -190,9 +196,10 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const bool dcn_fsdp = options.dcn == DcnParallelism::kFsdp;
   if (options.train && slices > 1 && c.target.dcn_gbps) {
     const double shard = stage_params / shards;  // parameters per chip
-    const double bytes =
-        dcn_fsdp ? (slices - 1) * shard * (2 * ci.weight_bytes_per_param + ci.grad_bytes_per_param)
-                 : 2.0 * (slices - 1) / slices * shard * ci.grad_bytes_per_param;
+    const double grad_bytes = ci.grad_bytes_per_param * ci.trainable_share;
+    const double bytes = dcn_fsdp
+                             ? (slices - 1) * shard * (2 * ci.weight_bytes_per_param + grad_bytes)
+                             : 2.0 * (slices - 1) / slices * shard * grad_bytes;
     e.dcn_ms = bytes * c.devices_per_chip / (*c.target.dcn_gbps * 1e9) * 1e3;
   }
   const double exposed_dcn_ms =
@@ -210,7 +217,10 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
               e.pipeline_bubble_ms + exposed_fsdp_ms + exposed_dcn_ms;
   const double replicas = static_cast<double>(c.Devices()) / split / stages * slices;
   e.global_batch = static_cast<std::int64_t>(static_cast<double>(options.batch) * micro * replicas);
-  e.model_flops = fb.useful_flops * (options.train ? 3 : 1) * micro * replicas;
+  // A training step's model FLOPs are three forward passes' (the backward's data and weight
+  // gradients); LoRA's frozen weights have no weight gradient: two.
+  const double passes_counted = !options.train ? 1 : options.lora_rank > 0 ? 2 : 3;
+  e.model_flops = fb.useful_flops * passes_counted * micro * replicas;
   const double step_s = e.step_ms / 1e3;
   // MFU against the peak of the precision the matmuls run at (fp16 tensor cores on a V100, TF32
   // for fp32 on an A100), not a fixed bf16 or fp32 figure.

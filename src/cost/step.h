@@ -101,6 +101,38 @@ struct StepContext {
   // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
   // compiled program, whose dtypes are its own).
   double ActivationBytes() const { return element_bytes > 0 ? element_bytes : 2; }
+  // Whether node `n` is a weight matmul LoRA froze (all of them, under LoRA): its backward
+  // computes no weight gradient.
+  bool FrozenWeight(std::size_t n) const { return options.lora_rank > 0 && facts.weight_matmul[n]; }
+  // Whether node `n` has a LoRA adapter beside it (EstimateOptions::lora_targets).
+  bool Adapted(std::size_t n) const {
+    if (options.lora_rank <= 0 || facts.lora_width[n] <= 0) return false;
+    switch (options.lora_targets) {
+      case LoraTargets::kAll:
+        return true;
+      case LoraTargets::kAttention:
+        return facts.attention_projection[n];
+      case LoraTargets::kQkv:
+        return facts.attention_input_projection[n];
+    }
+    return false;
+  }
+  // LoRA's adapters: how many, and their parameters (0 without LoRA).
+  int LoraAdapters() const {
+    int n = 0;
+    for (std::size_t i = 0; i < facts.lora_width.size(); ++i) n += Adapted(i) ? 1 : 0;
+    return n;
+  }
+  double LoraParams() const {
+    double sum = 0;
+    for (std::size_t i = 0; i < facts.lora_width.size(); ++i)
+      sum += Adapted(i) ? facts.lora_width[i] : 0;
+    return options.lora_rank * sum;
+  }
+  // The parameters that train (all of them, or LoRA's adapters) over the model's.
+  double TrainableShare(double param_count) const {
+    return options.lora_rank > 0 && param_count > 0 ? LoraParams() / param_count : 1;
+  }
   // Seconds to move `bytes` through HBM at the calibrated share of its bandwidth.
   double MemorySeconds(double bytes) const {
     return bytes / (rates.bandwidth * cal.memory_efficiency);

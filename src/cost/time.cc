@@ -134,9 +134,20 @@ double QuantizationScaleBytes(const StepContext& c, const Node& n) {
   return bytes;
 }
 
+// A LoRA adapter beside a frozen weight matmul (EstimateOptions::lora_rank): x A reads the
+// matmul's input again; (x A) B writes a tensor of the output's size, and adding it into the
+// output reads both and writes the sum (Megatron-Bridge's LoRALinear adds them as tensors). The
+// rank-r products themselves are negligible work.
+double LoraAdapterBytes(const StepContext& c, const Node& n) {
+  if (!c.Adapted(static_cast<std::size_t>(n.id)) || n.outputs.empty()) return 0;
+  const auto x = TensorBytes(c.graph.value(n.input(0)).type, c.element_bytes);
+  const auto y = TensorBytes(c.graph.value(n.outputs[0]).type, c.element_bytes);
+  return x && y ? *x + 4 * *y : 0;
+}
+
 // Bytes a matrix op's kernel moves beyond its operands and result.
 double MatrixExtraBytes(const StepContext& c, const Node& n) {
-  return ExpertMatmulExtraBytes(c, n) + QuantizationScaleBytes(c, n);
+  return ExpertMatmulExtraBytes(c, n) + QuantizationScaleBytes(c, n) + LoraAdapterBytes(c, n);
 }
 
 // The memory time of a depthwise convolution's inputs and outputs (see Calibration).
@@ -178,6 +189,11 @@ KernelKind KindOf(bool matrix, bool depthwise, bool attention) {
 void AddKernel(const StepContext& c, double t, bool matrix, bool attention, double ratio,
                KernelTime nt, ForwardBackward& fb, Estimate& e) {
   const double overhead_s = c.cal.kernel_overhead_us * 1e-6;
+  // A weight LoRA froze: its backward is the data gradient alone (one matmul where training
+  // runs two); an adapter beside it launches three kernels more (x A, (x A) B, the add).
+  const bool frozen = matrix && c.FrozenWeight(static_cast<std::size_t>(nt.node));
+  if (frozen) ratio -= 1;
+  if (frozen && c.Adapted(static_cast<std::size_t>(nt.node))) t += 3 * overhead_s;
   fb.forward_s += t + overhead_s;
   if (!matrix) fb.forward_vector_s += t + overhead_s;
   const auto node = static_cast<std::size_t>(nt.node);
@@ -191,7 +207,7 @@ void AddKernel(const StepContext& c, double t, bool matrix, bool attention, doub
   e.components.forward_kernels += 1;
   double total = t + overhead_s;
   if (c.options.train) {
-    const double kernels_bwd = matrix ? 2 : 1;
+    const double kernels_bwd = matrix && !frozen ? 2 : 1;
     e.components.backward_kernels += kernels_bwd;
     const double tb = ratio * t + kernels_bwd * overhead_s;
     fb.backward_s += tb;

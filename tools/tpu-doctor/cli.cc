@@ -280,6 +280,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "time beside the attention (MaxText's context_parallel_strategy=ring, "
                     "Megatron's p2p context parallelism); default gathered whole (MaxText's "
                     "all_gather)");
+  est_cmd
+      ->add_option("--lora", est.lora_rank,
+                   "--train: LoRA fine-tuning with adapters of rank R on the layers' dense weight "
+                   "matmuls, the weights frozen")
+      ->check(CLI::Range(1, 65536));
+  est_cmd
+      ->add_option("--lora-targets", est.lora_targets,
+                   "with --lora: which matmuls get adapters: all (attention and MLP, "
+                   "Megatron-Bridge's default), attention (Q, K, V, O) or qkv")
+      ->check(CLI::IsMember({"all", "attention", "qkv"}));
   est_cmd->add_flag("--keep-attention-output", est.keep_attention_output,
                     "with --remat layer or offload: each layer also keeps its attention's output, "
                     "so the recomputed forward skips the attention (MaxText's remat_policy=custom "

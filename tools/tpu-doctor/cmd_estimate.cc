@@ -55,6 +55,8 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   options.ring_context = args.ring_context;
   options.vocab_tiles = args.vocab_tiles;
   options.keep_attention_output = args.keep_attention_output;
+  options.lora_rank = args.lora_rank;
+  options.lora_targets = *ParseLoraTargets(args.lora_targets);  // CLI checked the name
   if ((args.micro_batches > 1 || args.distributed_optimizer) && !args.train) {
     err << "tpu-doctor: --micro-batches and --distributed-optimizer describe a training step; "
            "add --train\n";

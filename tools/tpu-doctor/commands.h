@@ -71,6 +71,8 @@ struct EstimateArgs {
   bool ring_context = false;           // --ring-context: cp's keys and values on a ring
   int vocab_tiles = 1;                 // --vocab-tiles N: the loss head in N chunks
   bool keep_attention_output = false;  // --keep-attention-output: with layer remat
+  int lora_rank = 0;                   // --lora R: LoRA fine-tuning
+  std::string lora_targets = "all";    // --lora-targets all|attention|qkv
   std::string dcn = "data";            // --dcn data|fsdp: how the slices share the step
   bool serve = false;                  // --serve: serving figures (prefill, decode, tokens/s)
   std::int64_t prompt_tokens = 1024;

@@ -102,6 +102,14 @@ enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
 std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
 std::string_view NameOf(Remat r);
 
+// Which of a layer's dense weight matmuls LoRA adapts: all of them (the attention's projections
+// and the MLP's: Megatron-Bridge's default target_modules linear_qkv, linear_proj, linear_fc1,
+// linear_fc2), the attention's projections (Q, K, V and O), or only Q, K and V (linear_qkv; Hugging
+// Face PEFT's Llama default, q_proj and v_proj, adapts a part of them).
+enum class LoraTargets : std::uint8_t { kAll, kAttention, kQkv };
+std::optional<LoraTargets> ParseLoraTargets(std::string_view name);  // all, attention, qkv
+std::string_view NameOf(LoraTargets t);
+
 // How the slices of a multislice job share the step over DCN: data parallel (each slice holds the
 // whole training state and the slices all-reduce gradients: MaxText's dcn_data_parallelism) or
 // FSDP (the state is sharded over every slice's chips and gathered over DCN too:
@@ -204,6 +212,13 @@ struct EstimateOptions {
   // run the attention kernel, nor gather its keys and values, again (MaxText's remat_policy=custom
   // with context=device or offload).
   bool keep_attention_output = false;
+  // LoRA fine-tuning (training, rank > 0): the model's weights frozen in 16 bits and a rank-`r`
+  // adapter (x A B, A in x r, B r x out) beside the dense weight matmuls of the layers that
+  // `lora_targets` names, trained in fp32 with their optimizer state. A frozen matmul's backward
+  // computes only the data gradient; an adapter reads its matmul's input again and adds its
+  // product into the output.
+  int lora_rank = 0;
+  LoraTargets lora_targets = LoraTargets::kAll;
   // The loss head computes the logits and their gradient in this many chunks of tokens
   // (MaxText's num_vocab_tiling): one chunk's logits live at a time, and the backward pass runs
   // the head's forward again.
