@@ -60,8 +60,10 @@ def gpu_rows(csv_path):
     rows = []
     for row in csv.DictReader(open(csv_path)):
         spec = next((s for s in pv.ROWS if pv.row_matches(row, s)), None)
+        # Rows held out when they were added (`held_out`) stay out of every fit, as in
+        # tpu_calibration_fit.py.
         if (spec and spec["target"].startswith("nvidia") and spec["per"] == "tokens/chip" and
-                not is_moe(spec)):
+                not is_moe(spec) and not spec.get("held_out")):
             rows.append(dict(row=row, spec=spec, gen=tcf.target_name(spec),
                              factor="matrix_efficiency", source=source(row),
                              published=float(row["throughput"].replace(",", ""))))
