@@ -131,7 +131,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   const CollectiveInputs ci = StepCollectives(c, stage_params, c.TrainableShare(params.count));
   const CollectiveTimes coll = Collectives(ci);
   if (options.train) {
-    e.components.optimizer_bytes = params.count * UpdateBytesPerParam(options.optimizer);
+    e.components.optimizer_bytes =
+        params.count * c.TrainableShare(params.count) * UpdateBytesPerParam(options.optimizer);
     e.components.parameter_tensors = params.tensors;
   }
   e.components.matrix_peak_flops = c.rates.matrix_flops;
