@@ -479,6 +479,24 @@ ROWS = [
           ("GB200", "FP8", "nvidia-gb200-8", "tp=1,pp=2,vp=20", 8),
           ("GB200", "MXFP8", "nvidia-gb200-8", "tp=1,pp=4,vp=20", 16),
           ("H100", "FP8", "nvidia-h100-8", "tp=2,pp=4,vp=20", 32))],
+    # The 26.06 table's HGX B300 MoE rows, added with the nvidia-b300 target (it has no fitted
+    # runs: the B200's factor). Recipes (perf_recipes/*/b300): HybridEP dispatch; Qwen3 30B and
+    # DeepSeek-V3 with full-iteration CUDA graphs and the all-to-alls overlapped, GPT-OSS without.
+    # Held out (session 29).
+    dict(match=("DeepSeek-V3 (Megatron-Bridge)", "26.06", "DGX-B300"), model="deepseek-v3.json",
+         target="nvidia-b300-256", seq=4096, batch=2, micro_batches=64, chips=256,
+         parallel="ep=8,pp=8", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True, dedup_expert_dispatch=True, overlap_expert_comm=True,
+         held_out=True),
+    dict(match=("GPT-OSS-120B (Megatron-Bridge)", "26.06", "DGX-B300"), model="gpt-oss-120b.json",
+         target="nvidia-b300-64", seq=4096, batch=4, micro_batches=5, chips=64, parallel="ep=8",
+         remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+         dedup_expert_dispatch=True, held_out=True),
+    dict(match=("Qwen3-30B-A3B (Megatron-Bridge)", "26.06", "DGX-B300"),
+         model="qwen3-30b-a3b.json", target="nvidia-b300-8", seq=4096, batch=8, micro_batches=8,
+         chips=8, parallel="ep=8", remat="none", precision="fp8", per="tokens/chip",
+         distributed_optimizer=True, dedup_expert_dispatch=True, overlap_expert_comm=True,
+         held_out=True),
     # Megatron-Bridge's current table (NeMo 26.08, docs/performance-summary.md at 067f987), MoE
     # only: every MXFP8 recipe runs HybridEP's dispatch with the all-to-alls overlapped
     # (_enable_hybridep_full_iteration_mxfp8, _enable_deepseek_full_iteration_mxfp8,

@@ -10,10 +10,9 @@ namespace {
 TEST(TargetTest, EveryAcceleratorTheIssueNamesIsThere) {
   std::set<std::string> names;
   for (const TargetSpec& t : AllTargets()) names.insert(t.name);
-  for (const char* want :
-       {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x", "nvidia-v100",
-        "nvidia-a100", "nvidia-h100", "nvidia-h200", "nvidia-b200", "nvidia-gb200",
-        "nvidia-gb300"}) {
+  for (const char* want : {"tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-7x",
+                           "nvidia-v100", "nvidia-a100", "nvidia-h100", "nvidia-h200",
+                           "nvidia-b200", "nvidia-gb200", "nvidia-gb300", "nvidia-b300"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
 }
