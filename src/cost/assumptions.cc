@@ -171,27 +171,30 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                       : ""));
   }
   if (p.context > 1) {
-    out.push_back("context parallelism over " + std::to_string(p.context) +
-                  " devices: each holds 1/" + std::to_string(p.context) +
-                  " of every sequence (balanced over the causal mask, as MaxText's load balancing "
-                  "reorders it) and does that share of every op; " +
-                  (options.ring_context
-                       ? std::string("each attention passes the sequence's keys and values around "
-                                     "the group's ring a chunk at a time over ")
-                       : std::string("each attention gathers the whole sequence's keys and "
-                                     "values over ")) +
-                  c.target.Interconnect(options.chips) +
-                  (options.train
-                       ? ", forward, in the recomputed forward and backward, where their "
-                         "gradients " +
-                             std::string(options.ring_context ? "travel the ring with them"
-                                                              : "are reduce-scattered")
-                       : "") +
-                  (options.ring_context
-                       ? ", two chunks held at a time and each pass beside the attention on the "
-                         "chunk already there, which hides it as far as the attention lasts"
-                       : ", not overlapped") +
-                  "; the parameters are sharded over the context axis like FSDP");
+    out.push_back(
+        "context parallelism over " + std::to_string(p.context) + " devices: each holds 1/" +
+        std::to_string(p.context) +
+        " of every sequence (balanced over the causal mask, as MaxText's load balancing "
+        "reorders it) and does that share of every op; " +
+        (options.ring_context
+             ? std::string("each attention passes the sequence's keys and values around "
+                           "the group's ring a chunk at a time over ")
+             : std::string("each attention gathers the whole sequence's keys and "
+                           "values over ")) +
+        c.target.Interconnect(options.chips) +
+        (options.train
+             ? std::string((c.remat != Remat::kLayer && c.remat != Remat::kOffload) ||
+                                   options.keep_attention_output
+                               ? ", forward and backward"
+                               : ", forward, in the recomputed forward and backward") +
+                   ", where their gradients " +
+                   (options.ring_context ? "travel the ring with them" : "are reduce-scattered")
+             : "") +
+        (options.ring_context
+             ? ", two chunks held at a time and each pass beside the attention on the "
+               "chunk already there, which hides it as far as the attention lasts"
+             : ", not overlapped") +
+        "; the parameters are sharded over the context axis like FSDP");
   }
   if (options.lora_rank > 0) {
     const LoraTargets t = options.lora_targets;
