@@ -625,6 +625,36 @@ def row_matches(row, spec):
     return all(m in text for m in spec["match"]) and row["model"].startswith(spec["match"][0])
 
 
+# Spec keys that become `estimate` options: a value option (the key's value, or a default where
+# the spec may leave it out) or a flag (when the key is true). Options that come in pairs (the
+# slices and how they share the step, the parallelism and its remat) go together.
+VALUE_OPTIONS = (("seq", "--seq"), ("moe_capacity_factor", "--moe-capacity-factor"),
+                 ("micro_batches", "--micro-batches"), ("vocab_tiles", "--vocab-tiles"),
+                 ("runtime", "--runtime"))
+FLAG_OPTIONS = (("distributed_optimizer", "--distributed-optimizer"),
+                ("dedup_expert_dispatch", "--dedup-expert-dispatch"),
+                ("overlap_expert_comm", "--overlap-expert-comm"),
+                ("ring_context", "--ring-context"),
+                ("keep_attention_output", "--keep-attention-output"),
+                ("channels_last", "--channels-last"))
+
+
+def training_flags(spec):
+    """The `estimate --train` options a training spec sets."""
+    flags = []
+    for key, option in VALUE_OPTIONS:
+        if key in spec:
+            flags += [option, str(spec[key])]
+    flags += [option for key, option in FLAG_OPTIONS if spec.get(key)]
+    if "lora" in spec:
+        flags += ["--lora", str(spec["lora"]), "--lora-targets", spec.get("lora_targets", "all")]
+    if "slices" in spec:
+        flags += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
+    if "parallel" in spec:
+        flags += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
+    return flags
+
+
 def run_estimate(cmd):
     """The first estimate of a `tpu-doctor estimate ... --format json` run."""
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -660,34 +690,7 @@ def predict(binary, spec, calibration=None):
     cmd = [binary, "estimate", model, "--train", "--targets", spec["target"], "--batch",
            str(spec["batch"]), "--format", "json",
            "--precision", spec.get("precision", "bf16")]
-    if "seq" in spec:
-        cmd += ["--seq", str(spec["seq"])]
-    if "moe_capacity_factor" in spec:
-        cmd += ["--moe-capacity-factor", str(spec["moe_capacity_factor"])]
-    if "micro_batches" in spec:
-        cmd += ["--micro-batches", str(spec["micro_batches"])]
-    if spec.get("distributed_optimizer"):
-        cmd += ["--distributed-optimizer"]
-    if spec.get("dedup_expert_dispatch"):
-        cmd += ["--dedup-expert-dispatch"]
-    if spec.get("overlap_expert_comm"):
-        cmd += ["--overlap-expert-comm"]
-    if spec.get("ring_context"):
-        cmd += ["--ring-context"]
-    if "vocab_tiles" in spec:
-        cmd += ["--vocab-tiles", str(spec["vocab_tiles"])]
-    if spec.get("keep_attention_output"):
-        cmd += ["--keep-attention-output"]
-    if "lora" in spec:
-        cmd += ["--lora", str(spec["lora"]), "--lora-targets", spec.get("lora_targets", "all")]
-    if "slices" in spec:
-        cmd += ["--slices", str(spec["slices"]), "--dcn", spec.get("dcn", "data")]
-    if "parallel" in spec:
-        cmd += ["--parallel", spec["parallel"], "--remat", spec["remat"]]
-    if "runtime" in spec:
-        cmd += ["--runtime", spec["runtime"]]
-    if spec.get("channels_last"):
-        cmd += ["--channels-last"]
+    cmd += training_flags(spec)
     if calibration:
         cmd += ["--calibration", calibration]
     e = run_estimate(cmd)

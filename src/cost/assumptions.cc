@@ -183,8 +183,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                            "values over ")) +
         c.target.Interconnect(options.chips) +
         (options.train
-             ? std::string((c.remat != Remat::kLayer && c.remat != Remat::kOffload) ||
-                                   options.keep_attention_output
+             ? std::string(!RematPerLayer(c.remat) || options.keep_attention_output
                                ? ", forward and backward"
                                : ", forward, in the recomputed forward and backward") +
                    ", where their gradients " +
@@ -200,11 +199,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     const LoraTargets t = options.lora_targets;
     out.push_back(
         "LoRA of rank " + std::to_string(options.lora_rank) + " on " +
-        std::to_string(c.LoraAdapters()) + " dense weight matmuls of the layers (" +
+        std::to_string(c.lora.count) + " dense weight matmuls of the layers (" +
         (t == LoraTargets::kAll         ? "the attention's projections and the MLP's"
          : t == LoraTargets::kAttention ? "the attention's Q, K, V and O projections"
                                         : "the attention's Q, K and V projections") +
-        "; " + FormatFixed(c.LoraParams() / 1e6, 1) +
+        "; " + FormatFixed(c.lora.params / 1e6, 1) +
         "M adapter parameters trained in fp32 with their optimizer state, the weights "
         "frozen in 16 bits): every frozen weight matmul's backward computes the data "
         "gradient alone, and each adapter reads its matmul's input again and adds its product "
@@ -291,10 +290,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
         " over " + c.target.Interconnect(options.chips) +
         " at each device's link bandwidth (perfectly balanced routing; a torus's bisection can "
         "make the exchange slower), " +
-        (!options.train ? std::string()
-         : c.remat == Remat::kLayer || c.remat == Remat::kOffload
-             ? std::string("forward, backward and in the recomputed forward, ")
-             : std::string("forward and backward, ")) +
+        (!options.train           ? std::string()
+         : RematPerLayer(c.remat) ? std::string("forward, backward and in the recomputed forward, ")
+                                  : std::string("forward and backward, ")) +
         (options.overlap_expert_comm
              ? std::string("each micro-batch's exchanges run beside another micro-batch's "
                            "compute, which hides them as far as it lasts")
@@ -322,7 +320,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                              "is not counted (a lower bound)"));
   }
   if (options.train && options.remat != Remat::kNone) {
-    if (c.remat == Remat::kLayer || c.remat == Remat::kOffload) {
+    if (RematPerLayer(c.remat)) {
       out.push_back("rematerialisation per layer: each of the " + std::to_string(c.layers.count) +
                     " layers keeps the tensors that leave it" +
                     (c.remat == Remat::kOffload

@@ -192,8 +192,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("LoRA describes a training step; add --train");
   if (options.vocab_tiles > 1 && !options.train)
     return MakeError("vocabulary tiling splits a training step's loss head");
-  if (options.keep_attention_output &&
-      (!options.train || (options.remat != Remat::kLayer && options.remat != Remat::kOffload)))
+  if (options.keep_attention_output && (!options.train || !RematPerLayer(options.remat)))
     return MakeError(
         "keeping the attention output spares per-layer rematerialisation a pass; train with "
         "--remat layer or offload");
@@ -219,7 +218,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                 derived.fusion,
                 derived.written};
   c.memo = &derived.memo;
-  if (options.lora_rank > 0 && c.LoraParams() <= 0)
+  c.lora = c.CountLoraAdapters();
+  if (options.lora_rank > 0 && c.lora.params <= 0)
     return MakeError("LoRA adapts dense weight matmuls of a model's layers (" +
                      std::string(NameOf(options.lora_targets)) + "), and this model has none");
   auto known = c.memo->layers.find(target.name);
@@ -237,7 +237,7 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
                      " cuts the model into more pipeline chunks than its " +
                      std::to_string(c.layers.count) + " layers");
   }
-  const bool per_layer = options.remat == Remat::kLayer || options.remat == Remat::kOffload;
+  const bool per_layer = RematPerLayer(options.remat);
   c.remat = per_layer && c.layers.count < 2 ? Remat::kDots : options.remat;
   Estimate e;
   e.channels_minor = c.facts.channels_minor.any();

@@ -196,11 +196,12 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // Megatron's distributed optimizer (StepContext::MegatronLayout).
   const bool narrow_weights =
       mixed || bf16_params || c.MegatronLayout() || (options.serve && c.element_bytes == 2);
-  m.weights = params.count * (narrow_weights ? 2 : 4) + params.constant_bytes;
-  // LoRA: the frozen weights in 16 bits, the adapters in fp32 with their gradients and state.
-  const double lora = c.LoraParams();
+  // LoRA (training only): the frozen weights in 16 bits, the adapters in fp32 with their gradients
+  // and state.
+  const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
-  if (options.train && lora > 0) m.weights = params.count * 2 + lora * 4 + params.constant_bytes;
+  m.weights = (lora > 0 ? params.count * 2 + lora * 4 : params.count * (narrow_weights ? 2 : 4)) +
+              params.constant_bytes;
   if (options.train) {
     m.gradients = lora > 0 ? lora * 4 : params.count * c.GradientBytes();
     m.master_weights = lora == 0 && (mixed || c.MegatronLayout()) ? params.count * 4 : 0;
@@ -240,9 +241,8 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
     act.natural_total = st.natural;
     act.layout_total = st.layout;
     largest = st.largest;
-    const ActivationPeak peak = c.remat == Remat::kLayer || c.remat == Remat::kOffload
-                                    ? PerLayerPeak(c, st)
-                                    : WholeModelPeak(c, st);
+    const ActivationPeak peak =
+        RematPerLayer(c.remat) ? PerLayerPeak(c, st) : WholeModelPeak(c, st);
     m.activations = peak.activations;
     m.transients = peak.transients;
     e.components.saved_bytes = st.saved;

@@ -46,6 +46,8 @@ std::string_view NameOf(LoraTargets t) {
   return "all";
 }
 
+bool RematPerLayer(Remat r) { return r == Remat::kLayer || r == Remat::kOffload; }
+
 bool EightBitMatmuls(Precision p) { return p == Precision::kFp8 || p == Precision::kInt8; }
 
 namespace {

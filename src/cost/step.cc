@@ -37,7 +37,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params,
   ci.parallel = c.parallel;
   ci.param_count = stage_params;
   ci.expert_param_count = c.facts.expert_params / stages;
-  ci.passes = !options.train ? 1 : c.remat == Remat::kLayer || c.remat == Remat::kOffload ? 3 : 2;
+  ci.passes = !options.train ? 1 : RematPerLayer(c.remat) ? 3 : 2;
   ci.attention_recomputed = !options.keep_attention_output;
   ci.expert_exchange_bytes = c.ExpertExchangeBytes();
   ci.experts = static_cast<double>(c.graph.facts().experts);
@@ -103,7 +103,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
     const double state_scale = options.precision == Precision::kBf16Params ? 0.5 : 1.0;
     // LoRA updates its adapters alone: two small tensors per adapted matmul.
     const double trained = c.TrainableShare(params.count);
-    const double tensors = options.lora_rank > 0 ? 2.0 * c.LoraAdapters() : params.tensors;
+    const double tensors = options.lora_rank > 0 ? 2.0 * c.lora.count : params.tensors;
     opt = c.MemorySeconds(stage_params * trained * UpdateBytesPerParam(options.optimizer) *
                           state_scale) +
           tensors * stage_params / std::max(1.0, params.count) * overhead_s;
@@ -115,7 +115,7 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
   // A kept attention output (EstimateOptions::keep_attention_output) spares that pass the
   // attention kernels.
-  const bool layer_remat = c.remat == Remat::kLayer || c.remat == Remat::kOffload;
+  const bool layer_remat = RematPerLayer(c.remat);
   const double attention_rerun_s =
       options.train && layer_remat && !options.keep_attention_output ? fb.attention_forward_s : 0;
   const double layer_rerun_s =

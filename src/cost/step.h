@@ -43,6 +43,12 @@ struct TargetMemo {
   std::map<std::tuple<std::string, const Calibration*, int>, SavedTensors> saved;
 };
 
+// LoRA's adapters (EstimateOptions::lora_rank, lora_targets): how many, and their parameters.
+struct LoraAdapters {
+  int count = 0;
+  double params = 0;
+};
+
 struct StepContext {
   const Graph& graph;
   const TargetSpec& target;
@@ -60,6 +66,7 @@ struct StepContext {
   const std::optional<FusionPlan>& fusion;  // the kernels XLA / torch.compile form (not eager)
   const std::vector<bool>& written;         // per ValueId: a fused kernel writes it to HBM
   TargetMemo* memo = nullptr;               // set by EstimateStep: what estimates of it derived
+  LoraAdapters lora{};                      // set by EstimateStep: CountLoraAdapters()
   // The devices a framework sees: the unit of batch, memory, rates and parallel degrees.
   int Devices() const { return options.chips * devices_per_chip; }
   // The devices that shard the weights and gather them for use: FSDP and the context group
@@ -117,21 +124,20 @@ struct StepContext {
     }
     return false;
   }
-  // LoRA's adapters: how many, and their parameters (0 without LoRA).
-  int LoraAdapters() const {
-    int n = 0;
-    for (std::size_t i = 0; i < facts.lora_width.size(); ++i) n += Adapted(i) ? 1 : 0;
-    return n;
-  }
-  double LoraParams() const {
-    double sum = 0;
-    for (std::size_t i = 0; i < facts.lora_width.size(); ++i)
-      sum += Adapted(i) ? facts.lora_width[i] : 0;
-    return options.lora_rank * sum;
+  // The adapters Adapted() places (none without LoRA).
+  LoraAdapters CountLoraAdapters() const {
+    LoraAdapters out;
+    if (options.lora_rank <= 0) return out;
+    for (std::size_t i = 0; i < facts.lora_width.size(); ++i) {
+      if (!Adapted(i)) continue;
+      ++out.count;
+      out.params += options.lora_rank * facts.lora_width[i];
+    }
+    return out;
   }
   // The parameters that train (all of them, or LoRA's adapters) over the model's.
   double TrainableShare(double param_count) const {
-    return options.lora_rank > 0 && param_count > 0 ? LoraParams() / param_count : 1;
+    return options.lora_rank > 0 && param_count > 0 ? lora.params / param_count : 1;
   }
   // Seconds to move `bytes` through HBM at the calibrated share of its bandwidth.
   double MemorySeconds(double bytes) const {

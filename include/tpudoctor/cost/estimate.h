@@ -100,6 +100,8 @@ std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when 
 // `decoder_layer_input: offload`), the transfers hidden behind compute.
 enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
 std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
+// Whether `r` keeps each layer's input and runs the layer again (kLayer, kOffload).
+bool RematPerLayer(Remat r);
 std::string_view NameOf(Remat r);
 
 // Which of a layer's dense weight matmuls LoRA adapts: all of them (the attention's projections
