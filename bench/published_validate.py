@@ -33,6 +33,40 @@ RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 IRONWOOD_WORKLOADS = [("1k in / 1k out", 1024, 1024), ("1k in / 8k out", 1024, 8192),
                       ("8k in / 1k out", 8192, 1024)]
 
+# jetstream-pytorch's v5e-8 table (benchmarks/summary.md; session 30, held out): JetStream's
+# benchmark_serving over ShareGPT, the server's `batch` slots full. The engine keeps a static
+# cache of `cache` tokens a slot and attends over all of it each step (its AttentionKernel scores
+# the whole cache, masked), prefills one prompt at a time padded to JetStream's power-of-two
+# buckets, and with --shard_on_batch (Gemma 2B) splits the decode batch over the chips and runs
+# each prefill replicated on all of them. ShareGPT as JetStream filters it averages about 230
+# tokens in and 200 out (vLLM's benchmark over the same file, Llama 3 tokenizer: 229,711 and
+# 203,068 tokens over 1,000 requests; vllm-project/vllm#18566). int8: the weights and the cache.
+JETSTREAM_PT = [("Llama3-8B", "llama-3.1-8b.json", "bf16", 128, 2048),
+                ("Llama3-8B", "llama-3.1-8b.json", "int8", 256, 2048),
+                ("Gemma-7B", "gemma-7b.json", "bf16", 96, 2048),
+                ("Gemma-7B", "gemma-7b.json", "int8", 128, 2048),
+                ("Gemma-2B", "gemma-2b.json", "bf16", 512, 2048),
+                ("Gemma-2B", "gemma-2b.json", "int8", 1024, 2048),
+                ("Llama2-7B", "llama-2-7b.json", "bf16", 96, 2048),
+                ("Llama2-7B", "llama-2-7b.json", "int8", 96, 2048),
+                ("Llama2-13B", "llama-2-13b.json", "bf16", 48, 2048),
+                ("Llama2-13B", "llama-2-13b.json", "int8", 96, 2048),
+                ("Llama2-13B", "llama-2-13b.json", "bf16", 80, 1280),
+                ("Llama2-13B", "llama-2-13b.json", "int8", 96, 1280)]
+
+
+def jetstream_pt_spec(name, model, dtype, batch, cache):
+    spec = dict(match=(f"{name} (jetstream-pytorch)", f"batch {batch}, cache length {cache}",
+                       f"{dtype} weights"), model=model, target="tpu-v5e-8",
+                serve=(230, 200, batch), chips=8, per="serve", precision=dtype,
+                kv_cache_length=cache, bucketed_prefill=True, held_out=True)
+    if dtype == "int8":
+        spec["kv_cache_dtype"] = "int8"
+    if name == "Gemma-2B":
+        spec.update(parallel="data=8", replicated_prefill=True)
+    return spec
+
+
 ROWS = [
     # MaxText on Trillium (tpu-recipes): FSDP over the slice, decoder layer inputs offloaded.
     dict(match=("Llama3.1-8B", "v6e-8)"), model="llama-3.1-8b.json", target="tpu-v6e-8", seq=8192,
@@ -288,6 +322,7 @@ ROWS = [
     dict(match=("Llama-3.3-70B-Instruct (NVIDIA NIM 1.8.0)", "5000 in / 500 out, concurrency 50;"),
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 50), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
+    *[jetstream_pt_spec(*row) for row in JETSTREAM_PT],
     # vLLM on one Ironwood chip (tpu-recipes, Qwen3-32B): TP over the chip's two devices, fp8
     # weights, activations and KV cache; the server runs at most 135 sequences (--max-num-seqs)
     # of the client's 320, and no more than its KV cache holds: `max_seqs` predicts at the smaller
@@ -675,6 +710,12 @@ def predict(binary, spec, calibration=None):
                 cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
             if spec.get("kv_reads_per_query_head"):
                 cmd += ["--kv-reads-per-query-head"]
+            if "kv_cache_length" in spec:
+                cmd += ["--kv-cache-length", str(spec["kv_cache_length"])]
+            if spec.get("bucketed_prefill"):
+                cmd += ["--bucketed-prefill"]
+            if spec.get("replicated_prefill"):
+                cmd += ["--replicated-prefill"]
             if "parallel" in spec:
                 cmd += ["--parallel", spec["parallel"]]
             return run_estimate(cmd)

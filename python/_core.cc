@@ -68,6 +68,9 @@ struct PyAnalyzeArgs {
   std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> serve;
   std::string kv_cache_dtype;  // with serve: "bf16", "fp16", "fp8"; empty: the compute dtype's
   bool kv_reads_per_query_head = false;  // with serve: a pre-XQA decode kernel's KV reads
+  std::int64_t kv_cache_length = 0;      // with serve: a static cache of N tokens a slot
+  bool bucketed_prefill = false;         // with serve: prefills one at a time, padded
+  bool replicated_prefill = false;       // with serve: one prefill stream for the replicas
 };
 
 // --moe-capacity-factor's range, for the Python arguments that set it.
@@ -139,12 +142,16 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
     if (!a.kv_cache_dtype.empty() && !KvCacheDtypeBytes(a.kv_cache_dtype))
       throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not " + KvCacheDtypeChoices());
-    SetServing(o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype,
-                                 a.kv_reads_per_query_head});
-  } else if (!a.kv_cache_dtype.empty() || a.kv_reads_per_query_head) {
+    if (a.kv_cache_length < 0 || a.kv_cache_length > (std::int64_t{1} << 24))
+      throw ToolError("kv_cache_length must be between 0 (a paged cache) and 16777216 tokens");
+    SetServing(
+        o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype, a.kv_reads_per_query_head,
+                          a.kv_cache_length, a.bucketed_prefill, a.replicated_prefill});
+  } else if (!a.kv_cache_dtype.empty() || a.kv_reads_per_query_head || a.kv_cache_length != 0 ||
+             a.bucketed_prefill || a.replicated_prefill) {
     throw ToolError(
-        "kv_cache_dtype and kv_reads_per_query_head are serving options: pass serve=(prompt, "
-        "output, concurrency)");
+        "kv_cache_dtype, kv_reads_per_query_head, kv_cache_length, bucketed_prefill and "
+        "replicated_prefill are serving options: pass serve=(prompt, output, concurrency)");
   }
   for (const auto& [name, usd] : a.prices) {
     if (auto set = SetPrice(o, name, usd); !set) throw ToolError("prices: " + set.error().message);
@@ -331,6 +338,9 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("serve", &PyAnalyzeArgs::serve)
       .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
       .def_readwrite("kv_reads_per_query_head", &PyAnalyzeArgs::kv_reads_per_query_head)
+      .def_readwrite("kv_cache_length", &PyAnalyzeArgs::kv_cache_length)
+      .def_readwrite("bucketed_prefill", &PyAnalyzeArgs::bucketed_prefill)
+      .def_readwrite("replicated_prefill", &PyAnalyzeArgs::replicated_prefill)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
       .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last)
       .def_readwrite("micro_batches", &PyAnalyzeArgs::micro_batches)

@@ -183,8 +183,26 @@ def test_fp8_kv_cache_matches_the_cli():
     assert served.serving["kv_bytes_per_token"] == 80 * 2 * 8 * 128 * 1
     with pytest.raises(tpudoctor.Error, match="serving option"):
         tpudoctor.estimate(LLAMA70B, targets="h200", kv_cache_dtype="fp8")
-    with pytest.raises(tpudoctor.Error, match="not bf16, fp16 or fp8"):
+    with pytest.raises(tpudoctor.Error, match="not bf16, fp16, fp8 or int8"):
         tpudoctor.estimate(LLAMA70B, targets="h200", serve=(1, 1, 1), kv_cache_dtype="int4")
+
+
+def test_static_cache_engine_matches_the_cli():
+    # jetstream-pytorch on a v5e-8: a static int8 cache of 2,048 tokens a slot, prefills one at
+    # a time padded to their bucket (230 tokens run as 256).
+    served = tpudoctor.estimate(LLAMA70B, targets="v5e-8", precision="int8", serve=(230, 200, 16),
+                                kv_cache_dtype="int8", kv_cache_length=2048,
+                                bucketed_prefill=True).estimates[0]
+    cli = json.loads(subprocess.run(
+        [BINARY, "estimate", LLAMA70B, "--serve", "--prompt-tokens", "230", "--output-tokens",
+         "200", "--concurrency", "16", "--targets", "v5e-8", "--precision", "int8",
+         "--kv-cache-dtype", "int8", "--kv-cache-length", "2048", "--bucketed-prefill",
+         "--format", "json"], capture_output=True, text=True, check=True).stdout)["estimates"][0]
+    assert served.serving == cli["serving"]
+    assert served.serving["kv_cache_length"] == 2048 and served.serving["prefill_tokens"] == 256
+    assert served.serving["kv_cache_bytes_per_chip"] == 16 * 2048 * 80 * 2 * 8 * 128 / 8
+    with pytest.raises(tpudoctor.Error, match="serving option"):
+        tpudoctor.estimate(LLAMA70B, targets="v5e-8", kv_cache_length=2048)
 
 
 def test_results_are_typed():

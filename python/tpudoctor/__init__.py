@@ -168,6 +168,9 @@ def estimate(
     keep_attention_output: bool = False,
     lora_rank: int = 0,
     lora_targets: str = "all",
+    kv_cache_length: int = 0,
+    bucketed_prefill: bool = False,
+    replicated_prefill: bool = False,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -194,10 +197,15 @@ def estimate(
     runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
-    "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8") holds its KV cache in another dtype than
+    "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8", "int8") holds its KV cache in another dtype than
     the compute dtype (`--kv-cache-dtype`); `kv_reads_per_query_head` models a pre-XQA decode
     kernel that reads a grouped-query layer's cache once per query head
-    (`--kv-reads-per-query-head`). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
+    (`--kv-reads-per-query-head`); `kv_cache_length` gives every sequence slot a static cache of
+    that many tokens that each decode step reads whole (`--kv-cache-length`, jetstream-pytorch's
+    max_cache_length) and `bucketed_prefill` prefills one prompt at a time padded to the next
+    power of two (`--bucketed-prefill`, JetStream's buckets); `replicated_prefill` makes the
+    data-parallel replicas one server whose prefills run on all of them, one stream for the slice
+    (`--replicated-prefill`, jetstream-pytorch's shard_on_batch). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
     (`--moe-capacity-factor`, docs/plan.md "MoE dispatch"). Raises Error when the model cannot be
     estimated (a symbolic dim without `batch`/`dims`).
     """
@@ -239,6 +247,9 @@ def estimate(
     if kv_cache_dtype is not None:
         args.kv_cache_dtype = str(kv_cache_dtype)
     args.kv_reads_per_query_head = bool(kv_reads_per_query_head)
+    args.kv_cache_length = int(kv_cache_length)
+    args.bucketed_prefill = bool(bucketed_prefill)
+    args.replicated_prefill = bool(replicated_prefill)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)

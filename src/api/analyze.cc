@@ -150,7 +150,9 @@ void SetServing(AnalyzeOptions& options, const ServingOptions& serve) {
   }
   options.serve = serve;
   options.shapes.batch = 1;
-  options.shapes.config_seq = serve.prompt_tokens;
+  // A bucketed prefill runs the prompt padded to its bucket: the graph is built over that.
+  options.shapes.config_seq =
+      serve.bucketed_prefill ? PrefillBucket(serve.prompt_tokens) : serve.prompt_tokens;
 }
 
 Result<Ok> SetPrice(AnalyzeOptions& options, const std::string& target, double usd_per_chip_hour) {

@@ -13,6 +13,42 @@ std::string KvCacheDtypeName(const StepContext& c) {
   return c.options.precision == Precision::kFp16 ? "fp16" : "bf16";
 }
 
+// How a serving estimate runs the requests: the round of prefills and decode steps, the KV reads.
+std::string ServingAssumption(const StepContext& c) {
+  const ServingOptions& s = *c.options.serve;
+  const std::string per_query_head =
+      s.kv_reads_per_query_head
+          ? "; a grouped-query layer's once per query head, as a pre-XQA decode kernel reads it"
+          : "";
+  const std::string cache =
+      s.kv_cache_length > 0
+          ? "each slot's static KV cache (" + KvCacheDtypeName(c) + per_query_head + ") of " +
+                std::to_string(s.kv_cache_length) +
+                " tokens whole, masked, as a fixed-shape engine without a ragged kernel does"
+          : "each sequence's KV cache (" + KvCacheDtypeName(c) + per_query_head +
+                ") at the mean context";
+  const std::string prefill =
+      s.bucketed_prefill
+          ? "TTFT is one prompt's inference step padded to its bucket of " +
+                std::to_string(PrefillBucket(s.prompt_tokens)) +
+                " tokens (without queueing), and the prefills run one prompt at a time between "
+                "the decode steps, each reading the weights"
+          : "TTFT is one prompt's inference step (without queueing), and the prefills of the "
+            "requests in flight run batched between the decode steps, reading the weights once";
+  const std::string replicated =
+      s.replicated_prefill ? " (one stream of them for the slice, each replicated on every replica)"
+                           : "";
+  const std::string held = s.kv_cache_length > 0 ? "the KV cache is held at the slots' length"
+                                                 : "the KV cache is held at each sequence's "
+                                                   "full length";
+  return "serving: " + std::to_string(s.concurrency) + " requests in flight of " +
+         std::to_string(s.prompt_tokens) + " tokens in and " + std::to_string(s.output_tokens) +
+         " out, continuously batched: a decode step runs one token of each, reading the weights "
+         "once and " +
+         cache + ", its matmuls and attention overlapped with the reads; " + prefill + replicated +
+         "; " + held;
+}
+
 // How ops became kernels, in the words the report prints.
 std::string RuntimeAssumption(const StepContext& c, const Estimate& e) {
   const std::string kernels = std::to_string(e.kernels) + " kernels per forward pass";
@@ -357,22 +393,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                 " GiB per device; max batch extrapolates activation memory linearly");
   if (e.unknown_ops > 0 && !e.coverage_warning)
     out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
-  if (options.serve) {
-    out.push_back(
-        "serving: " + std::to_string(options.serve->concurrency) + " requests in flight of " +
-        std::to_string(options.serve->prompt_tokens) + " tokens in and " +
-        std::to_string(options.serve->output_tokens) +
-        " out, continuously batched: a decode step runs one token of each, reading the weights "
-        "once and each sequence's KV cache (" +
-        KvCacheDtypeName(c) +
-        (options.serve->kv_reads_per_query_head
-             ? "; a grouped-query layer's once per query head, as a pre-XQA decode kernel reads it"
-             : "") +
-        ") at the mean context, its matmuls and attention "
-        "overlapped with the reads; TTFT is one prompt's inference step (without queueing), "
-        "and the prefills of the requests in flight run batched between the decode steps, "
-        "reading the weights once; the KV cache is held at each sequence's full length");
-  }
+  if (options.serve) out.push_back(ServingAssumption(c));
   if (!options.usd_per_chip_hour && c.target.price_usd_per_chip_hour &&
       !c.target.price_includes_host)
     out.push_back("price: " + c.target.name +

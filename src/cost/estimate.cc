@@ -150,6 +150,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (options.serve && (options.serve->prompt_tokens < 1 || options.serve->output_tokens < 1 ||
                         options.serve->concurrency < 1))
     return MakeError("serving needs at least one prompt token, output token and request");
+  if (options.serve && options.serve->kv_cache_length < 0)
+    return MakeError("a static KV cache's length must be positive (0: a paged cache)");
   if (options.micro_batches < 1 || options.micro_batches > 1 << 20)
     return MakeError("the micro-batches per step must be between 1 and 1048576");
   // The global batch (an int64) must hold batch x micro-batches x devices x slices.

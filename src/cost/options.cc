@@ -64,7 +64,9 @@ struct KvCacheDtype {
   std::string_view name;
   int bytes;
 };
-constexpr KvCacheDtype kKvCacheDtypes[] = {{"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+// int8: JetStream's quantized KV cache (its per-token scales are a rounding error beside the
+// heads' widths) and TensorRT-LLM's int8 cache.
+constexpr KvCacheDtype kKvCacheDtypes[] = {{"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"int8", 1}};
 
 }  // namespace
 
@@ -82,6 +84,12 @@ const std::vector<std::string>& KvCacheDtypeNames() {
     return out;
   }();
   return names;
+}
+
+std::int64_t PrefillBucket(std::int64_t tokens) {
+  std::int64_t bucket = 16;
+  while (bucket < tokens && bucket < (std::int64_t{1} << 62)) bucket *= 2;
+  return bucket;
 }
 
 const std::vector<std::string>& PrecisionNames() {

@@ -110,6 +110,21 @@ Result<PerToken> CountPerToken(const StepContext& c) {
   return p;
 }
 
+// The prefills of a round of `in_flight` requests as the engines batch them (static batching's
+// context phase; continuous batching prefills several prompts in a step, chunked): the weights
+// are read once for all of them, and each prompt adds its own work — its step less that read,
+// and at least its matmuls and causal attention (half the prompt's context on average) at the
+// matrix rate.
+double BatchedPrefillMs(const StepContext& c, const PerToken& p, const ServingEstimate& out,
+                        double in_flight) {
+  const double prompt = static_cast<double>(c.options.serve->prompt_tokens);
+  const double matrix_rate = c.rates.matrix_flops * c.cal.matrix_efficiency;
+  const double prompt_compute_ms = prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)) /
+                                   c.parallel.tensor / matrix_rate * 1e3;
+  const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
+  return std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
+}
+
 }  // namespace
 
 Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e) {
@@ -137,17 +152,23 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
+  out.kv_cache_length = s.kv_cache_length;
+  out.bucketed_prefill = s.bucketed_prefill;
+  out.prefill_tokens = s.bucketed_prefill ? PrefillBucket(s.prompt_tokens) : s.prompt_tokens;
   // One decode step: every sequence in flight adds a token. The weight matmuls read the weights
   // once, the attention each sequence's KV cache once; each kernel's math overlaps with its
   // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
   // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
   // matmuls together take what one kernel of their summed reads and FLOPs takes.
   out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
+  // A paged cache is read at the mean context; a static one whole, every slot's full length.
+  const double static_length = static_cast<double>(s.kv_cache_length);
+  const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
   out.decode_kv_ms = in_flight *
-                     p.KvElementsPerDevice(out.mean_context, tp, s.kv_reads_per_query_head) *
-                     kv_bytes / bandwidth * 1e3;
+                     p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) * kv_bytes /
+                     bandwidth * 1e3;
   const double matmul_ms = matrix_ms(in_flight * p.matmul_flops);
-  const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(out.mean_context));
+  const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(read_context));
   out.decode_compute_ms = matmul_ms + attention_ms;
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
@@ -164,19 +185,15 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +
                        MatrixKernelSeconds(c, true, attention_ms, out.decode_kv_ms) +
                        out.decode_tensor_ms + launch_ms;
-  // The prefill of one prompt is the graph's inference step. At steady state a replica runs,
-  // for every `in_flight` requests, their prefills and `output_tokens` decode steps; the time
-  // between a sequence's tokens includes the prefills of the others interleaved with them.
+  // The prefill of one prompt is the graph's inference step (over its bucket's length where the
+  // prefills are bucketed). At steady state a replica runs, for every `in_flight` requests, their
+  // prefills and `output_tokens` decode steps; the time between a sequence's tokens includes the
+  // prefills of the others interleaved with them: batched, or one at a time when bucketed.
   out.ttft_ms = e.step_ms;
-  // The engines batch those prefills (static batching's context phase; continuous batching
-  // prefills several prompts in a step, chunked): the weights are read once for all of them,
-  // and each prompt adds its own work — its step less that read, and at least its matmuls and
-  // causal attention (half the prompt's context on average) at the matrix rate.
-  const double prompt = static_cast<double>(s.prompt_tokens);
-  const double prompt_compute_ms =
-      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
-  const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
-  const double prefill_ms = std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
+  // A replica's prompts, or with replicated prefills every replica's, through one stream.
+  const double prompts = s.replicated_prefill ? in_flight * replicas : in_flight;
+  const double prefill_ms =
+      s.bucketed_prefill ? prompts * out.ttft_ms : BatchedPrefillMs(c, p, out, prompts);
   const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * out.decode_step_ms;
   out.prefill_share = prefill_ms / round_ms;
   out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);
@@ -185,9 +202,12 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
       out.output_tokens_per_s / (static_cast<double>(c.options.chips) * c.options.slices);
   if (e.usd_per_hour && out.output_tokens_per_s > 0)
     out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
-  // Memory: the weights, every sequence's KV cache at its full length, one prefill's activations.
-  const double sequence_kv =
-      p.KvElementsPerDevice(static_cast<double>(s.prompt_tokens + s.output_tokens), tp) * kv_bytes;
+  // Memory: the weights, every sequence's KV cache at its full length (a static cache's slot
+  // length), one prefill's activations.
+  const double held_context = s.kv_cache_length > 0
+                                  ? static_length
+                                  : static_cast<double>(s.prompt_tokens + s.output_tokens);
+  const double sequence_kv = p.KvElementsPerDevice(held_context, tp) * kv_bytes;
   out.kv_cache_bytes = in_flight * sequence_kv;
   const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;

@@ -458,6 +458,7 @@ TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
   const double prefill = std::max(s.decode_weights_ms, 64 * per_prompt);
   EXPECT_GT(per_prompt, 0);
   EXPECT_NEAR(s.prefill_share * s.tpot_ms * 1000, prefill, 1e-6);
+  EXPECT_EQ(KvCacheDtypeBytes("int8"), 1);  // JetStream's quantized cache
   EXPECT_FALSE(KvCacheDtypeBytes("int4"));
   o.serve->kv_cache_dtype.clear();
   // A model without attention ops has no KV cache to read.
@@ -494,6 +495,20 @@ Result<Estimate> ServeConfig(const std::string& config, std::int64_t prompt, std
   o.chips = chips;
   if (chips > 1) o.parallel = {0, 1, chips};
   o.serve = ServingOptions{prompt, output, concurrency, "", false};
+  return EstimateStep(m->graph, target, o);
+}
+
+// The same with every serving option given; the graph is prefilled over the prompt's bucket
+// where the prefills are bucketed, as `estimate --serve` builds it.
+Result<Estimate> ServeConfigWith(const std::string& config, const ServingOptions& serve,
+                                 const TargetSpec& target) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = serve.bucketed_prefill ? PrefillBucket(serve.prompt_tokens) : serve.prompt_tokens;
+  auto m = LoadModel(Source{"config.json", config}, so);
+  if (!m) return m.error();
+  EstimateOptions o;
+  o.serve = serve;
   return EstimateStep(m->graph, target, o);
 }
 
@@ -552,6 +567,77 @@ TEST(ServingTest, SlidingWindowCachesStopAtTheWindow) {
   const double bandwidth =
       1638e9 * CalibrationFor(**FindTarget("tpu-v6e"), *ParseRuntime("xla")).memory_efficiency;
   EXPECT_NEAR(e->serving->decode_kv_ms, 8 * 512 * per_token / bandwidth * 1e3, 1e-12);
+}
+
+// A static KV cache (--kv-cache-length 2048, jetstream-pytorch's max_cache_length): each of the 8
+// slots holds 2,048 tokens of cache whatever its length, and a decode step's attention reads all
+// of them (masked), not the mean context of 768; the weights are read as before.
+TEST(ServingTest, StaticCacheIsHeldAndReadWhole) {
+  const TargetSpec& v5e = **FindTarget("tpu-v5e");
+  auto paged = ServeConfig(kSmallLlama, 512, 512, 8, v5e);
+  ServingOptions fixed{512, 512, 8, "", false, 2048};
+  auto whole = ServeConfigWith(kSmallLlama, fixed, v5e);
+  ASSERT_TRUE(paged && whole);
+  const double per_token = 4.0 * 2 * 4 * 128 * 2;  // layers x (K, V) x KV heads x head_dim x bf16
+  const double bandwidth = 819e9 * CalibrationFor(v5e, *ParseRuntime("xla")).memory_efficiency;
+  EXPECT_DOUBLE_EQ(paged->serving->mean_context, 768);
+  EXPECT_NEAR(paged->serving->decode_kv_ms, 8 * 768 * per_token / bandwidth * 1e3, 1e-12);
+  EXPECT_NEAR(whole->serving->decode_kv_ms, 8 * 2048 * per_token / bandwidth * 1e3, 1e-12);
+  EXPECT_DOUBLE_EQ(paged->serving->kv_cache_bytes, 8 * 1024 * per_token);
+  EXPECT_DOUBLE_EQ(whole->serving->kv_cache_bytes, 8 * 2048 * per_token);
+  EXPECT_DOUBLE_EQ(whole->serving->decode_weights_ms, paged->serving->decode_weights_ms);
+  EXPECT_EQ(whole->serving->kv_cache_length, 2048);
+  // The scores cover the whole cache too: 4 x the query width a cached token, every layer.
+  EXPECT_NEAR(
+      whole->serving->decode_compute_ms - paged->serving->decode_compute_ms,
+      8 * (2048 - 768) * 4.0 * 4 * 2048 /
+          (*v5e.bf16_tflops * 1e12 * CalibrationFor(v5e, *ParseRuntime("xla")).matrix_efficiency) *
+          1e3,
+      1e-9);
+  ServingOptions negative{512, 512, 8, "", false, -1};
+  EXPECT_FALSE(ServeConfigWith(kSmallLlama, negative, v5e));
+}
+
+// Bucketed prefills (--bucketed-prefill, JetStream's buckets): a 300-token prompt runs padded to
+// 512, at batch 1, and a round's 16 prompts run one after another, each its own step (its weight
+// read included), rather than batched behind one read of the weights.
+TEST(ServingTest, BucketedPrefillsRunOneAtATimeAtTheirBucket) {
+  EXPECT_EQ(PrefillBucket(1), 16);
+  EXPECT_EQ(PrefillBucket(16), 16);
+  EXPECT_EQ(PrefillBucket(17), 32);
+  EXPECT_EQ(PrefillBucket(300), 512);
+  EXPECT_EQ(PrefillBucket(std::int64_t{1} << 24), std::int64_t{1} << 24);
+  const TargetSpec& v5e = **FindTarget("tpu-v5e");
+  ServingOptions bucketed{300, 200, 16, "", false, 0, true};
+  auto e = ServeConfigWith(kSmallLlama, bucketed, v5e);
+  auto padded = ServeConfig(kSmallLlama, 512, 200, 16, v5e);
+  ASSERT_TRUE(e && padded) << e.error().message;
+  const ServingEstimate& s = *e->serving;
+  EXPECT_EQ(s.prefill_tokens, 512);
+  EXPECT_DOUBLE_EQ(s.ttft_ms, padded->serving->ttft_ms);  // the 512-token step
+  const double round = 16 * s.ttft_ms + 200 * s.decode_step_ms;
+  EXPECT_NEAR(s.tpot_ms, round / 200, 1e-9);
+  EXPECT_NEAR(s.prefill_share, 16 * s.ttft_ms / round, 1e-12);
+  // Replicated prefills (--replicated-prefill, shard_on_batch): two data-parallel replicas, one
+  // stream of prefills for both replicas' 8 + 8 requests.
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = 512;
+  auto m = LoadModel(Source{"config.json", kSmallLlama}, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 2;
+  o.parallel = {2, 1, 1};
+  o.serve = bucketed;
+  auto own = EstimateStep(m->graph, v5e, o);
+  o.serve->replicated_prefill = true;
+  auto shared = EstimateStep(m->graph, v5e, o);
+  ASSERT_TRUE(own && shared);
+  const ServingEstimate& a = *own->serving;
+  const ServingEstimate& b = *shared->serving;
+  EXPECT_NEAR(a.tpot_ms * 200, 8 * a.ttft_ms + 200 * a.decode_step_ms, 1e-9);
+  EXPECT_NEAR(b.tpot_ms * 200, 16 * b.ttft_ms + 200 * b.decode_step_ms, 1e-9);
+  EXPECT_NEAR(b.output_tokens_per_s, 16 / (b.tpot_ms / 1e3), 1e-6);
 }
 
 }  // namespace

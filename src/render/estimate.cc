@@ -106,6 +106,9 @@ ordered_json EstimateJson(const Estimate& e) {
                     {"decode_tensor_parallel_ms", s.decode_tensor_ms},
                     {"prefill_share", s.prefill_share},
                     {"mean_context", s.mean_context},
+                    {"kv_cache_length", s.kv_cache_length},
+                    {"prefill_tokens", s.prefill_tokens},
+                    {"bucketed_prefill", s.bucketed_prefill},
                     {"output_tokens_per_s", s.output_tokens_per_s},
                     {"output_tokens_per_s_per_chip", s.output_tokens_per_s_per_chip},
                     {"usd_per_million_output_tokens", Opt(s.usd_per_million_output_tokens)},
@@ -144,9 +147,11 @@ std::string ServingText(const std::vector<Estimate>& es) {
     const ServingEstimate& s = *e.serving;
     out += "  " + e.target + ": a decode step takes " + FormatMs(s.decode_step_ms) +
            " ms: it reads the weights in " + FormatMs(s.decode_weights_ms) +
-           " ms and the KV cache (" + FormatBytes(s.kv_bytes_per_token) +
-           " per token, mean context " + FormatFixed(s.mean_context, 0) + ") in " +
-           FormatMs(s.decode_kv_ms) + " ms; its matmuls and attention take " +
+           " ms and the KV cache (" + FormatBytes(s.kv_bytes_per_token) + " per token, " +
+           (s.kv_cache_length > 0
+                ? "a static cache of " + std::to_string(s.kv_cache_length) + " tokens a slot"
+                : "mean context " + FormatFixed(s.mean_context, 0)) +
+           ") in " + FormatMs(s.decode_kv_ms) + " ms; its matmuls and attention take " +
            FormatMs(s.decode_compute_ms) +
            " ms (partly hidden by the reads), tensor-parallel all-reduces " +
            FormatMs(s.decode_tensor_ms) + " ms; prefills take " +
@@ -163,8 +168,10 @@ std::string RenderEstimateText(const Report& r) {
       "tpu-doctor " + std::string(kToolVersion) + ": estimate " + r.model + ", " +
       (r.train ? "training, batch " + std::to_string(r.estimate_batch)
        : !r.estimates.empty() && r.estimates.front().serving
-           ? std::string(
-                 "serving (TTFT: one prompt's prefill at batch 1; a round's prefills batched)")
+           ? std::string("serving (TTFT: one prompt's prefill at batch 1; ") +
+                 (r.estimates.front().serving->bucketed_prefill
+                      ? "prefills one at a time, padded to their bucket)"
+                      : "a round's prefills batched)")
            : "inference, batch " + std::to_string(r.estimate_batch)) +
       (r.estimates.empty() || !r.estimates.front().serving ? " per device" : "") +
       (!r.estimates.empty() && r.estimates.front().micro_batches > 1

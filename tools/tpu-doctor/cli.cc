@@ -348,6 +348,20 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "--serve: the decode kernel reads a grouped-query layer's KV cache once per "
                     "query head (TensorRT-LLM before 0.7, FasterTransformer; modern engines "
                     "read it once per key/value head)");
+  est_cmd
+      ->add_option("--kv-cache-length", est.kv_cache_length,
+                   "--serve: a static KV cache of N tokens a sequence slot, every decode step "
+                   "attending over all N (jetstream-pytorch's max_cache_length; default: paged, "
+                   "each sequence its own length)")
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 24));
+  est_cmd->add_flag("--bucketed-prefill", est.bucketed_prefill,
+                    "--serve: prefills run one prompt at a time, padded to the next power of two "
+                    "(JetStream's prefill buckets), instead of batched");
+  est_cmd->add_flag("--replicated-prefill", est.replicated_prefill,
+                    "--serve: the data-parallel replicas are one server that splits its decode "
+                    "batch over them and runs each prefill on all of them (jetstream-pytorch's "
+                    "--shard_on_batch)");
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
                     "how much");

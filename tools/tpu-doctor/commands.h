@@ -80,6 +80,9 @@ struct EstimateArgs {
   std::int64_t concurrency = 1;
   std::string kv_cache_dtype;  // --kv-cache-dtype bf16|fp16|fp8 (empty: the compute dtype's)
   bool kv_reads_per_query_head = false;  // --kv-reads-per-query-head (pre-XQA decode kernels)
+  std::int64_t kv_cache_length = 0;      // --kv-cache-length N: a static cache (0: paged)
+  bool bucketed_prefill = false;         // --bucketed-prefill: one prompt at a time, padded
+  bool replicated_prefill = false;  // --replicated-prefill: one prefill stream for the replicas
   std::string format = "text";
 };
 

@@ -49,7 +49,9 @@ std::string PrecisionChoices();                    // the names for messages, "a
 // Bytes per element of a --kv-cache-dtype name ("bf16", "fp16", "fp8"); nullopt for another name.
 std::optional<int> KvCacheDtypeBytes(std::string_view name);
 const std::vector<std::string>& KvCacheDtypeNames();  // every name KvCacheDtypeBytes takes
-std::string KvCacheDtypeChoices();                    // the names for messages, "a, b or c"
+// The length a bucketed prefill pads a prompt of `tokens` to: the next power of two, at least 16.
+std::int64_t PrefillBucket(std::int64_t tokens);
+std::string KvCacheDtypeChoices();  // the names for messages, "a, b or c"
 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
@@ -175,6 +177,21 @@ struct ServingOptions {
   // grouped-query models until its XQA kernel (0.7). An upper bound: blocks of one group may
   // share reads in the L2 cache.
   bool kv_reads_per_query_head = false;
+  // A static KV cache (`--kv-cache-length N`): every sequence slot holds N tokens of cache and
+  // each decode step's attention scores all N of them, masked — the fixed shapes of an XLA engine
+  // without a ragged or paged attention kernel (jetstream-pytorch's max_cache_length, MaxText's
+  // max_target_length under JetStream). N below a request's length is a rolling window. 0: a
+  // paged cache, each sequence holding its own length and reading its own context.
+  std::int64_t kv_cache_length = 0;
+  // Prefills run one prompt at a time, padded to the next power of two of at least 16 tokens
+  // (`--bucketed-prefill`: JetStream's prefill buckets), each reading the weights itself, instead
+  // of the round's prompts batched.
+  bool bucketed_prefill = false;
+  // The data-parallel replicas are one server that splits its decode batch over them and runs
+  // each prefill replicated on all of them (`--replicated-prefill`: jetstream-pytorch's
+  // --shard_on_batch, whose prefill results are replicated): one stream of prefills for the
+  // slice's requests instead of one per replica.
+  bool replicated_prefill = false;
   bool operator==(const ServingOptions&) const = default;
 };
 
@@ -411,14 +428,17 @@ struct EstimateComponents {
 struct ServingEstimate {
   double ttft_ms = 0;  // time to first token: one prompt's prefill, its TP all-reduces included
   double tpot_ms = 0;  // time per output token: a decode step and its share of the prefills
-  double decode_step_ms = 0;       // one decode step at the mean context, of which:
-  double decode_weights_ms = 0;    // reading the weights
-  double decode_kv_ms = 0;         // reading the KV cache of every sequence in flight
-  double decode_compute_ms = 0;    // the matmuls and attention (partly hidden by the reads)
-  double decode_tensor_ms = 0;     // tensor-parallel all-reduces of the decode step
-  double prefill_share = 0;        // of the slice's time, the share spent on prefills
-  double mean_context = 0;         // tokens a decode step attends to, on average
-  double output_tokens_per_s = 0;  // the slice's, at steady state
+  double decode_step_ms = 0;         // one decode step at the mean context, of which:
+  double decode_weights_ms = 0;      // reading the weights
+  double decode_kv_ms = 0;           // reading the KV cache of every sequence in flight
+  double decode_compute_ms = 0;      // the matmuls and attention (partly hidden by the reads)
+  double decode_tensor_ms = 0;       // tensor-parallel all-reduces of the decode step
+  double prefill_share = 0;          // of the slice's time, the share spent on prefills
+  double mean_context = 0;           // tokens a decode step attends to, on average
+  std::int64_t kv_cache_length = 0;  // a static cache's tokens a slot, read whole; 0: paged
+  std::int64_t prefill_tokens = 0;   // the length a prompt's prefill runs at (its bucket)
+  bool bucketed_prefill = false;     // prefills one prompt at a time rather than batched
+  double output_tokens_per_s = 0;    // the slice's, at steady state
   double output_tokens_per_s_per_chip = 0;
   std::optional<double> usd_per_million_output_tokens;
   double kv_bytes_per_token = 0;  // K and V of every layer, for one token (all chips)
