@@ -81,7 +81,7 @@ std::optional<std::string> ConvLayoutAssumption(const StepContext& c, const Esti
   const std::string nhwc_cost =
       nhwc ? "implicit GEMMs on the tensor cores at the precision's rate x " + FormatFixed(*nhwc, 2)
            : "";
-  const std::string nchw_cost = "the bf16 rate x " + FormatFixed(c.cal.conv_efficiency, 2) +
+  const std::string nchw_cost = "the bf16 rate x " + FormatFixed(c.cal.ConvEfficiency(), 2) +
                                 " whatever the precision, as NCHW runs measured";
   if (nhwc && c.options.channels_last)
     return "convolutions channels-last (NHWC, --channels-last): " + nhwc_cost;
@@ -125,7 +125,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
       c.rates.matrix_note,
       "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +
-          ", conv " + FormatFixed(cal.conv_efficiency, 2) + ", bandwidth " +
+          ", conv " + FormatFixed(cal.ConvEfficiency(), 2) + ", bandwidth " +
           FormatFixed(cal.memory_efficiency, 2) + ", per-kernel overhead " +
           FormatFixed(cal.kernel_overhead_us, 1) + " us (" + cal.source + ")",
       RuntimeAssumption(c, e) +

@@ -18,7 +18,7 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.name = j.value("name", name);
   c.fitted_for = j.value("fitted_for", c.fitted_for);
   c.matrix_efficiency = j.value("matrix_efficiency", c.matrix_efficiency);
-  c.conv_efficiency = j.value("conv_efficiency", c.conv_efficiency);
+  if (j.contains("conv_efficiency")) c.conv_efficiency = j.at("conv_efficiency").get<double>();
   if (j.contains("attention_efficiency"))
     c.attention_efficiency = j.at("attention_efficiency").get<double>();
   c.depthwise_efficiency = j.value("depthwise_efficiency", c.depthwise_efficiency);

@@ -643,17 +643,19 @@ TEST(Calibrations, GenerationsOwnOrBorrowTheirNearestSiblingsFactors) {
   const Calibration& v6e = CalibrationFor(T("tpu-v6e"), xla);
   EXPECT_EQ(v6e.fitted_for, "tpu-v6e");
   EXPECT_NE(v6e.matrix_efficiency, family.matrix_efficiency);
-  EXPECT_EQ(v6e.conv_efficiency, family.conv_efficiency);  // no convolutional run fitted
+  // XLA:TPU's convolutions run on the MXU as its dot products do: no factor of their own.
+  EXPECT_FALSE(family.conv_efficiency);
+  EXPECT_EQ(v6e.ConvEfficiency(), v6e.matrix_efficiency);
   // v4 has fitted runs of its own (MaxText's 22B and 52B tables).
   EXPECT_EQ(CalibrationFor(T("tpu-v4"), xla).fitted_for, "tpu-v4");
-  // v3 has only a convolutional run: its matmul factor comes from its nearest sibling with one,
-  // v5p, and it says so; its convolution factor is its own.
+  // v3 has only convolutional runs, which fit nothing: its matmul factor, which its convolutions
+  // take too, comes from its nearest sibling with one, v5p, and it says so.
   ASSERT_EQ(T("tpu-v3").calibration_siblings.at(0), "tpu-v5p");
   const Calibration& v3 = CalibrationFor(T("tpu-v3"), xla);
   EXPECT_EQ(v3.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
   EXPECT_NE(v3.source.find("its nearest sibling's"), std::string::npos);
-  // v2's nearest sibling, v3, has only a convolutional factor: its matmul factor comes from the
-  // next one that has one, v5p.
+  // v2's nearest sibling, v3, has no fitted factor either: its matmul factor comes from the next
+  // one that has one, v5p.
   const Calibration& v2 = CalibrationFor(T("tpu-v2"), xla);
   EXPECT_EQ(v2.matrix_efficiency, CalibrationFor(T("tpu-v5p"), xla).matrix_efficiency);
   EXPECT_NE(v2.source.find("tpu-v2 has none: its nearest sibling's"), std::string::npos);

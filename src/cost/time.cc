@@ -63,7 +63,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
                          ? matmul_eff * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
                      : depthwise ? cal.depthwise_efficiency
                      : nhwc      ? *cal.channels_last_conv_efficiency
-                                 : cal.conv_efficiency;
+                                 : cal.ConvEfficiency();
   (is_matmul   ? e.components.matmul_flops
    : depthwise ? e.components.depthwise_flops
                : e.components.conv_flops) += padded;

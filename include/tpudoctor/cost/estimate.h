@@ -291,7 +291,11 @@ struct Calibration {
   double matrix_efficiency = 0.7;  // achieved share of the peak matmul rate
   // Achieved share of the peak for fused (flash) attention kernels; unset: matrix_efficiency.
   std::optional<double> attention_efficiency;
-  double conv_efficiency = 0.5;  // achieved share for convolutions
+  // Achieved share of the peak for convolutions; unset: matrix_efficiency (XLA:TPU lowers a
+  // convolution onto the MXU as it does a dot product, its padding to the MXU's tiles costed
+  // apart, so the two reach the same share of what they use). ConvEfficiency() reads it.
+  std::optional<double> conv_efficiency;
+  double ConvEfficiency() const { return conv_efficiency.value_or(matrix_efficiency); }
   // Achieved share for depthwise (group = channels) convolutions.
   double depthwise_efficiency = 0.1;
   // Depthwise convolutions are bound by memory, not math, when their kernels are simple loops
