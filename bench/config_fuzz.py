@@ -62,9 +62,19 @@ def maxtext_config(rng):
 
 def command(rng, path):
     if rng.random() < 0.3:
-        return [BINARY, "estimate", path, "--serve", "--prompt-tokens", "64", "--output-tokens",
-                "16", "--concurrency", "4", "--targets", "tpu7x-8"] + (
-                    ["--kv-reads-per-query-head"] if rng.random() < 0.5 else [])
+        serve = [BINARY, "estimate", path, "--serve", "--prompt-tokens",
+                 str(rng.choice([1, 64, 1000])), "--output-tokens", "16", "--concurrency",
+                 str(rng.choice([1, 4, 1024])), "--targets", "tpu7x-8"]
+        if rng.random() < 0.5:
+            serve += ["--kv-reads-per-query-head"]
+        if rng.random() < 0.5:  # a fixed-shape engine: static cache, bucketed prefills
+            serve += ["--kv-cache-length", str(rng.choice([1, 48, 2048, 1 << 24])),
+                      "--bucketed-prefill"]
+        if rng.random() < 0.3:
+            serve += ["--parallel", "data=4", "--replicated-prefill"]
+        if rng.random() < 0.3:
+            serve += ["--kv-cache-dtype", rng.choice(["fp8", "int8"])]
+        return serve
     args = [BINARY, "estimate", path, "--train", "--seq", str(rng.choice([16, 64, 1000])),
             "--batch", "2", "--targets", "tpu7x-8"]
     if rng.random() < 0.3:
