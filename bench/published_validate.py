@@ -33,6 +33,10 @@ RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 IRONWOOD_WORKLOADS = [("1k in / 1k out", 1024, 1024), ("1k in / 8k out", 1024, 8192),
                       ("8k in / 1k out", 8192, 1024)]
 
+# TensorRT-LLM's perf-overview workloads (ISL, OSL).
+TRTLLM_WORKLOADS = [(128, 128), (128, 2048), (128, 4096), (500, 2000), (1000, 1000), (1000, 2000),
+                    (2048, 128), (2048, 2048), (5000, 500), (20000, 2000)]
+
 # jetstream-pytorch's v5e-8 table (benchmarks/summary.md; session 30, held out): JetStream's
 # benchmark_serving over ShareGPT, the server's `batch` slots full. The engine keeps a static
 # cache of `cache` tokens a slot and attends over all of it each step (its AttentionKernel scores
@@ -323,6 +327,17 @@ ROWS = [
          model="llama-3.1-70b.json", target="nvidia-h100-2", serve=(5000, 500, 50), chips=2,
          per="serve", precision="fp8", kv_cache_dtype="fp8"),
     *[jetstream_pt_spec(*row) for row in JETSTREAM_PT],
+    # TensorRT-LLM's perf overview (v1.0, PyTorch backend): trtllm-bench at maximum load, its max
+    # batch the requests the KV cache holds at ISL + OSL (bench/build/tuning.py, capped at 4,096),
+    # so each row is predicted at the smaller of 4,096 and the estimate's own max concurrency.
+    # nvidia/Llama-3.1-405B-Instruct-FP8 quantizes only the linear layers (its model card): a
+    # 16-bit KV cache. Held out (session 30).
+    *[dict(match=("Llama-3.1-405B (TensorRT-LLM perf overview)", f"ISL/OSL {prompt}/{output},",
+                  hardware), model="llama-3.1-405b.json", target=target,
+           serve=(prompt, output, 4096), max_seqs=True, chips=8, per="serve", precision="fp8",
+           held_out=True)
+      for hardware, target in (("8x H200", "nvidia-h200-8"), ("8x H100", "nvidia-h100-8"))
+      for prompt, output in TRTLLM_WORKLOADS],
     # vLLM on one Ironwood chip (tpu-recipes, Qwen3-32B): TP over the chip's two devices, fp8
     # weights, activations and KV cache; the server runs at most 135 sequences (--max-num-seqs)
     # of the client's 320, and no more than its KV cache holds: `max_seqs` predicts at the smaller
