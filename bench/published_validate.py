@@ -171,6 +171,12 @@ ROWS = [
          target="tpu-v6e-256", seq=4096, batch=8, chips=256, parallel="fsdp=64,ep=4",
          remat="offload", per="tokens/chip", moe_capacity_factor=1.25, held_out=True,
          precision="bf16-params"),
+    # The same recipe on two and four v6e-256 slices, data parallel over DCN (session 30, held
+    # out; listed first, as the one-slice spec would match them).
+    *[dict(match=("Gemma3-12B", f"{n}x v6e-256"), model="maxtext-gemma3-12b.yml",
+           target="tpu-v6e-256", seq=32768, batch=1, chips=256 * n, slices=n, dcn="data",
+           parallel="fsdp=256", remat="layer", per="tokens/chip", held_out=True)
+      for n in (2, 4)],
     dict(match=("Gemma3-12B", "v6e-256"), model="maxtext-gemma3-12b.yml", target="tpu-v6e-256",
          seq=32768, batch=1, chips=256, parallel="fsdp=256", remat="layer", per="tokens/chip",
          held_out=True),
