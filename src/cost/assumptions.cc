@@ -26,7 +26,9 @@ std::string ServingAssumption(const StepContext& c) {
                 std::to_string(s.kv_cache_length) +
                 " tokens whole, masked, as a fixed-shape engine without a ragged kernel does"
           : "each sequence's KV cache (" + KvCacheDtypeName(c) + per_query_head +
-                ") at the mean context";
+                ") at the mean context, as a paged engine reads it (vLLM, TensorRT-LLM; an engine "
+                "with a static cache, such as JetStream, reads every slot's whole cache: "
+                "--kv-cache-length N --bucketed-prefill)";
   const std::string prefill =
       s.bucketed_prefill
           ? "TTFT is one prompt's inference step padded to its bucket of " +
