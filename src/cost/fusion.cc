@@ -1,6 +1,7 @@
 #include "tpudoctor/cost/fusion.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace tpudoctor {
@@ -196,6 +197,9 @@ class Planner {
     std::set<NodeId> inside(k.nodes.begin(), k.nodes.end());
     inside.insert(k.duplicated.begin(), k.duplicated.end());
     std::set<ValueId> read;
+    // A gather reads the rows it takes from its table, not the table: what the kernel's gathers
+    // write of each table it reads only through them.
+    std::map<ValueId, double> gathered;
     for (NodeId id : inside) {
       const OpCost& c = Cost(id);
       k.known = k.known && c.known;
@@ -205,15 +209,24 @@ class Planner {
             (!k.matmul || c.flops > k.matmul->batch * k.matmul->m * k.matmul->n * k.matmul->k * 2))
           k.matmul = c.matmul;
       }
-      for (ValueId in : g_.node(id).inputs) {
+      const Node& node = g_.node(id);
+      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+        const ValueId in = node.inputs[i];
         if (in == kNoValue) continue;
         const ValueId src = Source(in);
         const NodeId p = g_.value(src).producer;
         if (p != kNoNode && inside.contains(p)) continue;
+        if (i == 0 && node.kind == OpKind::kGather && !node.outputs.empty()) {
+          gathered[src] += Bytes(node.outputs.front());
+          continue;
+        }
         read.insert(src);
       }
     }
     for (ValueId v : read) k.bytes_in += Bytes(v);
+    for (const auto& [v, rows] : gathered) {
+      if (!read.contains(v)) k.bytes_in += std::min(rows, Bytes(v));
+    }
     for (NodeId id : k.nodes) {
       for (ValueId o : g_.node(id).outputs) {
         std::vector<NodeId> users;
