@@ -125,6 +125,26 @@ double BatchedPrefillMs(const StepContext& c, const PerToken& p, const ServingEs
   return std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
 }
 
+// Elements of the weights a decode step does not read whole: tables every user of which only
+// gathers rows from (an untied embedding; a tied one is also the head's matmul operand).
+double GatheredOnlyElements(const Graph& graph) {
+  double elements = 0;
+  for (const Value& v : graph.values()) {
+    if (v.origin != ValueOrigin::kInitializer || v.users.empty() || !IsFloat(v.type.dtype) ||
+        !v.type.shape.is_static())
+      continue;
+    const bool gathered_only = std::ranges::all_of(v.users, [&](NodeId u) {
+      const Node& n = graph.node(u);
+      return n.kind == OpKind::kGather && !n.inputs.empty() && n.input(0) == v.id;
+    });
+    if (!gathered_only) continue;
+    double n = 1;
+    for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
+    elements += n;
+  }
+  return elements;
+}
+
 }  // namespace
 
 Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e) {
@@ -151,6 +171,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // JetStream's and vLLM's int8 ones).
   const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
+  // A decode step reads every weight but a gathered-only table's (one row a sequence).
+  const double read_weight_bytes =
+      std::max(0.0, params.count - GatheredOnlyElements(c.graph)) * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   out.kv_cache_length = s.kv_cache_length;
   out.bucketed_prefill = s.bucketed_prefill;
@@ -160,7 +183,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
   // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
   // matmuls together take what one kernel of their summed reads and FLOPs takes.
-  out.decode_weights_ms = out.weight_bytes / bandwidth * 1e3;
+  out.decode_weights_ms = read_weight_bytes / bandwidth * 1e3;
   // A paged cache is read at the mean context; a static one whole, every slot's full length.
   const double static_length = static_cast<double>(s.kv_cache_length);
   const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
