@@ -46,12 +46,13 @@ std::optional<Optimizer> ParseOptimizer(
 std::optional<Precision> ParsePrecision(std::string_view name);
 const std::vector<std::string>& PrecisionNames();  // every name ParsePrecision takes
 std::string PrecisionChoices();                    // the names for messages, "a, b or c"
-// Bytes per element of a --kv-cache-dtype name ("bf16", "fp16", "fp8"); nullopt for another name.
+// Bytes per element of a --kv-cache-dtype name ("bf16", "fp16", "fp8", "int8"); nullopt for
+// another name.
 std::optional<int> KvCacheDtypeBytes(std::string_view name);
 const std::vector<std::string>& KvCacheDtypeNames();  // every name KvCacheDtypeBytes takes
+std::string KvCacheDtypeChoices();                    // the names for messages, "a, b or c"
 // The length a bucketed prefill pads a prompt of `tokens` to: the next power of two, at least 16.
 std::int64_t PrefillBucket(std::int64_t tokens);
-std::string KvCacheDtypeChoices();  // the names for messages, "a, b or c"
 
 std::string_view NameOf(Optimizer o);
 std::string_view NameOf(Precision p);
@@ -432,13 +433,14 @@ struct EstimateComponents {
 struct ServingEstimate {
   double ttft_ms = 0;  // time to first token: one prompt's prefill, its TP all-reduces included
   double tpot_ms = 0;  // time per output token: a decode step and its share of the prefills
-  double decode_step_ms = 0;         // one decode step at the mean context, of which:
-  double decode_weights_ms = 0;      // reading the weights
-  double decode_kv_ms = 0;           // reading the KV cache of every sequence in flight
-  double decode_compute_ms = 0;      // the matmuls and attention (partly hidden by the reads)
-  double decode_tensor_ms = 0;       // tensor-parallel all-reduces of the decode step
-  double prefill_share = 0;          // of the slice's time, the share spent on prefills
-  double mean_context = 0;           // tokens a decode step attends to, on average
+  double decode_step_ms = 0;     // one decode step, of which:
+  double decode_weights_ms = 0;  // reading the weights
+  double decode_kv_ms = 0;       // reading the KV cache of every sequence in flight
+  double decode_compute_ms = 0;  // the matmuls and attention (partly hidden by the reads)
+  double decode_tensor_ms = 0;   // tensor-parallel all-reduces of the decode step
+  double prefill_share = 0;      // of the slice's time, the share spent on prefills
+  double mean_context = 0;       // tokens a sequence holds while it decodes, on average (a paged
+                                 // cache reads these; a static one kv_cache_length)
   std::int64_t kv_cache_length = 0;  // a static cache's tokens a slot, read whole; 0: paged
   std::int64_t prefill_tokens = 0;   // the length a prompt's prefill runs at (its bucket)
   bool bucketed_prefill = false;     // prefills one prompt at a time rather than batched
@@ -446,7 +448,7 @@ struct ServingEstimate {
   double output_tokens_per_s_per_chip = 0;
   std::optional<double> usd_per_million_output_tokens;
   double kv_bytes_per_token = 0;  // K and V of every layer, for one token (all chips)
-  double weight_bytes = 0;        // per chip
+  double weight_bytes = 0;        // held per chip (a decode step reads all but an untied embedding)
   double kv_cache_bytes = 0;      // per chip, every sequence in flight at its full length
   bool fits = false;
   std::int64_t max_concurrency = 0;  // sequences in flight whose KV cache still fits
