@@ -601,6 +601,25 @@ TEST(ServingTest, StaticCacheIsHeldAndReadWhole) {
   EXPECT_FALSE(ServeConfigWith(kSmallLlama, negative, v5e));
 }
 
+// A served MoE is costed tensor parallel; expert parallelism in serving (its attention data
+// parallel, its all-to-alls in every decode step) is refused with what to pass instead, not
+// estimated as a slice that holds every expert on every device ("does not fit").
+TEST(ServingTest, ExpertParallelServingIsRefused) {
+  ServingOptions serve{512, 512, 8, "", false};
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = 512;
+  auto m = LoadModel(Source{"config.json", kSmallLlama}, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 2;
+  o.parallel.expert = 2;
+  o.serve = serve;
+  auto e = EstimateStep(m->graph, **FindTarget("nvidia-h100"), o);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("--parallel tp=N"), std::string::npos);
+}
+
 // Bucketed prefills (--bucketed-prefill, JetStream's buckets): a 300-token prompt runs padded to
 // 512, at batch 1, and a round's 16 prompts run one after another, each its own step (its weight
 // read included), rather than batched behind one read of the weights.
