@@ -341,7 +341,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(OneTo(std::int64_t{1} << 20));
   est_cmd
       ->add_option("--kv-cache-dtype", est.kv_cache_dtype,
-                   "--serve: the KV cache's element type, bf16, fp16 or fp8 (default: the "
+                   "--serve: the KV cache's element type, bf16, fp16, fp8 or int8 (default: the "
                    "compute dtype's)")
       ->check(CLI::IsMember(KvCacheDtypeNames()));
   est_cmd->add_flag("--kv-reads-per-query-head", est.kv_reads_per_query_head,
