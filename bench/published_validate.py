@@ -700,13 +700,26 @@ FLAG_OPTIONS = (("distributed_optimizer", "--distributed-optimizer"),
                 ("channels_last", "--channels-last"))
 
 
-def training_flags(spec):
-    """The `estimate --train` options a training spec sets."""
+# The same for a serving spec's `estimate --serve` options.
+SERVE_VALUE_OPTIONS = (("kv_cache_dtype", "--kv-cache-dtype"),
+                       ("kv_cache_length", "--kv-cache-length"), ("parallel", "--parallel"))
+SERVE_FLAG_OPTIONS = (("kv_reads_per_query_head", "--kv-reads-per-query-head"),
+                      ("bucketed_prefill", "--bucketed-prefill"),
+                      ("replicated_prefill", "--replicated-prefill"))
+
+
+def spec_options(spec, value_options, flag_options):
+    """The value and flag options of those tables that `spec` sets."""
     flags = []
-    for key, option in VALUE_OPTIONS:
+    for key, option in value_options:
         if key in spec:
             flags += [option, str(spec[key])]
-    flags += [option for key, option in FLAG_OPTIONS if spec.get(key)]
+    return flags + [option for key, option in flag_options if spec.get(key)]
+
+
+def training_flags(spec):
+    """The `estimate --train` options a training spec sets."""
+    flags = spec_options(spec, VALUE_OPTIONS, FLAG_OPTIONS)
     if "lora" in spec:
         flags += ["--lora", str(spec["lora"]), "--lora-targets", spec.get("lora_targets", "all")]
     if "slices" in spec:
@@ -732,19 +745,7 @@ def predict(binary, spec, calibration=None):
                    "--output-tokens", str(output), "--concurrency", str(concurrency),
                    "--targets", spec["target"], "--format", "json",
                    "--precision", spec.get("precision", "bf16")]
-            if "kv_cache_dtype" in spec:
-                cmd += ["--kv-cache-dtype", spec["kv_cache_dtype"]]
-            if spec.get("kv_reads_per_query_head"):
-                cmd += ["--kv-reads-per-query-head"]
-            if "kv_cache_length" in spec:
-                cmd += ["--kv-cache-length", str(spec["kv_cache_length"])]
-            if spec.get("bucketed_prefill"):
-                cmd += ["--bucketed-prefill"]
-            if spec.get("replicated_prefill"):
-                cmd += ["--replicated-prefill"]
-            if "parallel" in spec:
-                cmd += ["--parallel", spec["parallel"]]
-            return run_estimate(cmd)
+            return run_estimate(cmd + spec_options(spec, SERVE_VALUE_OPTIONS, SERVE_FLAG_OPTIONS))
 
         e = serve(concurrency)
         # A server capped at `concurrency` sequences runs no more than its KV cache holds.

@@ -42,9 +42,14 @@ FACTOR = {"tokens/chip": "matrix_efficiency", "tflops/chip": "matrix_efficiency"
           "samples": "matrix_efficiency"}
 
 
+def is_conv(row):
+    """A convolutional run (images/s): it checks its generation's matmul factor, fits nothing."""
+    return row["spec"]["per"] == "samples"
+
+
 def fitted_rows(group):
-    """The rows a factor is fitted to: the LLM runs (a convolutional run checks the factor)."""
-    return [r for r in group if r["spec"]["per"] != "samples"]
+    """The rows a factor is fitted to: the LLM runs."""
+    return [r for r in group if not is_conv(r)]
 
 
 def fit_groups(p, groups):
@@ -166,7 +171,7 @@ def leave_one_generation_out(p, groups, fitted, base):
     for (gen, factor), group in sorted(groups.items()):
         # A generation's convolutional runs are predicted as the tool predicts them: with its own
         # fitted factor if its LLM runs gave it one (which they did not see), else a sibling's.
-        convs = [r for r in group if r not in fitted_rows(group)]
+        convs = [r for r in group if is_conv(r)]
         if convs and (gen, factor) in fitted:
             for r, e in zip(convs, p.log_errors(convs, factor, fitted[(gen, factor)])):
                 held_out.append(abs(math.expm1(e)))

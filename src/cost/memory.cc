@@ -167,6 +167,11 @@ Parameters CountParameters(const Graph& graph) {
     for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
     p.count += n;
     p.tensors += 1;
+    const bool gathered_only = !v.users.empty() && std::ranges::all_of(v.users, [&](NodeId u) {
+      const Node& user = graph.node(u);
+      return user.kind == OpKind::kGather && !user.inputs.empty() && user.input(0) == v.id;
+    });
+    if (gathered_only) p.gathered_only += n;
     const auto& dims = v.type.shape.dims();
     p.adafactor_state += dims.size() >= 2 ? 4.0 * (static_cast<double>(dims.back().value()) +
                                                    n / static_cast<double>(dims.back().value()))

@@ -110,39 +110,13 @@ Result<PerToken> CountPerToken(const StepContext& c) {
   return p;
 }
 
-// The prefills of a round of `in_flight` requests as the engines batch them (static batching's
-// context phase; continuous batching prefills several prompts in a step, chunked): the weights
-// are read once for all of them, and each prompt adds its own work — its step less that read,
-// and at least its matmuls and causal attention (half the prompt's context on average) at the
-// matrix rate.
-double BatchedPrefillMs(const StepContext& c, const PerToken& p, const ServingEstimate& out,
-                        double in_flight) {
-  const double prompt = static_cast<double>(c.options.serve->prompt_tokens);
-  const double matrix_rate = c.rates.matrix_flops * c.cal.matrix_efficiency;
-  const double prompt_compute_ms = prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)) /
-                                   c.parallel.tensor / matrix_rate * 1e3;
+// The prefills of `prompts` requests as the engines batch them (static batching's context phase;
+// continuous batching prefills several prompts in a step, chunked): the weights are read once for
+// all of them, and each prompt adds its own work — its step less that read, and at least
+// `prompt_compute_ms`, its matmuls and causal attention at the matrix rate.
+double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, double prompts) {
   const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
-  return std::max(out.decode_weights_ms, in_flight * per_prompt_ms);
-}
-
-// Elements of the weights a decode step does not read whole: tables every user of which only
-// gathers rows from (an untied embedding; a tied one is also the head's matmul operand).
-double GatheredOnlyElements(const Graph& graph) {
-  double elements = 0;
-  for (const Value& v : graph.values()) {
-    if (v.origin != ValueOrigin::kInitializer || v.users.empty() || !IsFloat(v.type.dtype) ||
-        !v.type.shape.is_static())
-      continue;
-    const bool gathered_only = std::ranges::all_of(v.users, [&](NodeId u) {
-      const Node& n = graph.node(u);
-      return n.kind == OpKind::kGather && !n.inputs.empty() && n.input(0) == v.id;
-    });
-    if (!gathered_only) continue;
-    double n = 1;
-    for (const Dim& d : v.type.shape.dims()) n *= static_cast<double>(d.value());
-    elements += n;
-  }
-  return elements;
+  return std::max(out.decode_weights_ms, prompts * per_prompt_ms);
 }
 
 }  // namespace
@@ -172,8 +146,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
   out.weight_bytes = params.count * weight_bytes / shards;
   // A decode step reads every weight but a gathered-only table's (one row a sequence).
-  const double read_weight_bytes =
-      std::max(0.0, params.count - GatheredOnlyElements(c.graph)) * weight_bytes / shards;
+  const double read_weight_bytes = (params.count - params.gathered_only) * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   out.kv_cache_length = s.kv_cache_length;
   out.bucketed_prefill = s.bucketed_prefill;
@@ -215,8 +188,12 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   out.ttft_ms = e.step_ms;
   // A replica's prompts, or with replicated prefills every replica's, through one stream.
   const double prompts = s.replicated_prefill ? in_flight * replicas : in_flight;
-  const double prefill_ms =
-      s.bucketed_prefill ? prompts * out.ttft_ms : BatchedPrefillMs(c, p, out, prompts);
+  const double prompt = static_cast<double>(s.prompt_tokens);
+  // A prompt attends, causally, to half its length on average.
+  const double prompt_compute_ms =
+      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
+  const double prefill_ms = s.bucketed_prefill ? prompts * out.ttft_ms
+                                               : BatchedPrefillMs(out, prompt_compute_ms, prompts);
   const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * out.decode_step_ms;
   out.prefill_share = prefill_ms / round_ms;
   out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);

@@ -211,6 +211,9 @@ struct ForwardBackward {
 struct Parameters {
   double count = 0;    // elements of the float initializers
   double tensors = 0;  // how many there are
+  // Of `count`, the tables whose every user gathers rows from them (an untied embedding; a tied
+  // one is also the head's matmul operand): a decode step reads a row a sequence, not the table.
+  double gathered_only = 0;
   double adafactor_state = 0;
   double constant_bytes = 0;  // literals stored in the program (Node::IsStoredConstant)
 };
