@@ -390,9 +390,16 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
           "the backward pass");
     }
   }
-  out.push_back("usable HBM = " + FormatFixed(c.cal.usable_hbm_share * 100, 0) + "% of " +
-                FormatFixed(e.hbm_bytes / kGiB, 1) +
-                " GiB per device; max batch extrapolates activation memory linearly");
+  if (options.serve && c.cal.serving_reserved_bytes) {
+    out.push_back("usable HBM = " + FormatFixed(e.hbm_bytes / kGiB, 1) + " GiB per device less " +
+                  FormatFixed(*c.cal.serving_reserved_bytes / kGiB, 1) +
+                  " GiB the serving runtime holds (its context and workspaces; the KV cache is "
+                  "one pool)");
+  } else {
+    out.push_back("usable HBM = " + FormatFixed(c.cal.usable_hbm_share * 100, 0) + "% of " +
+                  FormatFixed(e.hbm_bytes / kGiB, 1) +
+                  " GiB per device; max batch extrapolates activation memory linearly");
+  }
   if (e.unknown_ops > 0 && !e.coverage_warning)
     out.push_back(Plural(e.unknown_ops, "op has", "ops have") + " no cost model and count as zero");
   if (options.serve) out.push_back(ServingAssumption(c));

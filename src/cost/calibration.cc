@@ -52,6 +52,8 @@ Calibration FromJson(const nlohmann::json& j, const std::string& name, Calibrati
   c.transient_factor = j.value("transient_factor", c.transient_factor);
   c.fixed_memory_bytes = j.value("fixed_memory_bytes", c.fixed_memory_bytes);
   c.usable_hbm_share = j.value("usable_hbm_share", c.usable_hbm_share);
+  if (j.contains("serving_reserved_bytes"))
+    c.serving_reserved_bytes = j.at("serving_reserved_bytes").get<double>();
   c.ici_share = j.value("ici_share", c.ici_share);
   c.source = j.value("source", "");
   return c;

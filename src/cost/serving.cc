@@ -121,6 +121,11 @@ double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, do
 
 }  // namespace
 
+double ServingUsableBytes(const StepContext& c, double hbm_bytes) {
+  if (c.cal.serving_reserved_bytes) return std::max(0.0, hbm_bytes - *c.cal.serving_reserved_bytes);
+  return hbm_bytes * c.cal.usable_hbm_share;
+}
+
 Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e) {
   const ServingOptions& s = *c.options.serve;
   auto per_token = CountPerToken(c);
@@ -209,7 +214,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
                                   : static_cast<double>(s.prompt_tokens + s.output_tokens);
   const double sequence_kv = p.KvElementsPerDevice(held_context, tp) * kv_bytes;
   out.kv_cache_bytes = in_flight * sequence_kv;
-  const double usable = e.hbm_bytes * c.cal.usable_hbm_share;
+  const double usable = ServingUsableBytes(c, e.hbm_bytes);
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;
   out.fits = fixed + out.kv_cache_bytes <= usable;
   out.max_concurrency =

@@ -601,6 +601,43 @@ TEST(ServingTest, StaticCacheIsHeldAndReadWhole) {
   EXPECT_FALSE(ServeConfigWith(kSmallLlama, negative, v5e));
 }
 
+// A GPU serving engine fills all of the HBM but its runtime's reserve (compiled-gpu's
+// serving_reserved_bytes, 1 GiB), not the training share of 95%: TensorRT-LLM 0.6.1 ran Llama 2
+// 7B in fp16 on one A100 80GB at 60 sequences of 128 + 2,048 tokens — 60 x 2,176 tokens x 0.5 MiB
+// of cache (32 layers x K and V x 4,096 x 2 bytes) = 63.75 GiB beside 12.55 GiB of weights,
+// 76.3 GiB, more than 95% of 80 GiB and less than 79 GiB.
+TEST(ServingTest, AGpuServingEngineFillsAllButItsRuntimesReserve) {
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-2-7b.json").string());
+  ASSERT_TRUE(src);
+  ShapeOptions so;
+  so.batch = 1;
+  so.config_seq = 128;
+  auto m = LoadModel(*src, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.precision = Precision::kFp16;
+  o.serve = ServingOptions{128, 2048, 60, "", false};
+  const TargetSpec& a100 = **FindTarget("nvidia-a100-80gb");
+  auto e = EstimateStep(m->graph, a100, o);
+  ASSERT_TRUE(e) << e.error().message;
+  const ServingEstimate& s = *e->serving;
+  const double kGiB = 1024.0 * 1024 * 1024;
+  EXPECT_DOUBLE_EQ(s.kv_bytes_per_token, 32.0 * 2 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(s.kv_cache_bytes, 60 * 2176 * s.kv_bytes_per_token);
+  EXPECT_NEAR(s.kv_cache_bytes / kGiB, 63.75, 1e-9);
+  const double fixed = s.weight_bytes + e->memory.activations + e->memory.transients;
+  EXPECT_GT(fixed + s.kv_cache_bytes, 0.95 * 80 * kGiB);
+  EXPECT_TRUE(s.fits);
+  const double per_sequence = 2176 * s.kv_bytes_per_token;
+  EXPECT_EQ(s.max_concurrency, static_cast<std::int64_t>((79 * kGiB - fixed) / per_sequence));
+  const Calibration& cal = CalibrationFor(a100, *ParseRuntime("compiled"));
+  ASSERT_TRUE(cal.serving_reserved_bytes);
+  EXPECT_DOUBLE_EQ(*cal.serving_reserved_bytes, kGiB);
+  // A TPU's serving keeps the runtime's share (XLA:TPU reports about 15.5 of a v5e's 16 GiB).
+  EXPECT_FALSE(
+      CalibrationFor(**FindTarget("tpu-v5e"), *ParseRuntime("xla")).serving_reserved_bytes);
+}
+
 // A served MoE is costed tensor parallel; expert parallelism in serving (its attention data
 // parallel, its all-to-alls in every decode step) is refused with what to pass instead, not
 // estimated as a slice that holds every expert on every device ("does not fit").

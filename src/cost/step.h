@@ -269,6 +269,10 @@ void Prices(const StepContext& c, Estimate& e);
 // the decode step of every sequence in flight, tokens per second and dollar, the KV cache.
 // Errors: a graph without attention ops (a decoder's KV cache is read off them).
 Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e);
+// The bytes of a device of `hbm_bytes` a served model may fill: all but the runtime's reserve
+// where the calibration states one (Calibration::serving_reserved_bytes), else the training
+// share.
+double ServingUsableBytes(const StepContext& c, double hbm_bytes);
 
 // The assumptions the report prints (assumptions.cc), each stage's in its words.
 std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e);

@@ -361,6 +361,11 @@ struct Calibration {
   // Share of a device's HBM a program may use (the runtime reserves the rest): XLA:TPU reports
   // about 15.5 of a v5e's 16 GiB usable.
   double usable_hbm_share = 0.95;
+  // Bytes of each device a serving engine's runtime holds besides the weights, the KV cache and
+  // the activations (the CUDA context, the engine's kernel and collective workspaces). An engine
+  // allocates its KV cache as one pool, so the caching allocator's reserve usable_hbm_share
+  // stands for in a training step does not apply. Unset: serving uses usable_hbm_share too.
+  std::optional<double> serving_reserved_bytes;
   // Share of a chip's listed (bidirectional) ICI bandwidth a ring collective moves data at: each
   // link of the ring carries the data one way.
   double ici_share = 0.5;

@@ -249,6 +249,18 @@ TransformerSpec GptNeoX(const json& cfg) {
   return s;
 }
 
+// GPT-J (GPTJConfig): GPT-2's names (`n_embd`, `n_layer`, `n_head`, `n_inner`) with rotary
+// positions (`rotary_dim` of each head) instead of a learned table, no biases on the attention's
+// projections, and an untied output layer. Its parallel attention and MLP do the work and hold
+// the weights a sequential block does.
+TransformerSpec GptJ(const json& cfg) {
+  TransformerSpec s = Gpt2(cfg);
+  s.family = "gptj";
+  s.learned_positions = 0;
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", false);
+  return s;
+}
+
 // Decoders whose MLP is one up projection and its activation, not a gate (Phi-1/2, StarCoder 2):
 // LayerNorm and biases, otherwise read as Decoder reads a Llama.
 TransformerSpec PlainMlpDecoder(const json& cfg, const std::string& type) {
@@ -380,6 +392,8 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   TransformerSpec s;
   if (type == "gpt2") {
     s = Gpt2(cfg);
+  } else if (type == "gptj") {
+    s = GptJ(cfg);
   } else if (type == "gpt_neox") {
     s = GptNeoX(cfg);
   } else if (type == "gpt_bigcode") {
@@ -411,7 +425,7 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
   } else {
     return MakeError(what + ": a Hugging Face config of model_type `" + type +
                      "`, which tpu-doctor cannot build (it reads Llama/Mistral/Mixtral/Qwen/"
-                     "Gemma/Phi-style decoders, GPT-2, GPT-NeoX, GPT-BigCode, Falcon, DBRX, "
+                     "Gemma/Phi-style decoders, GPT-2, GPT-J, GPT-NeoX, GPT-BigCode, Falcon, DBRX, "
                      "StarCoder 2, BERT/RoBERTa/DistilBERT and T5 configs)");
   }
   if (text != nullptr)

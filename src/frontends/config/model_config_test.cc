@@ -63,8 +63,9 @@ TEST(ModelConfigTest, ParameterCountsMatchThePublishedOnes) {
 
 // The families read by their own builders (not as a Llama): their cards' parameter counts within
 // 1% (Falcon-7B 6,921,720,704 with one key/value head; Phi-2 2,779,683,840 with plain GELU MLPs
-// and biases; StarCoder's GPT-BigCode 15.5B with one key/value head; DBRX 132B, 16 GLU experts).
-TEST(ModelConfigTest, FalconPhiBigCodeAndDbrxHaveTheirCardsParameters) {
+// and biases; StarCoder's GPT-BigCode 15.5B with one key/value head; DBRX 132B, 16 GLU experts;
+// GPT-J 6,053,381,344 with rotary positions and an untied output layer).
+TEST(ModelConfigTest, FamiliesWithTheirOwnBuildersHaveTheirCardsParameters) {
   const std::pair<const char*, double> kConfigs[] = {
       {R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
            "num_hidden_layers": 32, "vocab_size": 65024, "multi_query": true,
@@ -80,7 +81,11 @@ TEST(ModelConfigTest, FalconPhiBigCodeAndDbrxHaveTheirCardsParameters) {
       {R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
            "vocab_size": 100352, "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8},
            "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}})",
-       132e9}};
+       132e9},
+      {R"({"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16, "n_inner": null,
+           "rotary_dim": 64, "n_positions": 2048, "vocab_size": 50400,
+           "activation_function": "gelu_new", "tie_word_embeddings": false})",
+       6.0534e9}};
   for (const auto& [json, published] : kConfigs) {
     SCOPED_TRACE(json);
     ShapeOptions o;
