@@ -72,6 +72,8 @@ def command(rng, path):
                       "--bucketed-prefill"]
         if rng.random() < 0.3:
             serve += ["--parallel", "data=4", "--replicated-prefill"]
+        elif rng.random() < 0.3:  # expert parallel serving (data-parallel attention)
+            serve += ["--parallel", rng.choice(["ep=2", "ep=8", "tp=2,ep=4", "data=2,ep=4"])]
         if rng.random() < 0.3:
             serve += ["--kv-cache-dtype", rng.choice(["fp8", "int8"])]
         return serve

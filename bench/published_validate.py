@@ -447,6 +447,17 @@ ROWS = [
          target="nvidia-h100-4", serve=(2048, 2048, 64), chips=4, per="serve",
          precision="fp8", kv_cache_dtype="fp8", kv_reads_per_query_head=True),
     *[trtllm_061_spec(*row) for row in TRTLLM_061],
+    # The same overview's Qwen3-235B-A22B MoE (its FP8 checkpoint) on 8 H200s and 8 H100s: the
+    # MoE recipe runs trtllm-bench with --ep and enable_attention_dp, each GPU serving its own
+    # sequences with the whole attention and an eighth of the experts (`--parallel ep=8`). The
+    # cache dtype is not stated (taken 16-bit, the 405B card's reading); predicted, as above, at
+    # the smaller of 4,096 and the estimate's own max concurrency. Session 30 predicted them as
+    # tp=8 (median 23%), session 31 as expert parallel (not held out).
+    *[dict(match=("Qwen3-235B-A22B (TensorRT-LLM perf overview)", f"{isl} in / {osl} out",
+                  gpu), model="qwen3-235b-a22b.json", target=target, serve=(isl, osl, 4096),
+           chips=8, per="serve", precision="fp8", parallel="ep=8", max_seqs=True)
+      for gpu, target in (("H200", "nvidia-h200-8"), ("H100", "nvidia-h100-8"))
+      for isl, osl in TRTLLM_WORKLOADS],
     # TensorRT-LLM v0.7a's Llama2-70B rows on one H200 (its H200 blog; batch sizes from the
     # table's footnote). The KV cache is fp8 (`--kv-cache-dtype fp8`): in bf16 the 192 and 96
     # sequences' caches (127.5 and 123.8 GiB) would not fit beside 65 GiB of fp8 weights.

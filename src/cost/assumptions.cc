@@ -43,12 +43,22 @@ std::string ServingAssumption(const StepContext& c) {
   const std::string held = s.kv_cache_length > 0 ? "the KV cache is held at the slots' length"
                                                  : "the KV cache is held at each sequence's "
                                                    "full length";
+  const std::string expert =
+      c.parallel.expert > 1
+          ? "; expert parallelism over " + std::to_string(c.parallel.expert) +
+                " devices runs the attention data parallel (vLLM's and SGLang's data-parallel "
+                "attention, TensorRT-LLM's enable_attention_dp): each device serves its own share "
+                "of the sequences with the whole attention and holds 1/" +
+                std::to_string(c.parallel.expert) +
+                " of the experts, and every MoE layer sends each routed token to its expert's "
+                "device and back (two all-to-alls a decode step, balanced routing)"
+          : "";
   return "serving: " + std::to_string(s.concurrency) + " requests in flight of " +
          std::to_string(s.prompt_tokens) + " tokens in and " + std::to_string(s.output_tokens) +
          " out, continuously batched: a decode step runs one token of each, reading the weights "
          "once and " +
          cache + ", its matmuls and attention overlapped with the reads; " + prefill + replicated +
-         "; " + held;
+         "; " + held + expert;
 }
 
 // How ops became kernels, in the words the report prints.

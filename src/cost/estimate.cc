@@ -147,13 +147,6 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   if (options.serve && options.train) return MakeError("serving estimates are of inference");
   if (options.serve && options.parallel.context > 1)
     return MakeError("--parallel cp= is estimated for training and prefill, not serving");
-  // A served MoE's expert parallelism (attention data parallel, experts split, all-to-alls in
-  // every decode step) is not costed: tensor parallelism holds and reads the same expert bytes
-  // per device, which is how the serving rows are estimated.
-  if (options.serve && options.parallel.expert > 1)
-    return MakeError(
-        "--parallel ep= is estimated for training, not serving; serve an MoE with --parallel tp=N, "
-        "which holds and reads the same expert bytes per device");
   if (options.serve && (options.serve->prompt_tokens < 1 || options.serve->output_tokens < 1 ||
                         options.serve->concurrency < 1))
     return MakeError("serving needs at least one prompt token, output token and request");

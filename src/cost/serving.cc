@@ -4,6 +4,8 @@
 // FLOPs per context token — at the device's rates and calibration.
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "src/cost/sharding.h"
@@ -31,7 +33,12 @@ struct AttentionLayer {
 // What a decoder does per token: its attention ops and its other matmuls.
 struct PerToken {
   double tokens = 0;        // in the graph (batch x prompt)
-  double matmul_flops = 0;  // outside attention, per token
+  double matmul_flops = 0;  // outside attention and the MoE experts, per token
+  double expert_flops = 0;  // the MoE experts' matmuls, per token (its routed experts')
+  // The elements of the tokens one token sends to its experts and takes back, every MoE layer
+  // together (GraphFacts::expert_exchange_elements per token), and the MoE layers.
+  double expert_exchange_elements = 0;
+  double moe_layers = 0;
   std::vector<AttentionLayer> attention;
   // Summed over the attention ops at a context of `context` tokens.
   double KvElements(double context) const { return KvElementsPerDevice(context, 1); }
@@ -64,11 +71,16 @@ std::optional<std::pair<double, double>> RowsAndWidth(const TensorType& t) {
 
 Result<PerToken> CountPerToken(const StepContext& c) {
   PerToken p;
-  double matmul_flops = 0;
+  double matmul_flops = 0, expert_flops = 0;
+  std::set<std::string> moe_layers;
   for (const Node& n : c.graph.nodes()) {
-    const OpCost& cost = c.costs[static_cast<std::size_t>(n.id)];
+    const auto id = static_cast<std::size_t>(n.id);
+    const OpCost& cost = c.costs[id];
     if (n.op != Op::kAttention) {
-      if (cost.known && cost.cls == CostClass::kMatrix) matmul_flops += cost.flops;
+      const bool expert = c.facts.expert_matmul[id];
+      if (expert) moe_layers.insert(c.facts.layer[id]);
+      if (cost.known && cost.cls == CostClass::kMatrix)
+        (expert ? expert_flops : matmul_flops) += cost.flops;
       continue;
     }
     if (n.inputs.size() < 3 || n.input(0) == kNoValue || n.input(1) == kNoValue ||
@@ -107,6 +119,9 @@ Result<PerToken> CountPerToken(const StepContext& c) {
         "one per layer; an export that spells attention out as matmuls and a softmax is not "
         "read for its KV cache yet)");
   p.matmul_flops = matmul_flops / p.tokens;
+  p.expert_flops = expert_flops / p.tokens;
+  p.expert_exchange_elements = c.facts.expert_exchange_elements / p.tokens;
+  p.moe_layers = static_cast<double>(moe_layers.size());
   return p;
 }
 
@@ -135,6 +150,12 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double shards = tp * c.parallel.fsdp;
   const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
   const double in_flight = std::ceil(static_cast<double>(s.concurrency) / replicas);
+  // Expert parallelism over `ep` devices of a replica runs the attention data parallel (vLLM's
+  // and SGLang's data-parallel attention, TensorRT-LLM's enable_attention_dp): each device serves
+  // its own `local` sequences with the whole attention and the dense weights, and holds 1/ep of
+  // the experts, which see every device's routed tokens.
+  const double ep = c.parallel.expert;
+  const double local = in_flight / ep;
   const double value_bytes = c.ActivationBytes();
   const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
   // The cache keeps the compute dtype unless --kv-cache-dtype says otherwise.
@@ -149,9 +170,11 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // fp8 and int8 serving read 8-bit weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints;
   // JetStream's and vLLM's int8 ones).
   const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
-  out.weight_bytes = params.count * weight_bytes / shards;
+  const double expert_params = c.facts.expert_params * (1 - 1 / ep);  // held on other devices
+  out.weight_bytes = (params.count - expert_params) * weight_bytes / shards;
   // A decode step reads every weight but a gathered-only table's (one row a sequence).
-  const double read_weight_bytes = (params.count - params.gathered_only) * weight_bytes / shards;
+  const double read_weight_bytes =
+      (params.count - expert_params - params.gathered_only) * weight_bytes / shards;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   out.kv_cache_length = s.kv_cache_length;
   out.bucketed_prefill = s.bucketed_prefill;
@@ -165,11 +188,11 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // A paged cache is read at the mean context; a static one whole, every slot's full length.
   const double static_length = static_cast<double>(s.kv_cache_length);
   const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
-  out.decode_kv_ms = in_flight *
-                     p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) * kv_bytes /
-                     bandwidth * 1e3;
-  const double matmul_ms = matrix_ms(in_flight * p.matmul_flops);
-  const double attention_ms = matrix_ms(in_flight * p.AttentionFlops(read_context));
+  out.decode_kv_ms = local * p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) *
+                     kv_bytes / bandwidth * 1e3;
+  // A device's experts run the routed tokens of the whole replica, 1/ep of them.
+  const double matmul_ms = matrix_ms(local * p.matmul_flops + in_flight * p.expert_flops / ep);
+  const double attention_ms = matrix_ms(local * p.AttentionFlops(read_context));
   out.decode_compute_ms = matmul_ms + attention_ms;
   // Two all-reduces per layer of each sequence's hidden state (after attention and after the
   // MLP), as in the prefill; the layer boundary is that state.
@@ -179,20 +202,29 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   if (tp > 1 && link > 0 && c.layers.count > 0) {
     const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
     const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
-    out.decode_tensor_ms = c.layers.count * 2 *
-                           (2 * (tp - 1) / tp * in_flight * hidden_bytes / link * 1e3 + latency_ms);
+    out.decode_tensor_ms =
+        c.layers.count * 2 * (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms);
+  }
+  // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
+  // device that holds its expert and takes the result back (two all-to-alls; (ep - 1)/ep of the
+  // copies leave the device, balanced routing), each also paying the small-collective latency.
+  if (ep > 1 && link > 0) {
+    const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
+    out.decode_expert_ms =
+        (ep - 1) / ep * local * p.expert_exchange_elements * value_bytes / link * 1e3 +
+        2 * p.moe_layers * latency_ms;
   }
   const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
   out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +
                        MatrixKernelSeconds(c, true, attention_ms, out.decode_kv_ms) +
-                       out.decode_tensor_ms + launch_ms;
+                       out.decode_tensor_ms + out.decode_expert_ms + launch_ms;
   // The prefill of one prompt is the graph's inference step (over its bucket's length where the
   // prefills are bucketed). At steady state a replica runs, for every `in_flight` requests, their
   // prefills and `output_tokens` decode steps; the time between a sequence's tokens includes the
   // prefills of the others interleaved with them: batched, or one at a time when bucketed.
   out.ttft_ms = e.step_ms;
   // A replica's prompts, or with replicated prefills every replica's, through one stream.
-  const double prompts = s.replicated_prefill ? in_flight * replicas : in_flight;
+  const double prompts = s.replicated_prefill ? in_flight * replicas : local;
   const double prompt = static_cast<double>(s.prompt_tokens);
   // A prompt attends, causally, to half its length on average.
   const double prompt_compute_ms =
@@ -213,12 +245,13 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
                                   ? static_length
                                   : static_cast<double>(s.prompt_tokens + s.output_tokens);
   const double sequence_kv = p.KvElementsPerDevice(held_context, tp) * kv_bytes;
-  out.kv_cache_bytes = in_flight * sequence_kv;
+  out.kv_cache_bytes = local * sequence_kv;
   const double usable = ServingUsableBytes(c, e.hbm_bytes);
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;
   out.fits = fixed + out.kv_cache_bytes <= usable;
   out.max_concurrency =
-      usable > fixed ? static_cast<std::int64_t>((usable - fixed) / sequence_kv * replicas) : 0;
+      usable > fixed ? static_cast<std::int64_t>((usable - fixed) / sequence_kv * replicas * ep)
+                     : 0;
   e.serving = out;
   return Ok{};
 }

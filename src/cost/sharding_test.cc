@@ -638,23 +638,48 @@ TEST(ServingTest, AGpuServingEngineFillsAllButItsRuntimesReserve) {
       CalibrationFor(**FindTarget("tpu-v5e"), *ParseRuntime("xla")).serving_reserved_bytes);
 }
 
-// A served MoE is costed tensor parallel; expert parallelism in serving (its attention data
-// parallel, its all-to-alls in every decode step) is refused with what to pass instead, not
-// estimated as a slice that holds every expert on every device ("does not fit").
-TEST(ServingTest, ExpertParallelServingIsRefused) {
-  ServingOptions serve{512, 512, 8, "", false};
+// A small Mixtral-style MoE: 2 layers of width 1024, 8 experts of width 2048, 2 a token.
+constexpr char kSmallMoe[] = R"({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+    "hidden_size": 1024, "intermediate_size": 2048, "num_hidden_layers": 2,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "vocab_size": 1000,
+    "num_local_experts": 8, "num_experts_per_tok": 2})";
+
+// Expert parallelism in serving (--parallel ep=2 on two H100s) runs the attention data parallel:
+// each device serves 4 of the 8 sequences with the whole attention and holds half the experts
+// (2 layers x 8 experts x 3 x 1,024 x 2,048 weights, bf16), which take every device's routed
+// tokens; every MoE layer sends each of a device's tokens' 2 routed copies (1,024 wide) to its
+// expert and takes the result back, half of them to the other device, and pays the H100's 6 us
+// small-collective latency twice.
+TEST(ServingTest, ExpertParallelServingSplitsTheSequencesAndTheExperts) {
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  auto one = ServeConfig(kSmallMoe, 512, 512, 8, h100);
   ShapeOptions so;
   so.batch = 1;
   so.config_seq = 512;
-  auto m = LoadModel(Source{"config.json", kSmallLlama}, so);
-  ASSERT_TRUE(m);
+  auto m = LoadModel(Source{"config.json", kSmallMoe}, so);
+  ASSERT_TRUE(m && one);
   EstimateOptions o;
   o.chips = 2;
   o.parallel.expert = 2;
-  o.serve = serve;
-  auto e = EstimateStep(m->graph, **FindTarget("nvidia-h100"), o);
-  ASSERT_FALSE(e);
-  EXPECT_NE(e.error().message.find("--parallel tp=N"), std::string::npos);
+  o.serve = ServingOptions{512, 512, 8, "", false};
+  auto ep = EstimateStep(m->graph, h100, o);
+  ASSERT_TRUE(ep) << ep.error().message;
+  const ServingEstimate& a = *one->serving;
+  const ServingEstimate& b = *ep->serving;
+  const double experts = 2.0 * 8 * 3 * 1024 * 2048;
+  EXPECT_DOUBLE_EQ(b.weight_bytes, a.weight_bytes - experts / 2 * 2);
+  EXPECT_DOUBLE_EQ(b.kv_cache_bytes, a.kv_cache_bytes / 2);
+  EXPECT_NEAR(b.decode_kv_ms, a.decode_kv_ms / 2, 1e-12);
+  const double link =
+      *h100.ici_gbps * 1e9 * CalibrationFor(h100, *ParseRuntime("compiled")).ici_share;
+  const double copies =
+      4 * 2 * 2 * 1024.0 * 2;  // tokens x layers x routed copies x width, there and back
+  EXPECT_NEAR(b.decode_expert_ms, 0.5 * copies * 2 / link * 1e3 + 2 * 2 * 6e-3, 1e-12);
+  EXPECT_EQ(a.decode_expert_ms, 0);
+  EXPECT_EQ(b.max_concurrency > a.max_concurrency, true);
+  // Both devices' sequences count: the replica's throughput is its 8 sequences per TPOT.
+  EXPECT_NEAR(b.output_tokens_per_s, 8 / (b.tpot_ms / 1e3), 1e-6);
+  EXPECT_NEAR(b.output_tokens_per_s_per_chip, b.output_tokens_per_s / 2, 1e-9);
 }
 
 // Bucketed prefills (--bucketed-prefill, JetStream's buckets): a 300-token prompt runs padded to

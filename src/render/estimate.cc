@@ -104,6 +104,7 @@ ordered_json EstimateJson(const Estimate& e) {
                     {"decode_kv_ms", s.decode_kv_ms},
                     {"decode_compute_ms", s.decode_compute_ms},
                     {"decode_tensor_parallel_ms", s.decode_tensor_ms},
+                    {"decode_expert_parallel_ms", s.decode_expert_ms},
                     {"prefill_share", s.prefill_share},
                     {"mean_context", s.mean_context},
                     {"kv_cache_length", s.kv_cache_length},
@@ -154,8 +155,10 @@ std::string ServingText(const std::vector<Estimate>& es) {
            ") in " + FormatMs(s.decode_kv_ms) + " ms; its matmuls and attention take " +
            FormatMs(s.decode_compute_ms) +
            " ms (partly hidden by the reads), tensor-parallel all-reduces " +
-           FormatMs(s.decode_tensor_ms) + " ms; prefills take " +
-           FormatFixed(s.prefill_share * 100, 0) + "% of the time\n";
+           FormatMs(s.decode_tensor_ms) + " ms" +
+           (s.decode_expert_ms > 0 ? ", expert all-to-alls " + FormatMs(s.decode_expert_ms) + " ms"
+                                   : std::string()) +
+           "; prefills take " + FormatFixed(s.prefill_share * 100, 0) + "% of the time\n";
   }
   return out;
 }

@@ -443,6 +443,7 @@ struct ServingEstimate {
   double decode_kv_ms = 0;       // reading the KV cache of every sequence in flight
   double decode_compute_ms = 0;  // the matmuls and attention (partly hidden by the reads)
   double decode_tensor_ms = 0;   // tensor-parallel all-reduces of the decode step
+  double decode_expert_ms = 0;   // expert parallelism's token all-to-alls of the decode step
   double prefill_share = 0;      // of the slice's time, the share spent on prefills
   double mean_context = 0;       // tokens a sequence holds while it decodes, on average (a paged
                                  // cache reads these; a static one kv_cache_length)
