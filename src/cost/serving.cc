@@ -35,9 +35,6 @@ struct PerToken {
   double tokens = 0;        // in the graph (batch x prompt)
   double matmul_flops = 0;  // outside attention and the MoE experts, per token
   double expert_flops = 0;  // the MoE experts' matmuls, per token (its routed experts')
-  // The elements of the tokens one token sends to its experts and takes back, every MoE layer
-  // together (GraphFacts::expert_exchange_elements per token), and the MoE layers.
-  double expert_exchange_elements = 0;
   double moe_layers = 0;
   std::vector<AttentionLayer> attention;
   // Summed over the attention ops at a context of `context` tokens.
@@ -120,7 +117,6 @@ Result<PerToken> CountPerToken(const StepContext& c) {
         "read for its KV cache yet)");
   p.matmul_flops = matmul_flops / p.tokens;
   p.expert_flops = expert_flops / p.tokens;
-  p.expert_exchange_elements = c.facts.expert_exchange_elements / p.tokens;
   p.moe_layers = static_cast<double>(moe_layers.size());
   return p;
 }
@@ -199,20 +195,18 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
   // Each also takes the target's measured latency of a small collective (a decode step's
   // all-reduces are a sequence's hidden state: kilobytes, where the latency is the cost).
+  const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
   if (tp > 1 && link > 0 && c.layers.count > 0) {
     const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
-    const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
     out.decode_tensor_ms =
         c.layers.count * 2 * (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms);
   }
   // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
-  // device that holds its expert and takes the result back (two all-to-alls; (ep - 1)/ep of the
-  // copies leave the device, balanced routing), each also paying the small-collective latency.
+  // device that holds its expert and takes the result back (two all-to-alls, as the training
+  // step's exchange over the same group), each also paying the small-collective latency.
   if (ep > 1 && link > 0) {
-    const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
-    out.decode_expert_ms =
-        (ep - 1) / ep * local * p.expert_exchange_elements * value_bytes / link * 1e3 +
-        2 * p.moe_layers * latency_ms;
+    const double bytes = local * c.ExpertExchangeBytes() / p.tokens;
+    out.decode_expert_ms = ExpertExchangeSeconds(c, bytes) * 1e3 + 2 * p.moe_layers * latency_ms;
   }
   const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
   out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +

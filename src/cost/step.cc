@@ -84,6 +84,13 @@ double ExpertRegroupSeconds(const StepContext& c) {
 
 }  // namespace
 
+double ExpertExchangeSeconds(const StepContext& c, double bytes) {
+  CollectiveInputs ci = StepCollectives(c, 0, 1);
+  ci.passes = 1;
+  ci.expert_exchange_bytes = bytes;
+  return Collectives(ci).expert_s;
+}
+
 // Phase 3: the step time: forward + backward + optimizer update + gradient all-reduce, over
 // the step's micro-batches and, with pipeline parallelism, the stages' fill and drain.
 void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Parameters& params,

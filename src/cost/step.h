@@ -269,6 +269,11 @@ void Prices(const StepContext& c, Estimate& e);
 // the decode step of every sequence in flight, tokens per second and dollar, the KV cache.
 // Errors: a graph without attention ops (a decoder's KV cache is read off them).
 Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estimate& e);
+// Seconds a device takes to exchange `bytes` of routed tokens (one copy per routed expert, sent
+// to the experts and taken back) over its expert-parallel group, as the training step's
+// collectives cost it (sharding.h): NVLink/ICI within a host, the network to peers on other
+// hosts, once per destination with --dedup-expert-dispatch.
+double ExpertExchangeSeconds(const StepContext& c, double bytes);
 // The bytes of a device of `hbm_bytes` a served model may fill: all but the runtime's reserve
 // where the calibration states one (Calibration::serving_reserved_bytes), else the training
 // share.
