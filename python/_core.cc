@@ -55,6 +55,7 @@ struct PyAnalyzeArgs {
   std::string remat = "none";
   std::string runtime = "auto";
   bool channels_last = false;          // GPU convolutions in NHWC
+  std::string attention_kernel;        // a GPU's fused attention kernel; empty: the runtime's
   std::int64_t micro_batches = 1;      // per replica and training step (--micro-batches)
   bool distributed_optimizer = false;  // --distributed-optimizer
   bool dedup_expert_dispatch = false;  // --dedup-expert-dispatch
@@ -113,6 +114,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());
   o.runtime = *runtime;
   o.channels_last = a.channels_last;
+  o.attention_kernel = a.attention_kernel;
   if (a.micro_batches < 1 || a.micro_batches > (1 << 20))
     throw ToolError("micro_batches must be between 1 and 1048576");
   if ((a.micro_batches > 1 || a.distributed_optimizer) && !a.train)
@@ -343,6 +345,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("replicated_prefill", &PyAnalyzeArgs::replicated_prefill)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)
       .def_readwrite("channels_last", &PyAnalyzeArgs::channels_last)
+      .def_readwrite("attention_kernel", &PyAnalyzeArgs::attention_kernel)
       .def_readwrite("micro_batches", &PyAnalyzeArgs::micro_batches)
       .def_readwrite("distributed_optimizer", &PyAnalyzeArgs::distributed_optimizer)
       .def_readwrite("dedup_expert_dispatch", &PyAnalyzeArgs::dedup_expert_dispatch)

@@ -46,10 +46,11 @@ struct AnalyzeOptions {
   // pass keeps for the backward pass (--remat).
   Parallelism parallel;
   Remat remat = Remat::kNone;
-  Runtime runtime;             // --runtime: how the program runs on a GPU (auto by default)
-  bool channels_last = false;  // --channels-last: GPU convolutions in NHWC (EstimateOptions)
-  int slices = 1;              // --slices: identical slices over DCN
-  int micro_batches = 1;       // --micro-batches: per replica and training step
+  Runtime runtime;               // --runtime: how the program runs on a GPU (auto by default)
+  bool channels_last = false;    // --channels-last: GPU convolutions in NHWC (EstimateOptions)
+  std::string attention_kernel;  // --attention-kernel: a GPU's fused attention (EstimateOptions)
+  int slices = 1;                // --slices: identical slices over DCN
+  int micro_batches = 1;         // --micro-batches: per replica and training step
   bool distributed_optimizer = false;            // --distributed-optimizer (EstimateOptions)
   bool dedup_expert_dispatch = false;            // --dedup-expert-dispatch (EstimateOptions)
   bool overlap_expert_comm = false;              // --overlap-expert-comm (EstimateOptions)

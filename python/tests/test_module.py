@@ -191,6 +191,22 @@ def test_estimate_moe_capacity_factor(testdata):
         tpudoctor.estimate(config, seq=64, input_format="config", moe_capacity_factor=0)
 
 
+def test_estimate_attention_kernel():
+    # An MPT config at 8k tokens on an A100: FlashAttention (1) runs the attention at about half
+    # FlashAttention-2's rate, so the step is longer and says which kernel; a Hopper-only kernel
+    # on an A100 is an error.
+    config = ('{"model_type": "mpt", "d_model": 512, "n_heads": 4, "n_layers": 2, '
+              '"max_seq_len": 8192, "vocab_size": 1000}')
+    fa1, fa2 = (tpudoctor.estimate(config, seq=8192, input_format="config", targets="nvidia-a100",
+                                   attention_kernel=k).estimates[0]
+                for k in ("flash-attention-1", "flash-attention-2"))
+    assert fa1.step_time_ms > fa2.step_time_ms
+    assert any("flash-attention-1's kernels at 0.33" in a for a in fa1.assumptions)
+    with pytest.raises(tpudoctor.Error, match="flash-attention-3"):
+        tpudoctor.estimate(config, seq=8192, input_format="config", targets="nvidia-a100",
+                           attention_kernel="flash-attention-3")
+
+
 def test_estimate_of_a_symbolic_model_without_batch_raises(testdata):
     with pytest.raises(tpudoctor.Error, match="--batch"):
         tpudoctor.estimate(testdata / "models" / "resnet50.onnx")

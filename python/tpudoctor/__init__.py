@@ -158,6 +158,7 @@ def estimate(
     moe_capacity_factor: Optional[float] = None,
     kv_cache_dtype: Optional[str] = None,
     channels_last: bool = False,
+    attention_kernel: Optional[str] = None,
     kv_reads_per_query_head: bool = False,
     micro_batches: int = 1,
     distributed_optimizer: bool = False,
@@ -194,7 +195,9 @@ def estimate(
     layers' dense weight matmuls with the weights frozen (`--lora`), `lora_targets` ("all",
     "attention", "qkv") which of them (`--lora-targets`); `runtime` ("auto", "eager", "xla", "compiled") how
     the program runs on a GPU (docs/cost-model.md; TPUs always run XLA), `channels_last` that it
-    runs its convolutions in NHWC (`--channels-last`). `serve=(prompt_tokens,
+    runs its convolutions in NHWC (`--channels-last`), `attention_kernel` ("flash-attention-1",
+    "flash-attention-2", "flash-attention-3", "cudnn") the fused attention kernel a GPU runs, at
+    the share of the peak the target lists for it (`--attention-kernel`). `serve=(prompt_tokens,
     output_tokens, concurrency)` estimates serving a decoder LLM instead (each Estimate's
     `serving`: TTFT, TPOT, tokens/s per chip, $ per 1M output tokens, KV cache; docs/cost-model.md,
     "Serving"); `kv_cache_dtype` ("bf16", "fp16", "fp8", "int8") holds its KV cache in another dtype than
@@ -230,6 +233,8 @@ def estimate(
     args.remat = str(remat)
     args.runtime = str(runtime)
     args.channels_last = bool(channels_last)
+    if attention_kernel:
+        args.attention_kernel = str(attention_kernel)
     args.micro_batches = int(micro_batches)
     args.distributed_optimizer = bool(distributed_optimizer)
     args.dedup_expert_dispatch = bool(dedup_expert_dispatch)

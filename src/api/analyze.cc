@@ -82,6 +82,7 @@ Result<Ok> EstimateOnSlices(const Graph& graph, const std::vector<SliceTarget>& 
     o.remat = options.remat;
     o.runtime = options.runtime;
     o.channels_last = options.channels_last;
+    o.attention_kernel = options.attention_kernel;
     o.slices = options.slices;
     o.micro_batches = options.micro_batches;
     o.distributed_optimizer = options.distributed_optimizer;

@@ -160,6 +160,11 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
     out.push_back(
         "attention (softmax(QK^T)V) runs as one fused kernel: the S x S scores are never stored");
   }
+  if (!options.attention_kernel.empty()) {
+    out.push_back("fused attention runs " + options.attention_kernel + "'s kernels at " +
+                  FormatFixed(c.target.attention_kernels.at(options.attention_kernel), 2) +
+                  " of the bf16 peak (" + c.target.name + "'s attention_kernels, with its source)");
+  }
   if (!c.runtime.model().fused && cal.fused_activations && c.facts.any_activation) {
     out.push_back(
         "GELU and SiLU, written out by the export as several ops, run as one kernel each "

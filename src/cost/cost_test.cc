@@ -628,6 +628,53 @@ TEST(EstimateTest, PriceOverride) {
   EXPECT_NEAR(*committed->usd_per_million_samples, *list->usd_per_million_samples / 2, 1e-9);
 }
 
+// One projection of 4,096 tokens and a 16-head attention over it: 4 x 4096^2 x 2048 attention
+// FLOPs.
+Graph ProjectionAndAttention() {
+  return testing::ParseOrDie(R"(graph g {
+  input %x: f32[1,4096,2048]
+  init %wq: f32[2048,2048]
+  %q: f32[1,4096,2048] = MatMul[matmul](%x, %wq)
+  %a: f32[1,4096,2048] = Attention[matmul](%q, %q, %q) {q_num_heads=16, kv_num_heads=16}
+  output %a
+})");
+}
+
+// --attention-kernel runs the attention at the share of the peak the target lists for that
+// kernel (an A100's FlashAttention (1): 0.325, FlashAttention-2: 0.615, of 312 TFLOP/s), the
+// other matmuls as before; a kernel the target does not list, and any on a TPU, is refused.
+TEST(EstimateTest, AnAttentionKernelRunsAtItsTargetsPublishedShare) {
+  Graph g = ProjectionAndAttention();
+  Calibration cal = CalibrationFor(T("nvidia-a100"), *ParseRuntime("eager"));
+  cal.matrix_memory_overlap = 1;
+  cal.kernel_overhead_us = 0;
+  auto times = [&](const std::string& kernel) {
+    EstimateOptions o;
+    o.calibration = &cal;
+    o.attention_kernel = kernel;
+    auto e = EstimateStep(g, T("nvidia-a100"), o);
+    EXPECT_TRUE(e);
+    std::map<std::string, double> ms;
+    for (const NodeTime& t : e->top_nodes) ms[t.op] = t.ms;
+    return ms;
+  };
+  const double flops = 4.0 * 4096 * 4096 * 2048;
+  const auto fa1 = times("flash-attention-1");
+  const auto fa2 = times("flash-attention-2");
+  EXPECT_NEAR(fa1.at("Attention"), flops / (312e12 * 0.325) * 1e3, 1e-6);
+  EXPECT_NEAR(fa2.at("Attention"), flops / (312e12 * 0.615) * 1e3, 1e-6);
+  EXPECT_DOUBLE_EQ(fa1.at("MatMul"), times("").at("MatMul"));
+  EstimateOptions o;
+  o.attention_kernel = "flash-attention-3";
+  auto hopper_only = EstimateStep(g, T("nvidia-a100"), o);
+  ASSERT_FALSE(hopper_only);
+  EXPECT_NE(hopper_only.error().message.find("flash-attention-1, flash-attention-2"),
+            std::string::npos);
+  o.attention_kernel = "cudnn";
+  EXPECT_FALSE(EstimateStep(g, T("tpu-v5p"), o));
+  EXPECT_TRUE(EstimateStep(g, T("nvidia-h100"), o));
+}
+
 }  // namespace
 }  // namespace tpudoctor
 
@@ -906,13 +953,7 @@ TEST(EstimateTest, Int8MatmulsAtTheInt8RateWithTheirScalesRead) {
 // other matmuls at the matmul efficiency; training, its backward is 2.5x its forward (the scores
 // recomputed: five matmuls against two), a matmul's 2x.
 TEST(EstimateTest, AttentionHasItsOwnEfficiencyAndBackward) {
-  Graph g = testing::ParseOrDie(R"(graph g {
-  input %x: f32[1,4096,2048]
-  init %wq: f32[2048,2048]
-  %q: f32[1,4096,2048] = MatMul[matmul](%x, %wq)
-  %a: f32[1,4096,2048] = Attention[matmul](%q, %q, %q) {q_num_heads=16, kv_num_heads=16}
-  output %a
-})");
+  Graph g = ProjectionAndAttention();
   Calibration cal = CalibrationFor(T("nvidia-h100"), *ParseRuntime("eager"));
   cal.matrix_memory_overlap = 1;
   cal.kernel_overhead_us = 0;

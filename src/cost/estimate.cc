@@ -46,6 +46,20 @@ Layers FindLayers(const Graph& g, const TargetSpec& target, int eb, const GraphF
 
 namespace {
 
+// Why `--attention-kernel kernel` cannot apply to `target`.
+std::string AttentionKernelRefusal(const TargetSpec& target, const std::string& kernel) {
+  if (target.is_tpu()) {
+    return "--attention-kernel " + kernel + ": TPUs run XLA's attention (splash) kernels; the " +
+           "option names GPU kernels";
+  }
+  std::string known;
+  for (const auto& [name, share] : target.attention_kernels)
+    known += (known.empty() ? "" : ", ") + name;
+  return "--attention-kernel " + kernel + ": " + target.name +
+         (known.empty() ? " lists no attention kernels"
+                        : " lists no published rate for it (it lists: " + known + ")");
+}
+
 // The ten slowest kernels, slowest first, named for the report.
 std::vector<NodeTime> TopNodes(const Graph& graph, std::vector<KernelTime> times) {
   std::sort(times.begin(), times.end(),
@@ -117,11 +131,12 @@ bool SameStep(const EstimateOptions& a, const EstimateOptions& b) {
          a.dedup_expert_dispatch == b.dedup_expert_dispatch &&
          a.overlap_expert_comm == b.overlap_expert_comm && a.ring_context == b.ring_context &&
          a.vocab_tiles == b.vocab_tiles && a.keep_attention_output == b.keep_attention_output &&
-         a.lora_rank == b.lora_rank && a.lora_targets == b.lora_targets && a.chips == b.chips &&
-         a.parallel == b.parallel && a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat &&
-         a.runtime == b.runtime && a.channels_last == b.channels_last &&
-         a.dataset_size == b.dataset_size && a.serve == b.serve &&
-         a.usd_per_chip_hour == b.usd_per_chip_hour && a.calibration == b.calibration;
+         a.attention_kernel == b.attention_kernel && a.lora_rank == b.lora_rank &&
+         a.lora_targets == b.lora_targets && a.chips == b.chips && a.parallel == b.parallel &&
+         a.slices == b.slices && a.dcn == b.dcn && a.remat == b.remat && a.runtime == b.runtime &&
+         a.channels_last == b.channels_last && a.dataset_size == b.dataset_size &&
+         a.serve == b.serve && a.usd_per_chip_hour == b.usd_per_chip_hour &&
+         a.calibration == b.calibration;
 }
 
 // Expert parallelism shards the experts a model config declared (ModelFacts::experts), whole
@@ -163,6 +178,9 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("--parallel pp= is estimated for training and prefill, not serving");
   if (options.slices < 1 || options.slices > 1024)
     return MakeError("the number of slices must be between 1 and 1024");
+  if (!options.attention_kernel.empty() &&
+      !target.attention_kernels.contains(options.attention_kernel))
+    return MakeError(AttentionKernelRefusal(target, options.attention_kernel));
   if (!target.hbm_gbps || !target.hbm_gib ||
       (!target.bf16_tflops.has_value() && !target.fp32_tflops.has_value())) {
     return MakeError("target `" + target.name +

@@ -36,6 +36,14 @@ bool GroupedExpert(const StepContext& c, const Node& n) {
   return c.facts.grouped_experts && c.facts.expert_matmul[static_cast<std::size_t>(n.id)];
 }
 
+// The share of the peak a fused attention kernel reaches: the kernel's on this target where
+// --attention-kernel names one (EstimateStep has checked the target lists it), else the runtime's.
+double AttentionEfficiency(const StepContext& c) {
+  if (!c.options.attention_kernel.empty())
+    return c.target.attention_kernels.at(c.options.attention_kernel);
+  return c.cal.attention_efficiency.value_or(c.cal.matrix_efficiency);
+}
+
 // The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
 // depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
@@ -57,8 +65,7 @@ double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Es
   const bool depthwise = c.facts.depthwise[static_cast<std::size_t>(n.id)];
   const bool nhwc = !is_matmul && !depthwise && ChannelsLastConv(c, n);
   const bool attention = n.op == Op::kAttention;
-  const double matmul_eff =
-      attention ? cal.attention_efficiency.value_or(cal.matrix_efficiency) : cal.matrix_efficiency;
+  const double matmul_eff = attention ? AttentionEfficiency(c) : cal.matrix_efficiency;
   const double eff = is_matmul
                          ? matmul_eff * (GroupedExpert(c, n) ? cal.grouped_matmul_efficiency : 1)
                      : depthwise ? cal.depthwise_efficiency

@@ -25,13 +25,20 @@ const std::vector<std::string> kTextOrJson = {"text", "json"};
 const std::vector<std::string> kObjectives = {"cost", "throughput"};
 const std::vector<std::string> kFrameworks = {"jax", "pytorch", "tensorflow"};
 const std::vector<std::string> kDcnParallelism = {"data", "fsdp"};
+const std::vector<std::string> kAttentionKernels = {"flash-attention-1", "flash-attention-2",
+                                                    "flash-attention-3", "cudnn"};
 
 // Each flag's fixed values for shell completion, by subcommand ("" for any).
 CompletionValues FlagValues() {
-  return {{{"check", "--format"}, kFormats},  {{"", "--format"}, kTextOrJson},
-          {{"", "--fail-on"}, kFailOn},       {{"", "--color"}, kColors},
-          {{"", "--objective"}, kObjectives}, {{"", "--framework"}, kFrameworks},
-          {{"", "--dcn"}, kDcnParallelism},   {{"", "--kv-cache-dtype"}, KvCacheDtypeNames()}};
+  return {{{"check", "--format"}, kFormats},
+          {{"", "--format"}, kTextOrJson},
+          {{"", "--fail-on"}, kFailOn},
+          {{"", "--color"}, kColors},
+          {{"", "--objective"}, kObjectives},
+          {{"", "--framework"}, kFrameworks},
+          {{"", "--dcn"}, kDcnParallelism},
+          {{"", "--kv-cache-dtype"}, KvCacheDtypeNames()},
+          {{"", "--attention-kernel"}, kAttentionKernels}};
 }
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
@@ -311,6 +318,12 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "the model runs its convolutions channels-last (NHWC: PyTorch's "
                     "memory_format=torch.channels_last, NVIDIA's --memory-format nhwc), which a "
                     "GPU's tensor cores take at the precision's rate; default NCHW");
+  est_cmd
+      ->add_option("--attention-kernel", est.attention_kernel,
+                   "GPUs: the fused attention kernel the model runs, at the share of the peak the "
+                   "target lists for it (data/targets): flash-attention-1, flash-attention-2, "
+                   "flash-attention-3 (Hopper) or cudnn; default: the runtime's calibration")
+      ->check(CLI::IsMember(kAttentionKernels));
   est_cmd
       ->add_option("--slices", est.slices,
                    "identical slices over DCN (multislice), data parallel between them unless "

@@ -90,6 +90,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     return std::nullopt;
   }
   options.channels_last = args.channels_last;
+  options.attention_kernel = args.attention_kernel;
   if (auto runtime = ParseRuntime(args.runtime)) {
     options.runtime = *runtime;
   } else {

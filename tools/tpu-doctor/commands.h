@@ -63,6 +63,7 @@ struct EstimateArgs {
   std::string remat = "none";          // none, dots, layer
   std::string runtime = "auto";        // auto, eager, xla, compiled
   bool channels_last = false;          // --channels-last
+  std::string attention_kernel;        // --attention-kernel
   int slices = 1;                      // --slices N: multislice over DCN
   int micro_batches = 1;               // --micro-batches N: per replica and step
   bool distributed_optimizer = false;  // --distributed-optimizer (Megatron, ZeRO-1)

@@ -227,6 +227,10 @@ struct EstimateOptions {
   // default): two chunks in flight, and only what the attention kernels cannot hide adds to the
   // step. Otherwise each attention gathers them whole first (MaxText's all_gather, its default).
   bool ring_context = false;
+  // GPUs: the fused-attention kernel the model runs (a key of TargetSpec::attention_kernels:
+  // `flash-attention-1` ... `cudnn`), at the share of the peak the target lists for it. Empty:
+  // the runtime calibration's attention_efficiency.
+  std::string attention_kernel;
   // With per-layer remat (`layer`, `offload`): each layer also keeps its attention's output (on
   // the device under `layer`, in host memory under `offload`), so the recomputed forward does not
   // run the attention kernel, nor gather its keys and values, again (MaxText's remat_policy=custom

@@ -40,6 +40,10 @@ struct TargetSpec {
   // The share of the fp8 peak that fp8 matmuls reach, over the share of the bf16 peak that bf16
   // matmuls of the same shapes reach (measured; absent: 1, fp8 as efficient as bf16).
   std::optional<double> fp8_matmul_share;
+  // GPUs: the share of the bf16 peak each fused-attention kernel that runs on the chip reaches
+  // (`flash-attention-1`, `flash-attention-2`, `flash-attention-3`, `cudnn`; sources in
+  // `sources`). `--attention-kernel` picks one; without it the runtime's calibration decides.
+  std::map<std::string, double> attention_kernels;
   std::optional<double> fp32_tflops;
   std::optional<double>
       fp16_tflops;  // fp16 on tensor cores; absent: as bf16 (GPUs), not native (TPUs)

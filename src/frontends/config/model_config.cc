@@ -309,6 +309,13 @@ TransformerSpec GptBigCode(const json& cfg) {
   return s;
 }
 
+// `key`'s object in `j` (DBRX's and MPT's `attn_config`, `ffn_config`), else an empty one.
+const json& ObjectMember(const json& j, std::string_view key) {
+  static const json kEmpty = json::object();
+  const json* m = Member(j, key);
+  return m != nullptr && m->is_object() ? *m : kEmpty;
+}
+
 // DBRX (DbrxConfig): `d_model`, `n_heads`, `n_layers`, the key/value heads in `attn_config`, the
 // experts in `ffn_config` (GLU experts of `ffn_hidden_size`, `moe_top_k` of `moe_num_experts` a
 // token); LayerNorm without biases, untied embeddings.
@@ -318,11 +325,8 @@ TransformerSpec Dbrx(const json& cfg) {
   s.layers = Int(cfg, {"n_layers"});
   s.hidden = Int(cfg, {"d_model"});
   s.heads = Int(cfg, {"n_heads"});
-  const json* attn = Member(cfg, "attn_config");
-  const json* ffn = Member(cfg, "ffn_config");
-  const json empty = json::object();
-  const json& a = attn != nullptr && attn->is_object() ? *attn : empty;
-  const json& f = ffn != nullptr && ffn->is_object() ? *ffn : empty;
+  const json& a = ObjectMember(cfg, "attn_config");
+  const json& f = ObjectMember(cfg, "ffn_config");
   s.kv_heads = Int(a, {"kv_n_heads"}, s.heads);
   s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
   s.ffn = Int(f, {"ffn_hidden_size"}, 4 * s.hidden);
@@ -334,7 +338,45 @@ TransformerSpec Dbrx(const json& cfg) {
   s.vocab = Int(cfg, {"vocab_size"});
   s.max_positions = Int(cfg, {"max_seq_len"}, 2048);
   s.norm = Norm::kLayer;
+  s.norm_bias = false;
   s.tied_embeddings = Bool(cfg, "tie_word_embeddings", false);
+  return s;
+}
+
+// MPT (MosaicML's MPTConfig in llm-foundry, `model_type: mpt`): `d_model`, `n_heads`,
+// `n_layers`, an MLP `expansion_ratio` times as wide (`ffn_config.ffn_hidden_size` where given;
+// `ffn_type: mptglu` is gated), multi-head attention unless `attn_config.attn_type` says
+// multi-query or grouped (`kv_n_heads`), a learned position table of `max_seq_len` rows unless
+// `learned_pos_emb` is false (ALiBi adds its bias to the scores and holds no weights), LayerNorm,
+// biases everywhere unless `no_bias` (MPTModel drops every bias then, the norms' included), and
+// an output layer tied to the token embedding unless `tie_word_embeddings` is false.
+TransformerSpec Mpt(const json& cfg) {
+  TransformerSpec s;
+  s.family = "mpt";
+  s.layers = Int(cfg, {"n_layers"});
+  s.hidden = Int(cfg, {"d_model"});
+  s.heads = Int(cfg, {"n_heads"});
+  const json& a = ObjectMember(cfg, "attn_config");
+  const json& f = ObjectMember(cfg, "ffn_config");
+  const std::string attn_type = StringMember(a, "attn_type");
+  s.kv_heads = attn_type == "multiquery_attention"      ? 1
+               : attn_type == "grouped_query_attention" ? Int(a, {"kv_n_heads"}, s.heads)
+                                                        : s.heads;
+  s.head_dim = s.heads > 0 ? s.hidden / s.heads : 0;
+  // A ratio outside (0, 1024] leaves the width 0, which the graph's checks refuse.
+  const double ratio = Number(cfg, "expansion_ratio", 4);
+  const bool sane = ratio > 0 && ratio <= 1024 && s.hidden > 0 && s.hidden <= (1LL << 40);
+  s.ffn = Int(f, {"ffn_hidden_size"},
+              sane ? static_cast<std::int64_t>(ratio * static_cast<double>(s.hidden)) : 0);
+  s.gated_mlp = StringMember(f, "ffn_type") == "mptglu";
+  s.activation = "gelu";
+  s.vocab = Int(cfg, {"vocab_size"});
+  s.max_positions = Int(cfg, {"max_seq_len"}, 2048);
+  if (Bool(cfg, "learned_pos_emb", true) && !Bool(a, "alibi", false))
+    s.learned_positions = s.max_positions;
+  s.norm = Norm::kLayer;
+  s.bias = s.norm_bias = !Bool(cfg, "no_bias", false);
+  s.tied_embeddings = Bool(cfg, "tie_word_embeddings", true);
   return s;
 }
 
@@ -402,6 +444,8 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
     s = Falcon(cfg);
   } else if (type == "dbrx") {
     s = Dbrx(cfg);
+  } else if (type == "mpt") {
+    s = Mpt(cfg);
   } else if ((type == "phi" || type == "starcoder2") && Member(cfg, "hidden_size") != nullptr) {
     s = PlainMlpDecoder(cfg, type);
   } else if (type == "bert" || type == "roberta" || type == "distilbert" || type == "xlm-roberta" ||
@@ -426,7 +470,7 @@ Result<TransformerSpec> FromHuggingFace(const json& root, const std::string& wha
     return MakeError(what + ": a Hugging Face config of model_type `" + type +
                      "`, which tpu-doctor cannot build (it reads Llama/Mistral/Mixtral/Qwen/"
                      "Gemma/Phi-style decoders, GPT-2, GPT-J, GPT-NeoX, GPT-BigCode, Falcon, DBRX, "
-                     "StarCoder 2, BERT/RoBERTa/DistilBERT and T5 configs)");
+                     "MPT, StarCoder 2, BERT/RoBERTa/DistilBERT and T5 configs)");
   }
   if (text != nullptr)
     s.notes.push_back("the language model of a multimodal config; other towers are not counted");

@@ -96,6 +96,51 @@ TEST(ModelConfigTest, FamiliesWithTheirOwnBuildersHaveTheirCardsParameters) {
   }
 }
 
+// MPT's parameters, to the unit: llm-foundry's benchmark table lists 125,311,488 for its 125m
+// model at 2,048 tokens (biases and a learned position table: 12 layers of 12 x 768^2 weights and
+// 6,912 biases, four norm vectors a layer and two at the end, 50,368 x 768 tied token rows and
+// 2,048 x 768 position rows). The Hub's MPT-7B drops every bias (`no_bias`) and its ALiBi holds
+// no table: 32 x 12 x 4096^2 + 50,432 x 4096 + 65 x 4096 norm weights = 6,649,286,656.
+TEST(ModelConfigTest, MptCountsItsBiasesAndPositionTableAsTheConfigSays) {
+  const std::pair<const char*, double> kConfigs[] = {
+      {R"({"model_type": "mpt", "d_model": 768, "n_heads": 12, "n_layers": 12,
+           "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50368,
+           "attn_config": {"attn_impl": "flash"}})",
+       125311488},
+      {R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+           "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true,
+           "learned_pos_emb": true, "attn_config": {"alibi": true, "attn_type":
+           "multihead_attention"}})",
+       6649286656}};
+  for (const auto& [json, published] : kConfigs) {
+    SCOPED_TRACE(json);
+    ShapeOptions o;
+    o.batch = 1;
+    LoadedModel m = LoadOrDie(Source{"config.json", json}, o);
+    EXPECT_EQ(Parameters(m.graph), published);
+    for (const std::string& n : m.shape_notes) EXPECT_EQ(n.find("Llama-style"), std::string::npos);
+  }
+}
+
+TEST(ModelConfigTest, MptReadsGroupedAndGatedVariants) {
+  ShapeOptions o;
+  o.batch = 1;
+  // Grouped-query attention of 8 key/value heads and a gated MLP of 11,008.
+  LoadedModel m = LoadOrDie(Source{"config.json", R"({"model_type": "mpt", "d_model": 4096,
+      "n_heads": 32, "n_layers": 2, "max_seq_len": 4096, "vocab_size": 32000, "no_bias": true,
+      "attn_config": {"attn_type": "grouped_query_attention", "kv_n_heads": 8, "alibi": true},
+      "ffn_config": {"ffn_type": "mptglu", "ffn_hidden_size": 11008}})"},
+                            o);
+  const double attention = 4096.0 * 4096 * 2 + 4096.0 * 1024 * 2;
+  const double mlp = 3.0 * 4096 * 11008;
+  EXPECT_EQ(Parameters(m.graph), 2 * (attention + mlp + 2 * 4096) + 4096 + 32000.0 * 4096);
+  // A ratio that is not a width is refused, not multiplied.
+  auto bad = LoadModel(Source{"config.json", R"({"model_type": "mpt", "d_model": 64, "n_heads": 2,
+      "n_layers": 1, "vocab_size": 10, "expansion_ratio": -3})"},
+                       o);
+  EXPECT_FALSE(static_cast<bool>(bad));
+}
+
 TEST(ModelConfigTest, MaxTextAndHuggingFaceGiveTheSameStep) {
   ShapeOptions o;
   o.dims["seq"] = 8192;

@@ -73,6 +73,7 @@ struct TransformerSpec {
   bool causal = true;
   bool bias = false;      // biases on the projections (GPT-2, BERT, GPT-NeoX)
   bool qkv_bias = false;  // biases on Q/K/V only (Qwen2)
+  bool norm_bias = true;  // LayerNorm's shift (none in DBRX, nor in MPT with `no_bias`)
   bool tied_embeddings = false;
   Head head = Head::kCausalLm;
   std::int64_t num_labels = 2;

@@ -101,8 +101,9 @@ class Builder {
     const Attribute axis{"axis", std::int64_t{-1}};
     if (spec_.norm == Norm::kRms)
       return Op("RMSNormalization", {x, Weight(name + ".weight", {h})}, Float(DimsOf(x)), {axis});
-    return Op("LayerNormalization", {x, Weight(name + ".weight", {h}), Weight(name + ".bias", {h})},
-              Float(DimsOf(x)), {axis});
+    std::vector<ValueId> in = {x, Weight(name + ".weight", {h})};
+    if (spec_.norm_bias) in.push_back(Weight(name + ".bias", {h}));
+    return Op("LayerNormalization", in, Float(DimsOf(x)), {axis});
   }
   ValueId Activation(ValueId x) {
     if (spec_.activation == "gelu") return Op("Gelu", {x}, Float(DimsOf(x)));
