@@ -76,6 +76,8 @@ def command(rng, path):
             serve += ["--parallel", rng.choice(["ep=2", "ep=8", "tp=2,ep=4", "data=2,ep=4"])]
         if rng.random() < 0.3:
             serve += ["--kv-cache-dtype", rng.choice(["fp8", "int8"])]
+        if rng.random() < 0.3:  # an offline job, its last wave smaller, or all in one
+            serve += ["--requests", str(rng.choice([1, 3, 1000, 1 << 30]))]
         return serve
     args = [BINARY, "estimate", path, "--train", "--seq", str(rng.choice([16, 64, 1000])),
             "--batch", "2", "--targets", "tpu7x-8"]

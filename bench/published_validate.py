@@ -33,9 +33,13 @@ RESNET = os.path.join(ROOT, "examples", "resnet50.onnx")
 IRONWOOD_WORKLOADS = [("1k in / 1k out", 1024, 1024), ("1k in / 8k out", 1024, 8192),
                       ("8k in / 1k out", 8192, 1024)]
 
-# TensorRT-LLM's perf-overview workloads (ISL, OSL).
-TRTLLM_WORKLOADS = [(128, 128), (128, 2048), (128, 4096), (500, 2000), (1000, 1000), (1000, 2000),
-                    (2048, 128), (2048, 2048), (5000, 500), (20000, 2000)]
+# TensorRT-LLM's perf-overview workloads (ISL, OSL) and the requests each run's dataset holds
+# (its "Preparing a Dataset" table, $num_requests): trtllm-bench queues them all at once and
+# reports the job's output tokens over its time (`--requests`).
+TRTLLM_REQUESTS = {(128, 128): 30000, (128, 2048): 3000, (128, 4096): 1500, (500, 2000): 3000,
+                   (1000, 1000): 3000, (1000, 2000): 1500, (2048, 128): 3000, (2048, 2048): 1500,
+                   (5000, 500): 1500, (20000, 2000): 1000}
+TRTLLM_WORKLOADS = list(TRTLLM_REQUESTS)
 
 # jetstream-pytorch's v5e-8 table (benchmarks/summary.md; session 30, held out): JetStream's
 # benchmark_serving over ShareGPT, the server's `batch` slots full. The engine keeps a static
@@ -396,7 +400,7 @@ ROWS = [
     *[dict(match=("Llama-3.1-405B (TensorRT-LLM perf overview)", f"ISL/OSL {prompt}/{output},",
                   hardware), model="llama-3.1-405b.json", target=target,
            serve=(prompt, output, 4096), max_seqs=True, chips=8, per="serve", precision="fp8",
-           held_out=True)
+           requests=TRTLLM_REQUESTS[(prompt, output)], held_out=True)
       for hardware, target in (("8x H200", "nvidia-h200-8"), ("8x H100", "nvidia-h100-8"))
       for prompt, output in TRTLLM_WORKLOADS],
     # vLLM on one Ironwood chip (tpu-recipes, Qwen3-32B): TP over the chip's two devices, fp8
@@ -455,7 +459,8 @@ ROWS = [
     # tp=8 (median 23%), session 31 as expert parallel (not held out).
     *[dict(match=("Qwen3-235B-A22B (TensorRT-LLM perf overview)", f"{isl} in / {osl} out",
                   gpu), model="qwen3-235b-a22b.json", target=target, serve=(isl, osl, 4096),
-           chips=8, per="serve", precision="fp8", parallel="ep=8", max_seqs=True)
+           chips=8, per="serve", precision="fp8", parallel="ep=8", max_seqs=True,
+           requests=TRTLLM_REQUESTS[(isl, osl)])
       for gpu, target in (("H200", "nvidia-h200-8"), ("H100", "nvidia-h100-8"))
       for isl, osl in TRTLLM_WORKLOADS],
     # TensorRT-LLM v0.7a's Llama2-70B rows on one H200 (its H200 blog; batch sizes from the
@@ -742,7 +747,8 @@ FLAG_OPTIONS = (("distributed_optimizer", "--distributed-optimizer"),
 
 # The same for a serving spec's `estimate --serve` options.
 SERVE_VALUE_OPTIONS = (("kv_cache_dtype", "--kv-cache-dtype"),
-                       ("kv_cache_length", "--kv-cache-length"), ("parallel", "--parallel"))
+                       ("kv_cache_length", "--kv-cache-length"), ("parallel", "--parallel"),
+                       ("requests", "--requests"))
 SERVE_FLAG_OPTIONS = (("kv_reads_per_query_head", "--kv-reads-per-query-head"),
                       ("bucketed_prefill", "--bucketed-prefill"),
                       ("replicated_prefill", "--replicated-prefill"))

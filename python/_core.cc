@@ -72,6 +72,7 @@ struct PyAnalyzeArgs {
   std::int64_t kv_cache_length = 0;      // with serve: a static cache of N tokens a slot
   bool bucketed_prefill = false;         // with serve: prefills one at a time, padded
   bool replicated_prefill = false;       // with serve: one prefill stream for the replicas
+  std::int64_t requests = 0;             // with serve: an offline job of N requests
 };
 
 // --moe-capacity-factor's range, for the Python arguments that set it.
@@ -144,15 +145,17 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
     if (a.train) throw ToolError("serve estimates inference; drop train=True");
     if (!a.kv_cache_dtype.empty() && !KvCacheDtypeBytes(a.kv_cache_dtype))
       throw ToolError("kv_cache_dtype `" + a.kv_cache_dtype + "` is not " + KvCacheDtypeChoices());
+    if (a.requests < 0 || a.requests > (std::int64_t{1} << 30))
+      throw ToolError("requests must be between 0 (steady state) and 1073741824");
     if (a.kv_cache_length < 0 || a.kv_cache_length > (std::int64_t{1} << 24))
       throw ToolError("kv_cache_length must be between 0 (a paged cache) and 16777216 tokens");
     SetServing(
         o, ServingOptions{prompt, output, concurrency, a.kv_cache_dtype, a.kv_reads_per_query_head,
-                          a.kv_cache_length, a.bucketed_prefill, a.replicated_prefill});
+                          a.kv_cache_length, a.bucketed_prefill, a.replicated_prefill, a.requests});
   } else if (!a.kv_cache_dtype.empty() || a.kv_reads_per_query_head || a.kv_cache_length != 0 ||
-             a.bucketed_prefill || a.replicated_prefill) {
+             a.requests != 0 || a.bucketed_prefill || a.replicated_prefill) {
     throw ToolError(
-        "kv_cache_dtype, kv_reads_per_query_head, kv_cache_length, bucketed_prefill and "
+        "kv_cache_dtype, kv_reads_per_query_head, kv_cache_length, bucketed_prefill, requests and "
         "replicated_prefill are serving options: pass serve=(prompt, output, concurrency)");
   }
   for (const auto& [name, usd] : a.prices) {
@@ -341,6 +344,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("kv_cache_dtype", &PyAnalyzeArgs::kv_cache_dtype)
       .def_readwrite("kv_reads_per_query_head", &PyAnalyzeArgs::kv_reads_per_query_head)
       .def_readwrite("kv_cache_length", &PyAnalyzeArgs::kv_cache_length)
+      .def_readwrite("requests", &PyAnalyzeArgs::requests)
       .def_readwrite("bucketed_prefill", &PyAnalyzeArgs::bucketed_prefill)
       .def_readwrite("replicated_prefill", &PyAnalyzeArgs::replicated_prefill)
       .def_readwrite("runtime", &PyAnalyzeArgs::runtime)

@@ -207,6 +207,23 @@ def test_estimate_attention_kernel():
                            attention_kernel="flash-attention-3")
 
 
+def test_estimate_offline_job():
+    # 100 requests, 64 in flight: a wave of 64 and one of 36, slower than the steady rate; a
+    # job's requests without serve is an error.
+    config = ('{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024, '
+              '"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8, '
+              '"vocab_size": 1000}')
+    steady = tpudoctor.estimate(config, input_format="config", targets="nvidia-h100",
+                                serve=(128, 128, 64)).estimates[0].serving
+    job = tpudoctor.estimate(config, input_format="config", targets="nvidia-h100",
+                             serve=(128, 128, 64), requests=100).estimates[0].serving
+    assert (job["requests"], job["waves"]) == (100, 2)
+    assert job["output_tokens_per_s"] < steady["output_tokens_per_s"]
+    assert job["job_s"] == pytest.approx(100 * 128 / job["output_tokens_per_s"])
+    with pytest.raises(tpudoctor.Error, match="requests"):
+        tpudoctor.estimate(config, input_format="config", targets="nvidia-h100", requests=10)
+
+
 def test_estimate_of_a_symbolic_model_without_batch_raises(testdata):
     with pytest.raises(tpudoctor.Error, match="--batch"):
         tpudoctor.estimate(testdata / "models" / "resnet50.onnx")

@@ -172,6 +172,7 @@ def estimate(
     kv_cache_length: int = 0,
     bucketed_prefill: bool = False,
     replicated_prefill: bool = False,
+    requests: int = 0,
 ) -> EstimateReport:
     """Memory, step time, throughput and cost per target (what `tpu-doctor estimate` prints).
 
@@ -208,7 +209,9 @@ def estimate(
     max_cache_length) and `bucketed_prefill` prefills one prompt at a time padded to the next
     power of two (`--bucketed-prefill`, JetStream's buckets); `replicated_prefill` makes the
     data-parallel replicas one server whose prefills run on all of them, one stream for the slice
-    (`--replicated-prefill`, jetstream-pytorch's shard_on_batch). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
+    (`--replicated-prefill`, jetstream-pytorch's shard_on_batch); `requests` makes it an offline
+    job of that many requests queued at once, run `concurrency` at a time in waves, its
+    throughput the whole job's (`--requests`, trtllm-bench's dataset, vLLM's --num-prompts). `moe_capacity_factor` builds an MoE config's experts with capacity dispatch
     (`--moe-capacity-factor`, docs/plan.md "MoE dispatch"). Raises Error when the model cannot be
     estimated (a symbolic dim without `batch`/`dims`).
     """
@@ -255,6 +258,7 @@ def estimate(
     args.kv_cache_length = int(kv_cache_length)
     args.bucketed_prefill = bool(bucketed_prefill)
     args.replicated_prefill = bool(replicated_prefill)
+    args.requests = int(requests)
     native = _analyze(obj, example_inputs, input_format, args)
     if not native.estimate_count:
         raise Error(native.estimate_unavailable)

@@ -145,7 +145,10 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double tp = c.parallel.tensor;
   const double shards = tp * c.parallel.fsdp;
   const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
-  const double in_flight = std::ceil(static_cast<double>(s.concurrency) / replicas);
+  // An offline job never has more requests in flight than it has.
+  const double requested =
+      static_cast<double>(s.requests > 0 ? std::min(s.concurrency, s.requests) : s.concurrency);
+  const double in_flight = std::ceil(requested / replicas);
   // Expert parallelism over `ep` devices of a replica runs the attention data parallel (vLLM's
   // and SGLang's data-parallel attention, TensorRT-LLM's enable_attention_dp): each device serves
   // its own `local` sequences with the whole attention and the dense weights, and holds 1/ep of
@@ -175,60 +178,84 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   out.kv_cache_length = s.kv_cache_length;
   out.bucketed_prefill = s.bucketed_prefill;
   out.prefill_tokens = s.bucketed_prefill ? PrefillBucket(s.prompt_tokens) : s.prompt_tokens;
+  // A paged cache is read at the mean context; a static one whole, every slot's full length.
+  const double static_length = static_cast<double>(s.kv_cache_length);
+  const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
+  const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
+  // Each decode collective also takes the target's measured latency of a small collective (a
+  // decode step's all-reduces are a sequence's hidden state: kilobytes, where the latency is the
+  // cost).
+  const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
+  const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
+  // A prompt attends, causally, to half its length on average.
+  const double prompt = static_cast<double>(s.prompt_tokens);
+  const double prompt_compute_ms =
+      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
   // One decode step: every sequence in flight adds a token. The weight matmuls read the weights
   // once, the attention each sequence's KV cache once; each kernel's math overlaps with its
   // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
   // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
   // matmuls together take what one kernel of their summed reads and FLOPs takes.
   out.decode_weights_ms = read_weight_bytes / bandwidth * 1e3;
-  // A paged cache is read at the mean context; a static one whole, every slot's full length.
-  const double static_length = static_cast<double>(s.kv_cache_length);
-  const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
-  out.decode_kv_ms = local * p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) *
-                     kv_bytes / bandwidth * 1e3;
-  // A device's experts run the routed tokens of the whole replica, 1/ep of them.
-  const double matmul_ms = matrix_ms(local * p.matmul_flops + in_flight * p.expert_flops / ep);
-  const double attention_ms = matrix_ms(local * p.AttentionFlops(read_context));
-  out.decode_compute_ms = matmul_ms + attention_ms;
-  // Two all-reduces per layer of each sequence's hidden state (after attention and after the
-  // MLP), as in the prefill; the layer boundary is that state.
-  const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
-  // Each also takes the target's measured latency of a small collective (a decode step's
-  // all-reduces are a sequence's hidden state: kilobytes, where the latency is the cost).
-  const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
-  if (tp > 1 && link > 0 && c.layers.count > 0) {
-    const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
-    out.decode_tensor_ms =
-        c.layers.count * 2 * (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms);
-  }
-  // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
-  // device that holds its expert and takes the result back (two all-to-alls, as the training
-  // step's exchange over the same group), each also paying the small-collective latency.
-  if (ep > 1 && link > 0) {
-    const double bytes = local * c.ExpertExchangeBytes() / p.tokens;
-    out.decode_expert_ms = ExpertExchangeSeconds(c, bytes) * 1e3 + 2 * p.moe_layers * latency_ms;
-  }
-  const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
-  out.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, out.decode_weights_ms) +
-                       MatrixKernelSeconds(c, true, attention_ms, out.decode_kv_ms) +
-                       out.decode_tensor_ms + out.decode_expert_ms + launch_ms;
   // The prefill of one prompt is the graph's inference step (over its bucket's length where the
-  // prefills are bucketed). At steady state a replica runs, for every `in_flight` requests, their
-  // prefills and `output_tokens` decode steps; the time between a sequence's tokens includes the
-  // prefills of the others interleaved with them: batched, or one at a time when bucketed.
+  // prefills are bucketed).
   out.ttft_ms = e.step_ms;
-  // A replica's prompts, or with replicated prefills every replica's, through one stream.
-  const double prompts = s.replicated_prefill ? in_flight * replicas : local;
-  const double prompt = static_cast<double>(s.prompt_tokens);
-  // A prompt attends, causally, to half its length on average.
-  const double prompt_compute_ms =
-      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
-  const double prefill_ms = s.bucketed_prefill ? prompts * out.ttft_ms
-                                               : BatchedPrefillMs(out, prompt_compute_ms, prompts);
-  const double round_ms = prefill_ms + static_cast<double>(s.output_tokens) * out.decode_step_ms;
-  out.prefill_share = prefill_ms / round_ms;
-  out.tpot_ms = round_ms / static_cast<double>(s.output_tokens);
+  // A round of a replica with `batch` requests in flight: their prefills and `output_tokens`
+  // decode steps; fills in `o`'s decode step and returns the round's milliseconds.
+  const auto round_ms = [&](double batch, ServingEstimate& o) {
+    const double local = batch / ep;
+    o.decode_kv_ms = local * p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) *
+                     kv_bytes / bandwidth * 1e3;
+    // A device's experts run the routed tokens of the whole replica, 1/ep of them.
+    const double matmul_ms = matrix_ms(local * p.matmul_flops + batch * p.expert_flops / ep);
+    const double attention_ms = matrix_ms(local * p.AttentionFlops(read_context));
+    o.decode_compute_ms = matmul_ms + attention_ms;
+    // Two all-reduces per layer of each sequence's hidden state (after attention and after the
+    // MLP), as in the prefill; the layer boundary is that state.
+    if (tp > 1 && link > 0 && c.layers.count > 0) {
+      const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
+      o.decode_tensor_ms =
+          c.layers.count * 2 * (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms);
+    }
+    // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
+    // device that holds its expert and takes the result back (two all-to-alls, as the training
+    // step's exchange over the same group), each also paying the small-collective latency.
+    if (ep > 1 && link > 0) {
+      const double bytes = local * c.ExpertExchangeBytes() / p.tokens;
+      o.decode_expert_ms = ExpertExchangeSeconds(c, bytes) * 1e3 + 2 * p.moe_layers * latency_ms;
+    }
+    o.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, o.decode_weights_ms) +
+                       MatrixKernelSeconds(c, true, attention_ms, o.decode_kv_ms) +
+                       o.decode_tensor_ms + o.decode_expert_ms + launch_ms;
+    // The time between a sequence's tokens includes the prefills of the others interleaved with
+    // them: batched, or one at a time when bucketed. A replica's prompts, or with replicated
+    // prefills every replica's, through one stream.
+    const double prompts = s.replicated_prefill ? batch * replicas : local;
+    const double prefill_ms =
+        s.bucketed_prefill ? prompts * o.ttft_ms : BatchedPrefillMs(o, prompt_compute_ms, prompts);
+    const double ms = prefill_ms + static_cast<double>(s.output_tokens) * o.decode_step_ms;
+    o.prefill_share = prefill_ms / ms;
+    return ms;
+  };
+  // At steady state a replica runs, for every `in_flight` requests, their prefills and
+  // `output_tokens` decode steps.
+  const double first_round_ms = round_ms(in_flight, out);
+  out.tpot_ms = first_round_ms / static_cast<double>(s.output_tokens);
   out.output_tokens_per_s = replicas * in_flight / (out.tpot_ms / 1e3);
+  // An offline job: each replica's share of the requests in waves of `in_flight`, the last one
+  // what is left over (its own, smaller, decode steps).
+  if (s.requests > 0) {
+    const double mine = std::ceil(static_cast<double>(s.requests) / replicas);
+    const double full = std::floor(mine / in_flight);
+    const double rest = mine - full * in_flight;
+    ServingEstimate tail = out;
+    const double job_ms = full * first_round_ms + (rest > 0 ? round_ms(rest, tail) : 0);
+    out.requests = s.requests;
+    out.waves = static_cast<std::int64_t>(full) + (rest > 0 ? 1 : 0);
+    out.job_s = job_ms / 1e3;
+    out.output_tokens_per_s =
+        static_cast<double>(s.requests) * static_cast<double>(s.output_tokens) / out.job_s;
+  }
   out.output_tokens_per_s_per_chip =
       out.output_tokens_per_s / (static_cast<double>(c.options.chips) * c.options.slices);
   if (e.usd_per_hour && out.output_tokens_per_s > 0)

@@ -520,6 +520,44 @@ constexpr char kSmallLlama[] = R"({"architectures": ["LlamaForCausalLM"], "model
     "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 4,
     "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 32000})";
 
+// An offline job (--requests): 160 requests at 64 in flight run in waves of 64, 64 and 32, each
+// wave its prefills and 1,000 decode steps at its own batch, so the job takes two steady rounds
+// of 64 and one of 32, and its throughput is its 160,000 output tokens over that. A job smaller
+// than the concurrency runs all of it at once.
+TEST(ServingTest, AnOfflineJobRunsInWavesAndItsLastIsSmaller) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.dims["seq"] = 1000;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-70b.json").string());
+  auto m = LoadModel(*src, so);
+  ASSERT_TRUE(m);
+  const TargetSpec& v6e = **FindTarget("tpu-v6e");
+  auto serve = [&](std::int64_t concurrency, std::int64_t requests) {
+    EstimateOptions o;
+    o.chips = 8;
+    o.parallel = {0, 1, 8};
+    o.serve = ServingOptions{1000, 1000, concurrency, "", false};
+    o.serve->requests = requests;
+    auto e = EstimateStep(m->graph, v6e, o);
+    EXPECT_TRUE(e) << e.error().message;
+    return *e->serving;
+  };
+  const ServingEstimate steady64 = serve(64, 0), steady32 = serve(32, 0);
+  const ServingEstimate job = serve(64, 160);
+  const double round64_s = 1000 * steady64.tpot_ms / 1e3, round32_s = 1000 * steady32.tpot_ms / 1e3;
+  EXPECT_EQ(job.requests, 160);
+  EXPECT_EQ(job.waves, 3);
+  EXPECT_NEAR(job.job_s, 2 * round64_s + round32_s, 1e-9);
+  EXPECT_NEAR(job.output_tokens_per_s, 160 * 1000 / job.job_s, 1e-6);
+  EXPECT_LT(job.output_tokens_per_s, steady64.output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(job.tpot_ms, steady64.tpot_ms);
+  // 32 requests with 64 allowed in flight: one wave of 32, steady32's round.
+  const ServingEstimate small = serve(64, 32);
+  EXPECT_EQ(small.waves, 1);
+  EXPECT_NEAR(small.job_s, round32_s, 1e-9);
+  EXPECT_DOUBLE_EQ(small.kv_cache_bytes, steady32.kv_cache_bytes);
+}
+
 // A decode step on a GPU, as a serving engine runs it (the `compiled` runtime): each kernel's math
 // hides part of its reads (matrix_memory_overlap, measured on decode steps replayed as CUDA graphs:
 // bench/decode_fit.py), plus a launch per kernel. With 4 sequences in flight every kernel is bound

@@ -117,7 +117,10 @@ ordered_json EstimateJson(const Estimate& e) {
                     {"weight_bytes_per_chip", s.weight_bytes},
                     {"kv_cache_bytes_per_chip", s.kv_cache_bytes},
                     {"fits", s.fits},
-                    {"max_concurrency", s.max_concurrency}};
+                    {"max_concurrency", s.max_concurrency},
+                    {"requests", s.requests},
+                    {"waves", s.waves},
+                    {"job_s", s.job_s}};
   }
   j["assumptions"] = e.assumptions;
   return j;
@@ -159,6 +162,12 @@ std::string ServingText(const std::vector<Estimate>& es) {
            (s.decode_expert_ms > 0 ? ", expert all-to-alls " + FormatMs(s.decode_expert_ms) + " ms"
                                    : std::string()) +
            "; prefills take " + FormatFixed(s.prefill_share * 100, 0) + "% of the time\n";
+    if (s.requests > 0) {
+      out += "  " + e.target + ": an offline job of " + std::to_string(s.requests) +
+             " requests runs in " + std::to_string(s.waves) + (s.waves == 1 ? " wave" : " waves") +
+             " per replica (the last one what is left) and takes " + FormatFixed(s.job_s, 1) +
+             " s: " + FormatFixed(s.output_tokens_per_s, 0) + " output tokens/s over the job\n";
+    }
   }
   return out;
 }

@@ -353,6 +353,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->type_name("N")
       ->check(OneTo(std::int64_t{1} << 20));
   est_cmd
+      ->add_option("--requests", est.requests,
+                   "--serve: an offline job of N requests queued at once (trtllm-bench's dataset, "
+                   "vLLM's --num-prompts): --concurrency of them at a time, in waves, the "
+                   "throughput the whole job's; default: steady state")
+      ->type_name("N")
+      ->check(OneTo(std::int64_t{1} << 30));
+  est_cmd
       ->add_option("--kv-cache-dtype", est.kv_cache_dtype,
                    "--serve: the KV cache's element type, bf16, fp16, fp8 or int8 (default: the "
                    "compute dtype's)")

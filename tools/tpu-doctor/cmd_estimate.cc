@@ -70,11 +70,12 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
     SetServing(options, ServingOptions{args.prompt_tokens, args.output_tokens, args.concurrency,
                                        args.kv_cache_dtype, args.kv_reads_per_query_head,
                                        args.kv_cache_length, args.bucketed_prefill,
-                                       args.replicated_prefill});
+                                       args.replicated_prefill, args.requests});
   } else if (!args.kv_cache_dtype.empty() || args.kv_reads_per_query_head ||
-             args.kv_cache_length > 0 || args.bucketed_prefill || args.replicated_prefill) {
+             args.kv_cache_length > 0 || args.bucketed_prefill || args.replicated_prefill ||
+             args.requests > 0) {
     err << "tpu-doctor: --kv-cache-dtype, --kv-reads-per-query-head, --kv-cache-length, "
-           "--bucketed-prefill and --replicated-prefill are --serve options\n";
+           "--bucketed-prefill, --replicated-prefill and --requests are --serve options\n";
     return std::nullopt;
   }
   if (auto dcn = ParseDcnParallelism(args.dcn)) {

@@ -79,6 +79,7 @@ struct EstimateArgs {
   std::int64_t prompt_tokens = 1024;
   std::int64_t output_tokens = 1024;
   std::int64_t concurrency = 1;
+  std::int64_t requests = 0;   // --requests: an offline job of N requests
   std::string kv_cache_dtype;  // --kv-cache-dtype bf16|fp16|fp8 (empty: the compute dtype's)
   bool kv_reads_per_query_head = false;  // --kv-reads-per-query-head (pre-XQA decode kernels)
   std::int64_t kv_cache_length = 0;      // --kv-cache-length N: a static cache (0: paged)

@@ -193,6 +193,12 @@ struct ServingOptions {
   // --shard_on_batch, whose prefill results are replicated): one stream of prefills for the
   // slice's requests instead of one per replica.
   bool replicated_prefill = false;
+  // An offline job of this many requests, all queued at once (`--requests N`: trtllm-bench's
+  // dataset, vLLM's benchmark_throughput --num-prompts): the server takes `concurrency` of them
+  // (no more than the job has), and with requests of one length they start and finish together,
+  // in waves, the last wave of what is left. The throughput is the job's: its output tokens over
+  // the time the waves take. 0: steady state, a queue that never empties.
+  std::int64_t requests = 0;
   bool operator==(const ServingOptions&) const = default;
 };
 
@@ -454,7 +460,12 @@ struct ServingEstimate {
   std::int64_t kv_cache_length = 0;  // a static cache's tokens a slot, read whole; 0: paged
   std::int64_t prefill_tokens = 0;   // the length a prompt's prefill runs at (its bucket)
   bool bucketed_prefill = false;     // prefills one prompt at a time rather than batched
-  double output_tokens_per_s = 0;    // the slice's, at steady state
+  double output_tokens_per_s = 0;    // the slice's, at steady state or over an offline job
+  // An offline job (ServingOptions::requests): its requests, the waves a replica runs them in
+  // (the last one the remainder), and the seconds they take.
+  std::int64_t requests = 0;
+  std::int64_t waves = 0;
+  double job_s = 0;
   double output_tokens_per_s_per_chip = 0;
   std::optional<double> usd_per_million_output_tokens;
   double kv_bytes_per_token = 0;  // K and V of every layer, for one token (all chips)
