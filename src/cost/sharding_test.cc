@@ -406,15 +406,21 @@ TEST(RematMemoryTest, FsdpOverSlicesShardsTheStateOverEverySlice) {
 namespace tpudoctor {
 namespace {
 
-// Serving Llama 3.1 70B on a v6e-8, tensor parallel over its 8 chips: the KV cache of a token is
-// K and V of 8 KV heads x 128 dims in bf16 in each of 80 layers; a decode step reads the bf16
-// weights once (1/8 per chip) and each sequence's KV cache at the mean context.
-TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
+// Llama 3.1 70B's config built over a 1,000-token prompt at batch 1, as --serve builds it.
+Result<LoadedModel> Llama70bPrompt() {
   ShapeOptions so;
   so.batch = 1;
   so.dims["seq"] = 1000;
   auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-70b.json").string());
-  auto m = LoadModel(*src, so);
+  if (!src) return src.error();
+  return LoadModel(*src, so);
+}
+
+// Serving Llama 3.1 70B on a v6e-8, tensor parallel over its 8 chips: the KV cache of a token is
+// K and V of 8 KV heads x 128 dims in bf16 in each of 80 layers; a decode step reads the bf16
+// weights once (1/8 per chip) and each sequence's KV cache at the mean context.
+TEST(ServingTest, KvCacheAndDecodeReadsByHand) {
+  auto m = Llama70bPrompt();
   ASSERT_TRUE(m);
   EstimateOptions o;
   o.chips = 8;
@@ -525,11 +531,7 @@ constexpr char kSmallLlama[] = R"({"architectures": ["LlamaForCausalLM"], "model
 // of 64 and one of 32, and its throughput is its 160,000 output tokens over that. A job smaller
 // than the concurrency runs all of it at once.
 TEST(ServingTest, AnOfflineJobRunsInWavesAndItsLastIsSmaller) {
-  ShapeOptions so;
-  so.batch = 1;
-  so.dims["seq"] = 1000;
-  auto src = ReadSource((testing::SourceDir() / "examples/configs/llama-3.1-70b.json").string());
-  auto m = LoadModel(*src, so);
+  auto m = Llama70bPrompt();
   ASSERT_TRUE(m);
   const TargetSpec& v6e = **FindTarget("tpu-v6e");
   auto serve = [&](std::int64_t concurrency, std::int64_t requests) {
