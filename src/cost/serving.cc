@@ -124,9 +124,12 @@ Result<PerToken> CountPerToken(const StepContext& c) {
 // The prefills of `prompts` requests as the engines batch them (static batching's context phase;
 // continuous batching prefills several prompts in a step, chunked): the weights are read once for
 // all of them, and each prompt adds its own work — its step less that read, and at least
-// `prompt_compute_ms`, its matmuls and causal attention at the matrix rate.
-double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, double prompts) {
-  const double per_prompt_ms = std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms);
+// `prompt_compute_ms`, its matmuls and causal attention at the matrix rate; `expert_rest_ms` is
+// what a prompt's step leaves out of its work on an expert-parallel device (see its use).
+double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, double expert_rest_ms,
+                        double prompts) {
+  const double per_prompt_ms =
+      std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms + expert_rest_ms);
   return std::max(out.decode_weights_ms, prompts * per_prompt_ms);
 }
 
@@ -190,7 +193,13 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // A prompt attends, causally, to half its length on average.
   const double prompt = static_cast<double>(s.prompt_tokens);
   const double prompt_compute_ms =
-      matrix_ms(prompt * (p.matmul_flops + p.AttentionFlops(prompt / 2)));
+      matrix_ms(prompt * (p.matmul_flops + p.expert_flops + p.AttentionFlops(prompt / 2)));
+  // Expert parallelism with data-parallel attention: a device prefills its own prompts'
+  // attention and dense layers and, on its experts, the tokens every device routes to them, as
+  // much expert work as its own prompts carry (balanced routing). The step of one prompt (TTFT)
+  // spreads that prompt's expert work over the ep devices, so each prompt of a round adds the
+  // other (ep - 1) / ep of it.
+  const double expert_rest_ms = matrix_ms(prompt * p.expert_flops) * (ep - 1) / ep;
   // One decode step: every sequence in flight adds a token. The weight matmuls read the weights
   // once, the attention each sequence's KV cache once; each kernel's math overlaps with its
   // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
@@ -231,8 +240,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
     // them: batched, or one at a time when bucketed. A replica's prompts, or with replicated
     // prefills every replica's, through one stream.
     const double prompts = s.replicated_prefill ? batch * replicas : local;
-    const double prefill_ms =
-        s.bucketed_prefill ? prompts * o.ttft_ms : BatchedPrefillMs(o, prompt_compute_ms, prompts);
+    const double prefill_ms = s.bucketed_prefill
+                                  ? prompts * (o.ttft_ms + expert_rest_ms)
+                                  : BatchedPrefillMs(o, prompt_compute_ms, expert_rest_ms, prompts);
     const double ms = prefill_ms + static_cast<double>(s.output_tokens) * o.decode_step_ms;
     o.prefill_share = prefill_ms / ms;
     return ms;

@@ -720,6 +720,15 @@ TEST(ServingTest, ExpertParallelServingSplitsTheSequencesAndTheExperts) {
   // Both devices' sequences count: the replica's throughput is its 8 sequences per TPOT.
   EXPECT_NEAR(b.output_tokens_per_s, 8 / (b.tpot_ms / 1e3), 1e-6);
   EXPECT_NEAR(b.output_tokens_per_s_per_chip, b.output_tokens_per_s / 2, 1e-9);
+  // A round's prefills: each device prefills its 4 prompts' attention and dense layers and, on
+  // its experts, as many routed tokens as those prompts carry. The TTFT step of one prompt spread
+  // that prompt's expert work over both devices, so each prompt adds the other half of it (2
+  // layers x 2 routed experts x 3 matmuls x 2 x 1024 x 2048 FLOPs a token, 512 tokens).
+  const double rate = 989e12 * CalibrationFor(h100, *ParseRuntime("compiled")).matrix_efficiency;
+  const double expert_rest_ms = 512 * 2 * 2 * 3 * 2 * 1024.0 * 2048 / rate / 2 * 1e3;
+  const double prefill =
+      std::max(b.decode_weights_ms, 4 * (b.ttft_ms - b.decode_weights_ms + expert_rest_ms));
+  EXPECT_NEAR(b.tpot_ms * 512, prefill + 512 * b.decode_step_ms, 1e-9);
 }
 
 // Bucketed prefills (--bucketed-prefill, JetStream's buckets): a 300-token prompt runs padded to
