@@ -394,14 +394,30 @@ ROWS = [
     *[jetstream_pt_spec(*row) for row in JETSTREAM_PT],
     # TensorRT-LLM's perf overview (v1.0, PyTorch backend): trtllm-bench at maximum load, its max
     # batch the requests the KV cache holds at ISL + OSL (bench/build/tuning.py, capped at 4,096),
-    # so each row is predicted at the smaller of 4,096 and the estimate's own max concurrency.
-    # nvidia/Llama-3.1-405B-Instruct-FP8 quantizes only the linear layers (its model card): a
-    # 16-bit KV cache. Held out (session 30).
+    # so each row is predicted at the smaller of 4,096 and the estimate's own max concurrency,
+    # and as the job of TRTLLM_REQUESTS it ran. The KV cache is fp8: nvidia/Llama-3.1-405B-Instruct-
+    # FP8 quantizes only the linear layers (its model card), and trtllm-bench sets an fp8 cache for
+    # an FP8 checkpoint whose hf_quant_config leaves kv_cache_quant_algo null (TensorRT-LLM's
+    # docs/source/performance/perf-benchmarking.md, "Quantization in the PyTorch Flow"); sessions
+    # 30-31 read the card alone as a 16-bit cache. Held out (session 30) at that reading.
     *[dict(match=("Llama-3.1-405B (TensorRT-LLM perf overview)", f"ISL/OSL {prompt}/{output},",
                   hardware), model="llama-3.1-405b.json", target=target,
            serve=(prompt, output, 4096), max_seqs=True, chips=8, per="serve", precision="fp8",
-           requests=TRTLLM_REQUESTS[(prompt, output)], held_out=True)
+           requests=TRTLLM_REQUESTS[(prompt, output)], kv_cache_dtype="fp8", held_out=True)
       for hardware, target in (("8x H200", "nvidia-h200-8"), ("8x H100", "nvidia-h100-8"))
+      for prompt, output in TRTLLM_WORKLOADS],
+    # The same page's Llama 3.3 70B (H200 TP1, H100 TP2) and Llama 3.1 8B (TP1) rows, the same
+    # recipe; session 30 looked at them under both cache readings and left them out, session 32
+    # added them with trtllm-bench's fp8 cache (not held out).
+    *[dict(match=(f"{model} (TensorRT-LLM perf overview)", f"ISL/OSL {prompt}/{output},",
+                  hardware), model=config, target=target,
+           serve=(prompt, output, 4096), max_seqs=True, chips=chips, per="serve", precision="fp8",
+           requests=TRTLLM_REQUESTS[(prompt, output)], kv_cache_dtype="fp8", held_out=True)
+      for model, config, hardware, target, chips in (
+          ("Llama-3.3-70B", "llama-3.1-70b.json", "1x H200", "nvidia-h200", 1),
+          ("Llama-3.3-70B", "llama-3.1-70b.json", "2x H100", "nvidia-h100-2", 2),
+          ("Llama-3.1-8B", "llama-3.1-8b.json", "1x H200", "nvidia-h200", 1),
+          ("Llama-3.1-8B", "llama-3.1-8b.json", "1x H100", "nvidia-h100", 1))
       for prompt, output in TRTLLM_WORKLOADS],
     # vLLM on one Ironwood chip (tpu-recipes, Qwen3-32B): TP over the chip's two devices, fp8
     # weights, activations and KV cache; the server runs at most 135 sequences (--max-num-seqs)
@@ -453,14 +469,14 @@ ROWS = [
     *[trtllm_061_spec(*row) for row in TRTLLM_061],
     # The same overview's Qwen3-235B-A22B MoE (its FP8 checkpoint) on 8 H200s and 8 H100s: the
     # MoE recipe runs trtllm-bench with --ep and enable_attention_dp, each GPU serving its own
-    # sequences with the whole attention and an eighth of the experts (`--parallel ep=8`). The
-    # cache dtype is not stated (taken 16-bit, the 405B card's reading); predicted, as above, at
-    # the smaller of 4,096 and the estimate's own max concurrency. Session 30 predicted them as
-    # tp=8 (median 23%), session 31 as expert parallel (not held out).
+    # sequences with the whole attention and an eighth of the experts (`--parallel ep=8`), the
+    # cache fp8 as above; predicted, as above, at the smaller of 4,096 and the estimate's own max
+    # concurrency. Session 30 predicted them as tp=8 (median 23%), session 31 as expert parallel
+    # (not held out).
     *[dict(match=("Qwen3-235B-A22B (TensorRT-LLM perf overview)", f"{isl} in / {osl} out",
                   gpu), model="qwen3-235b-a22b.json", target=target, serve=(isl, osl, 4096),
            chips=8, per="serve", precision="fp8", parallel="ep=8", max_seqs=True,
-           requests=TRTLLM_REQUESTS[(isl, osl)])
+           requests=TRTLLM_REQUESTS[(isl, osl)], kv_cache_dtype="fp8")
       for gpu, target in (("H200", "nvidia-h200-8"), ("H100", "nvidia-h100-8"))
       for isl, osl in TRTLLM_WORKLOADS],
     # TensorRT-LLM v0.7a's Llama2-70B rows on one H200 (its H200 blog; batch sizes from the
