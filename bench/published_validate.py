@@ -540,7 +540,11 @@ ROWS = [
     # recipes recompute the layer norms and the experts' activation (recompute_modules
     # layernorm, moe_act): `dots`, which keeps the matmuls' inputs and reruns the pointwise ops
     # (set after the first look, from the recipe). DeepSeek-V3's recompute its MLA up-projections
-    # and MLPs, which no --remat policy says; costed without.
+    # and MLPs, which no --remat policy says; costed without. Its H100 run (the 25.09 container)
+    # dispatched with DeepEP and overlapped the expert all-to-alls with the other micro-batch's
+    # compute: scripts/performance/run_script.py at af6bc366d, the 25.09 tables' commit, sets
+    # enable_deepep and overlap_moe_expert_parallel_comm for the H100 (session 32, from the
+    # recipe, after the first look: -47% without them).
     dict(match=("Llama3-8B (Megatron-Bridge)", "DGX-H100"), model="llama-3.1-8b.json",
          target="nvidia-h100-8", seq=8192, batch=1, micro_batches=16, chips=8,
          parallel="fsdp=8", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
@@ -559,7 +563,8 @@ ROWS = [
          dedup_expert_dispatch=True),
     dict(match=("DeepSeek-V3 (Megatron-Bridge)", "DGX-H100"), model="deepseek-v3.json",
          target="nvidia-h100-1024", seq=4096, batch=1, micro_batches=128, chips=1024,
-         parallel="tp=2,ep=64,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True),
+         parallel="tp=2,ep=64,pp=8,vp=4", remat="none", precision="fp8", per="tokens/chip", distributed_optimizer=True,
+         dedup_expert_dispatch=True, overlap_expert_comm=True),
     # The same tables' B200 MoE rows from the 26.04.01 container (the H100 rows above are from
     # it; the B200 rows below from 25.11, before HybridEP dispatch and MoE CUDA graphs: Qwen3-30B
     # ran 9,299 tokens/s/GPU there, 27,136 here). Session 28's held-out batch, predicted once
