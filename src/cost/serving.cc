@@ -125,12 +125,129 @@ Result<PerToken> CountPerToken(const StepContext& c) {
 // continuous batching prefills several prompts in a step, chunked): the weights are read once for
 // all of them, and each prompt adds its own work — its step less that read, and at least
 // `prompt_compute_ms`, its matmuls and causal attention at the matrix rate; `expert_rest_ms` is
-// what a prompt's step leaves out of its work on an expert-parallel device (see its use).
+// what a prompt's step leaves out of its work on an expert-parallel device (ServingRound).
 double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, double expert_rest_ms,
                         double prompts) {
   const double per_prompt_ms =
       std::max(prompt_compute_ms, out.ttft_ms - out.decode_weights_ms + expert_rest_ms);
   return std::max(out.decode_weights_ms, prompts * per_prompt_ms);
+}
+
+// A replica's round of serving: the prefills of the requests in flight and `output_tokens` decode
+// steps. Built once per estimate; Ms() prices a round at any batch (the steady state's, an offline
+// job's last wave).
+class ServingRound {
+ public:
+  // `out` already holds the decode step's weight read, the TTFT and the mean context; `e` is the
+  // prefill step's estimate (its kernels).
+  ServingRound(const StepContext& c, const PerToken& p, const Estimate& e,
+               const ServingEstimate& out)
+      : c_(c), p_(p), s_(*c.options.serve) {
+    // Expert parallelism over `ep` devices of a replica runs the attention data parallel (vLLM's
+    // and SGLang's data-parallel attention, TensorRT-LLM's enable_attention_dp): each device
+    // serves its own share of the sequences with the whole attention and the dense weights, and
+    // holds 1/ep of the experts, which see every device's routed tokens.
+    kv_bytes_ = KvCacheDtypeBytes(s_.kv_cache_dtype).value_or(c.ActivationBytes());
+    // A paged cache is read at the mean context; a static one whole, every slot's full length.
+    read_context_ =
+        s_.kv_cache_length > 0 ? static_cast<double>(s_.kv_cache_length) : out.mean_context;
+    // Each decode collective also takes the target's measured latency of a small collective (a
+    // decode step's all-reduces are a sequence's hidden state: kilobytes, where the latency is
+    // the cost).
+    latency_ms_ = c.target.collective_latency_us.value_or(0) * 1e-3;
+    launch_ms_ = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
+    // A prompt attends, causally, to half its length on average.
+    const double prompt = static_cast<double>(s_.prompt_tokens);
+    prompt_compute_ms_ =
+        MatrixMs(prompt * (p.matmul_flops + p.expert_flops + p.AttentionFlops(prompt / 2)));
+    // Expert parallelism: a device prefills its own prompts' attention and dense layers and, on
+    // its experts, the tokens every device routes to them, as much expert work as its own prompts
+    // carry (balanced routing). The step of one prompt (TTFT) spreads that prompt's expert work
+    // over the ep devices, so each prompt of a round adds the other (ep - 1) / ep of it.
+    expert_rest_ms_ = MatrixMs(prompt * p.expert_flops) * (Ep() - 1) / Ep();
+  }
+
+  const ServingOptions& Options() const { return s_; }
+  double KvBytes() const { return kv_bytes_; }
+
+  // Milliseconds of a round with `batch` requests in flight on the replica; fills in `o`'s
+  // decode step (its weight read and TTFT already there) and prefill share.
+  double Ms(double batch, ServingEstimate& o) const {
+    const double tp = c_.parallel.tensor, ep = Ep();
+    const double local = batch / ep;
+    const double bandwidth = c_.rates.bandwidth * c_.cal.memory_efficiency;
+    o.decode_kv_ms = local * p_.KvElementsPerDevice(read_context_, tp, s_.kv_reads_per_query_head) *
+                     kv_bytes_ / bandwidth * 1e3;
+    // A device's experts run the routed tokens of the whole replica, 1/ep of them.
+    const double matmul_ms = MatrixMs(local * p_.matmul_flops + batch * p_.expert_flops / ep);
+    const double attention_ms = MatrixMs(local * p_.AttentionFlops(read_context_));
+    o.decode_compute_ms = matmul_ms + attention_ms;
+    const double link = c_.target.ici_gbps.value_or(0) * 1e9 * c_.cal.ici_share;
+    // Two all-reduces per layer of each sequence's hidden state (after attention and after the
+    // MLP), as in the prefill; the layer boundary is that state.
+    if (tp > 1 && link > 0 && c_.layers.count > 0) {
+      const double hidden_bytes = c_.layers.boundary_bytes / c_.layers.count / p_.tokens;
+      o.decode_tensor_ms = c_.layers.count * 2 *
+                           (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms_);
+    }
+    // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
+    // device that holds its expert and takes the result back (two all-to-alls, as the training
+    // step's exchange over the same group), each also paying the small-collective latency.
+    if (ep > 1 && link > 0) {
+      const double bytes = local * c_.ExpertExchangeBytes() / p_.tokens;
+      o.decode_expert_ms = ExpertExchangeSeconds(c_, bytes) * 1e3 + 2 * p_.moe_layers * latency_ms_;
+    }
+    // The weight matmuls read the weights once, the attention each sequence's KV cache once;
+    // each kernel's math overlaps with its reads as far as the calibration's
+    // matrix_memory_overlap says. Every weight matmul of a decode step has the same FLOPs per
+    // byte (2 x the sequences over the weight's bytes), so the matmuls together take what one
+    // kernel of their summed reads and FLOPs takes.
+    o.decode_step_ms = MatrixKernelSeconds(c_, true, matmul_ms, o.decode_weights_ms) +
+                       MatrixKernelSeconds(c_, true, attention_ms, o.decode_kv_ms) +
+                       o.decode_tensor_ms + o.decode_expert_ms + launch_ms_;
+    // The time between a sequence's tokens includes the prefills of the others interleaved with
+    // them: batched, or one at a time when bucketed. A replica's prompts, or with replicated
+    // prefills every replica's, through one stream.
+    const double replicas = static_cast<double>(c_.parallel.data) * c_.options.slices;
+    const double prompts = s_.replicated_prefill ? batch * replicas : local;
+    const double prefill_ms =
+        s_.bucketed_prefill ? prompts * (o.ttft_ms + expert_rest_ms_)
+                            : BatchedPrefillMs(o, prompt_compute_ms_, expert_rest_ms_, prompts);
+    const double ms = prefill_ms + static_cast<double>(s_.output_tokens) * o.decode_step_ms;
+    o.prefill_share = prefill_ms / ms;
+    return ms;
+  }
+
+ private:
+  double Ep() const { return c_.parallel.expert; }
+  // Milliseconds of matrix work, split over the tensor-parallel devices.
+  double MatrixMs(double flops) const {
+    return flops / c_.parallel.tensor / (c_.rates.matrix_flops * c_.cal.matrix_efficiency) * 1e3;
+  }
+
+  const StepContext& c_;
+  const PerToken& p_;
+  const ServingOptions& s_;
+  double kv_bytes_ = 0, read_context_ = 0, latency_ms_ = 0, launch_ms_ = 0;
+  double prompt_compute_ms_ = 0, expert_rest_ms_ = 0;
+};
+
+// An offline job (ServingOptions::requests): each replica's share of the requests in waves of
+// `in_flight`, the last one what is left over at its own, smaller, decode steps. Sets the job's
+// figures and its throughput in `out`.
+void PriceOfflineJob(const ServingRound& round, double replicas, double in_flight,
+                     double first_round_ms, ServingEstimate& out) {
+  const ServingOptions& s = round.Options();
+  const double mine = std::ceil(static_cast<double>(s.requests) / replicas);
+  const double full = std::floor(mine / in_flight);
+  const double rest = mine - full * in_flight;
+  ServingEstimate tail = out;
+  const double job_ms = full * first_round_ms + (rest > 0 ? round.Ms(rest, tail) : 0);
+  out.requests = s.requests;
+  out.waves = static_cast<std::int64_t>(full) + (rest > 0 ? 1 : 0);
+  out.job_s = job_ms / 1e3;
+  out.output_tokens_per_s =
+      static_cast<double>(s.requests) * static_cast<double>(s.output_tokens) / out.job_s;
 }
 
 }  // namespace
@@ -146,137 +263,49 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   if (!per_token) return per_token.error();
   const PerToken& p = *per_token;
   const double tp = c.parallel.tensor;
+  const double ep = c.parallel.expert;
   const double shards = tp * c.parallel.fsdp;
   const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
   // An offline job never has more requests in flight than it has.
   const double requested =
       static_cast<double>(s.requests > 0 ? std::min(s.concurrency, s.requests) : s.concurrency);
   const double in_flight = std::ceil(requested / replicas);
-  // Expert parallelism over `ep` devices of a replica runs the attention data parallel (vLLM's
-  // and SGLang's data-parallel attention, TensorRT-LLM's enable_attention_dp): each device serves
-  // its own `local` sequences with the whole attention and the dense weights, and holds 1/ep of
-  // the experts, which see every device's routed tokens.
-  const double ep = c.parallel.expert;
-  const double local = in_flight / ep;
-  const double value_bytes = c.ActivationBytes();
-  const double bandwidth = c.rates.bandwidth * c.cal.memory_efficiency;
-  // The cache keeps the compute dtype unless --kv-cache-dtype says otherwise.
-  const double kv_bytes = KvCacheDtypeBytes(s.kv_cache_dtype).value_or(value_bytes);
-  // Milliseconds of matrix work, split over the tensor-parallel devices.
-  const auto matrix_ms = [&](double flops) {
-    return flops / tp / (c.rates.matrix_flops * c.cal.matrix_efficiency) * 1e3;
-  };
   ServingEstimate out;
-  // Per token of context, every layer (a windowed layer's cache stops growing at its window).
-  out.kv_bytes_per_token = p.KvElements(1) * kv_bytes;
+  out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
+  out.kv_cache_length = s.kv_cache_length;
+  out.bucketed_prefill = s.bucketed_prefill;
+  out.prefill_tokens = s.bucketed_prefill ? PrefillBucket(s.prompt_tokens) : s.prompt_tokens;
   // fp8 and int8 serving read 8-bit weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints;
-  // JetStream's and vLLM's int8 ones).
-  const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : value_bytes;
+  // JetStream's and vLLM's int8 ones). Expert parallelism holds 1/ep of the experts a device.
+  const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : c.ActivationBytes();
   const double expert_params = c.facts.expert_params * (1 - 1 / ep);  // held on other devices
   out.weight_bytes = (params.count - expert_params) * weight_bytes / shards;
   // A decode step reads every weight but a gathered-only table's (one row a sequence).
   const double read_weight_bytes =
       (params.count - expert_params - params.gathered_only) * weight_bytes / shards;
-  out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
-  out.kv_cache_length = s.kv_cache_length;
-  out.bucketed_prefill = s.bucketed_prefill;
-  out.prefill_tokens = s.bucketed_prefill ? PrefillBucket(s.prompt_tokens) : s.prompt_tokens;
-  // A paged cache is read at the mean context; a static one whole, every slot's full length.
-  const double static_length = static_cast<double>(s.kv_cache_length);
-  const double read_context = s.kv_cache_length > 0 ? static_length : out.mean_context;
-  const double link = c.target.ici_gbps.value_or(0) * 1e9 * c.cal.ici_share;
-  // Each decode collective also takes the target's measured latency of a small collective (a
-  // decode step's all-reduces are a sequence's hidden state: kilobytes, where the latency is the
-  // cost).
-  const double latency_ms = c.target.collective_latency_us.value_or(0) * 1e-3;
-  const double launch_ms = e.components.forward_kernels * c.cal.kernel_overhead_us * 1e-3;
-  // A prompt attends, causally, to half its length on average.
-  const double prompt = static_cast<double>(s.prompt_tokens);
-  const double prompt_compute_ms =
-      matrix_ms(prompt * (p.matmul_flops + p.expert_flops + p.AttentionFlops(prompt / 2)));
-  // Expert parallelism with data-parallel attention: a device prefills its own prompts'
-  // attention and dense layers and, on its experts, the tokens every device routes to them, as
-  // much expert work as its own prompts carry (balanced routing). The step of one prompt (TTFT)
-  // spreads that prompt's expert work over the ep devices, so each prompt of a round adds the
-  // other (ep - 1) / ep of it.
-  const double expert_rest_ms = matrix_ms(prompt * p.expert_flops) * (ep - 1) / ep;
-  // One decode step: every sequence in flight adds a token. The weight matmuls read the weights
-  // once, the attention each sequence's KV cache once; each kernel's math overlaps with its
-  // reads as far as the calibration's matrix_memory_overlap says. Every weight matmul of a
-  // decode step has the same FLOPs per byte (2 x the sequences over the weight's bytes), so the
-  // matmuls together take what one kernel of their summed reads and FLOPs takes.
-  out.decode_weights_ms = read_weight_bytes / bandwidth * 1e3;
+  out.decode_weights_ms = read_weight_bytes / (c.rates.bandwidth * c.cal.memory_efficiency) * 1e3;
   // The prefill of one prompt is the graph's inference step (over its bucket's length where the
   // prefills are bucketed).
   out.ttft_ms = e.step_ms;
-  // A round of a replica with `batch` requests in flight: their prefills and `output_tokens`
-  // decode steps; fills in `o`'s decode step and returns the round's milliseconds.
-  const auto round_ms = [&](double batch, ServingEstimate& o) {
-    const double local = batch / ep;
-    o.decode_kv_ms = local * p.KvElementsPerDevice(read_context, tp, s.kv_reads_per_query_head) *
-                     kv_bytes / bandwidth * 1e3;
-    // A device's experts run the routed tokens of the whole replica, 1/ep of them.
-    const double matmul_ms = matrix_ms(local * p.matmul_flops + batch * p.expert_flops / ep);
-    const double attention_ms = matrix_ms(local * p.AttentionFlops(read_context));
-    o.decode_compute_ms = matmul_ms + attention_ms;
-    // Two all-reduces per layer of each sequence's hidden state (after attention and after the
-    // MLP), as in the prefill; the layer boundary is that state.
-    if (tp > 1 && link > 0 && c.layers.count > 0) {
-      const double hidden_bytes = c.layers.boundary_bytes / c.layers.count / p.tokens;
-      o.decode_tensor_ms =
-          c.layers.count * 2 * (2 * (tp - 1) / tp * local * hidden_bytes / link * 1e3 + latency_ms);
-    }
-    // Expert parallelism: every MoE layer sends each routed copy of a device's tokens to the
-    // device that holds its expert and takes the result back (two all-to-alls, as the training
-    // step's exchange over the same group), each also paying the small-collective latency.
-    if (ep > 1 && link > 0) {
-      const double bytes = local * c.ExpertExchangeBytes() / p.tokens;
-      o.decode_expert_ms = ExpertExchangeSeconds(c, bytes) * 1e3 + 2 * p.moe_layers * latency_ms;
-    }
-    o.decode_step_ms = MatrixKernelSeconds(c, true, matmul_ms, o.decode_weights_ms) +
-                       MatrixKernelSeconds(c, true, attention_ms, o.decode_kv_ms) +
-                       o.decode_tensor_ms + o.decode_expert_ms + launch_ms;
-    // The time between a sequence's tokens includes the prefills of the others interleaved with
-    // them: batched, or one at a time when bucketed. A replica's prompts, or with replicated
-    // prefills every replica's, through one stream.
-    const double prompts = s.replicated_prefill ? batch * replicas : local;
-    const double prefill_ms = s.bucketed_prefill
-                                  ? prompts * (o.ttft_ms + expert_rest_ms)
-                                  : BatchedPrefillMs(o, prompt_compute_ms, expert_rest_ms, prompts);
-    const double ms = prefill_ms + static_cast<double>(s.output_tokens) * o.decode_step_ms;
-    o.prefill_share = prefill_ms / ms;
-    return ms;
-  };
+  const ServingRound round(c, p, e, out);
+  // Per token of context, every layer (a windowed layer's cache stops growing at its window).
+  out.kv_bytes_per_token = p.KvElements(1) * round.KvBytes();
   // At steady state a replica runs, for every `in_flight` requests, their prefills and
   // `output_tokens` decode steps.
-  const double first_round_ms = round_ms(in_flight, out);
+  const double first_round_ms = round.Ms(in_flight, out);
   out.tpot_ms = first_round_ms / static_cast<double>(s.output_tokens);
   out.output_tokens_per_s = replicas * in_flight / (out.tpot_ms / 1e3);
-  // An offline job: each replica's share of the requests in waves of `in_flight`, the last one
-  // what is left over (its own, smaller, decode steps).
-  if (s.requests > 0) {
-    const double mine = std::ceil(static_cast<double>(s.requests) / replicas);
-    const double full = std::floor(mine / in_flight);
-    const double rest = mine - full * in_flight;
-    ServingEstimate tail = out;
-    const double job_ms = full * first_round_ms + (rest > 0 ? round_ms(rest, tail) : 0);
-    out.requests = s.requests;
-    out.waves = static_cast<std::int64_t>(full) + (rest > 0 ? 1 : 0);
-    out.job_s = job_ms / 1e3;
-    out.output_tokens_per_s =
-        static_cast<double>(s.requests) * static_cast<double>(s.output_tokens) / out.job_s;
-  }
+  if (s.requests > 0) PriceOfflineJob(round, replicas, in_flight, first_round_ms, out);
   out.output_tokens_per_s_per_chip =
       out.output_tokens_per_s / (static_cast<double>(c.options.chips) * c.options.slices);
   if (e.usd_per_hour && out.output_tokens_per_s > 0)
     out.usd_per_million_output_tokens = *e.usd_per_hour / (out.output_tokens_per_s * 3600) * 1e6;
   // Memory: the weights, every sequence's KV cache at its full length (a static cache's slot
   // length), one prefill's activations.
-  const double held_context = s.kv_cache_length > 0
-                                  ? static_length
-                                  : static_cast<double>(s.prompt_tokens + s.output_tokens);
-  const double sequence_kv = p.KvElementsPerDevice(held_context, tp) * kv_bytes;
-  out.kv_cache_bytes = local * sequence_kv;
+  const double held_context = static_cast<double>(
+      s.kv_cache_length > 0 ? s.kv_cache_length : s.prompt_tokens + s.output_tokens);
+  const double sequence_kv = p.KvElementsPerDevice(held_context, tp) * round.KvBytes();
+  out.kv_cache_bytes = in_flight / ep * sequence_kv;
   const double usable = ServingUsableBytes(c, e.hbm_bytes);
   const double fixed = out.weight_bytes + e.memory.activations + e.memory.transients;
   out.fits = fixed + out.kv_cache_bytes <= usable;
