@@ -19,7 +19,7 @@ if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux
   apt-get install -y --no-install-recommends clang libclang-rt-dev >/dev/null 2>&1 ||
     apt-get install -y --no-install-recommends clang libclang-rt-14-dev >/dev/null
 fi
-CXX=clang++ BUILD_DIR=build-fuzz scripts/build.sh -DTPUD_BUILD_FUZZERS=ON -DTPUD_BUILD_TESTS=OFF \
+CC=clang CXX=clang++ BUILD_DIR=build-fuzz scripts/build.sh -DTPUD_BUILD_FUZZERS=ON -DTPUD_BUILD_TESTS=OFF \
   -DTPUD_BUILD_BENCH=OFF >&2
 
 # The seed folders of a target (the regression corpus first).

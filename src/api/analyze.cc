@@ -195,7 +195,8 @@ Result<Report> Analyze(const Source& source, const AnalyzeOptions& options) {
   report.estimate = analysis.estimate();
   if (!slices->empty()) {
     std::optional<CheckedEstimate> checked;
-    if (report.estimate) checked.emplace(&*report.estimate, analysis.estimate_options());
+    if (report.estimate)
+      checked.emplace(CheckedEstimate{&*report.estimate, analysis.estimate_options()});
     if (auto r = EstimateOnSlices(model->graph, *slices, options, checked, report); !r)
       return r.error();
   }

@@ -104,8 +104,9 @@ const PlanCandidate* FastestMissingTheDeadline(const std::map<const TpuSlice*, P
                                                const std::vector<PlanCandidate>& in_time) {
   const PlanCandidate* out = nullptr;
   for (const auto& [slice, c] : late) {
-    const bool slice_in_time = std::any_of(in_time.begin(), in_time.end(),
-                                           [&](const auto& t) { return t.slice == slice; });
+    const TpuSlice* s = slice;  // a structured binding is not capturable before C++20's P1091
+    const bool slice_in_time =
+        std::any_of(in_time.begin(), in_time.end(), [s](const auto& t) { return t.slice == s; });
     if (!slice_in_time && (!out || *c.job_hours < *out->job_hours)) out = &c;
   }
   return out;
