@@ -33,11 +33,12 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from published_validate import ROOT, run_estimate  # noqa: E402
+
 CSV = os.path.join(ROOT, "bench", "data", "llm_foundry_results.csv")
 
 # llm-foundry's scripts/train/yamls/pretrain/mpt-{size}.yaml: d_model, n_heads, n_layers (the
@@ -80,10 +81,7 @@ def predict(binary, workdir, row, attention_kernel):
     path = os.path.join(workdir, f"mpt-{row['model']}-{seq}.json")
     with open(path, "w") as f:
         json.dump(mpt_config(row["model"], seq), f)
-    out = subprocess.run(estimate_command(binary, path, row, attention_kernel), capture_output=True,
-                         text=True,
-                         check=True).stdout
-    e = json.loads(out)["estimates"][0]
+    e = run_estimate(estimate_command(binary, path, row, attention_kernel))
     tokens_per_gpu = e["global_batch"] * seq / (e["step_time_ms"] / 1e3) / int(row["gpus"])
     return tokens_per_gpu, e["fits"]
 

@@ -162,8 +162,8 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (!options.attention_kernel.empty()) {
     out.push_back("fused attention runs " + options.attention_kernel + "'s kernels at " +
-                  FormatFixed(c.target.attention_kernels.at(options.attention_kernel), 2) +
-                  " of the bf16 peak (" + c.target.name + "'s attention_kernels, with its source)");
+                  FormatFixed(AttentionEfficiency(c), 2) + " of the bf16 peak (" + c.target.name +
+                  "'s attention_kernels, with its source)");
   }
   if (!c.runtime.model().fused && cal.fused_activations && c.facts.any_activation) {
     out.push_back(

@@ -138,11 +138,14 @@ double BatchedPrefillMs(const ServingEstimate& out, double prompt_compute_ms, do
 // job's last wave).
 class ServingRound {
  public:
-  // `out` already holds the decode step's weight read, the TTFT and the mean context; `e` is the
-  // prefill step's estimate (its kernels).
+  // `out` already holds the mean context (Ms() reads the weight read and the TTFT from the
+  // estimate it fills); `e` is the prefill step's estimate (its kernels).
   ServingRound(const StepContext& c, const PerToken& p, const Estimate& e,
                const ServingEstimate& out)
-      : c_(c), p_(p), s_(*c.options.serve) {
+      : c_(c),
+        p_(p),
+        s_(*c.options.serve),
+        replicas_(static_cast<double>(c.parallel.data) * c.options.slices) {
     // Expert parallelism over `ep` devices of a replica runs the attention data parallel (vLLM's
     // and SGLang's data-parallel attention, TensorRT-LLM's enable_attention_dp): each device
     // serves its own share of the sequences with the whole attention and the dense weights, and
@@ -168,6 +171,8 @@ class ServingRound {
   }
 
   const ServingOptions& Options() const { return s_; }
+  // The data-parallel replicas of the slices, each serving its own share of the requests.
+  double Replicas() const { return replicas_; }
   double KvBytes() const { return kv_bytes_; }
 
   // Milliseconds of a round with `batch` requests in flight on the replica; fills in `o`'s
@@ -208,8 +213,7 @@ class ServingRound {
     // The time between a sequence's tokens includes the prefills of the others interleaved with
     // them: batched, or one at a time when bucketed. A replica's prompts, or with replicated
     // prefills every replica's, through one stream.
-    const double replicas = static_cast<double>(c_.parallel.data) * c_.options.slices;
-    const double prompts = s_.replicated_prefill ? batch * replicas : local;
+    const double prompts = s_.replicated_prefill ? batch * replicas_ : local;
     const double prefill_ms =
         s_.bucketed_prefill ? prompts * (o.ttft_ms + expert_rest_ms_)
                             : BatchedPrefillMs(o, prompt_compute_ms_, expert_rest_ms_, prompts);
@@ -228,6 +232,7 @@ class ServingRound {
   const StepContext& c_;
   const PerToken& p_;
   const ServingOptions& s_;
+  const double replicas_;
   double kv_bytes_ = 0, read_context_ = 0, latency_ms_ = 0, launch_ms_ = 0;
   double prompt_compute_ms_ = 0, expert_rest_ms_ = 0;
 };
@@ -235,10 +240,10 @@ class ServingRound {
 // An offline job (ServingOptions::requests): each replica's share of the requests in waves of
 // `in_flight`, the last one what is left over at its own, smaller, decode steps. Sets the job's
 // figures and its throughput in `out`.
-void PriceOfflineJob(const ServingRound& round, double replicas, double in_flight,
-                     double first_round_ms, ServingEstimate& out) {
+void PriceOfflineJob(const ServingRound& round, double in_flight, double first_round_ms,
+                     ServingEstimate& out) {
   const ServingOptions& s = round.Options();
-  const double mine = std::ceil(static_cast<double>(s.requests) / replicas);
+  const double mine = std::ceil(static_cast<double>(s.requests) / round.Replicas());
   const double full = std::floor(mine / in_flight);
   const double rest = mine - full * in_flight;
   ServingEstimate tail = out;
@@ -265,16 +270,17 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double tp = c.parallel.tensor;
   const double ep = c.parallel.expert;
   const double shards = tp * c.parallel.fsdp;
-  const double replicas = static_cast<double>(c.parallel.data) * c.options.slices;
-  // An offline job never has more requests in flight than it has.
-  const double requested =
-      static_cast<double>(s.requests > 0 ? std::min(s.concurrency, s.requests) : s.concurrency);
-  const double in_flight = std::ceil(requested / replicas);
   ServingEstimate out;
   out.mean_context = static_cast<double>(s.prompt_tokens) + s.output_tokens / 2.0;
   out.kv_cache_length = s.kv_cache_length;
   out.bucketed_prefill = s.bucketed_prefill;
   out.prefill_tokens = s.bucketed_prefill ? PrefillBucket(s.prompt_tokens) : s.prompt_tokens;
+  const ServingRound round(c, p, e, out);
+  const double replicas = round.Replicas();
+  // An offline job never has more requests in flight than it has.
+  const double requested =
+      static_cast<double>(s.requests > 0 ? std::min(s.concurrency, s.requests) : s.concurrency);
+  const double in_flight = std::ceil(requested / replicas);
   // fp8 and int8 serving read 8-bit weights (ModelOpt, vLLM and TensorRT-LLM fp8 checkpoints;
   // JetStream's and vLLM's int8 ones). Expert parallelism holds 1/ep of the experts a device.
   const double weight_bytes = EightBitMatmuls(c.options.precision) ? 1 : c.ActivationBytes();
@@ -287,7 +293,6 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   // The prefill of one prompt is the graph's inference step (over its bucket's length where the
   // prefills are bucketed).
   out.ttft_ms = e.step_ms;
-  const ServingRound round(c, p, e, out);
   // Per token of context, every layer (a windowed layer's cache stops growing at its window).
   out.kv_bytes_per_token = p.KvElements(1) * round.KvBytes();
   // At steady state a replica runs, for every `in_flight` requests, their prefills and
@@ -295,7 +300,7 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double first_round_ms = round.Ms(in_flight, out);
   out.tpot_ms = first_round_ms / static_cast<double>(s.output_tokens);
   out.output_tokens_per_s = replicas * in_flight / (out.tpot_ms / 1e3);
-  if (s.requests > 0) PriceOfflineJob(round, replicas, in_flight, first_round_ms, out);
+  if (s.requests > 0) PriceOfflineJob(round, in_flight, first_round_ms, out);
   out.output_tokens_per_s_per_chip =
       out.output_tokens_per_s / (static_cast<double>(c.options.chips) * c.options.slices);
   if (e.usd_per_hour && out.output_tokens_per_s > 0)

@@ -230,6 +230,10 @@ std::optional<std::string> CoverageWarning(const Estimate& e);
 
 // Time (time.cc): forward and backward seconds, op by op (eager) or kernel by kernel (fused).
 ForwardBackward TimeForwardBackward(const StepContext& c, Estimate& e);
+// The share of the peak a fused attention kernel reaches: the kernel's on this target where
+// --attention-kernel names one (EstimateStep has checked the target lists it), else the runtime
+// calibration's attention_efficiency (its matmul efficiency where it states none).
+double AttentionEfficiency(const StepContext& c);
 // Seconds of a kernel with a matrix op, from its compute and memory seconds: the longer, plus the
 // part of the shorter the calibration's matrix_memory_overlap says a matmul does not hide (a
 // convolution hides all of it).

@@ -36,14 +36,6 @@ bool GroupedExpert(const StepContext& c, const Node& n) {
   return c.facts.grouped_experts && c.facts.expert_matmul[static_cast<std::size_t>(n.id)];
 }
 
-// The share of the peak a fused attention kernel reaches: the kernel's on this target where
-// --attention-kernel names one (EstimateStep has checked the target lists it), else the runtime's.
-double AttentionEfficiency(const StepContext& c) {
-  if (!c.options.attention_kernel.empty())
-    return c.target.attention_kernels.at(c.options.attention_kernel);
-  return c.cal.attention_efficiency.value_or(c.cal.matrix_efficiency);
-}
-
 // The time of a matrix op's work at the calibrated rate for its kind (matmul, convolution,
 // depthwise convolution), after MXU padding; adds its padded FLOPs to the components.
 double MatrixSeconds(const StepContext& c, const Node& n, const OpCost& cost, Estimate& e,
@@ -318,6 +310,12 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
 }
 
 }  // namespace
+
+double AttentionEfficiency(const StepContext& c) {
+  if (!c.options.attention_kernel.empty())
+    return c.target.attention_kernels.at(c.options.attention_kernel);
+  return c.cal.attention_efficiency.value_or(c.cal.matrix_efficiency);
+}
 
 // A kernel with a matrix op: its compute time and the time its bytes take, the shorter hidden
 // behind the longer — as far as the calibration's matrix_memory_overlap says for a matmul, fully

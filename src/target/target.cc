@@ -104,6 +104,12 @@ DTypeRule TargetSpec::RuleFor(DType dtype) const {
   return it->second;
 }
 
+const std::vector<std::string>& AttentionKernelNames() {
+  static const std::vector<std::string> kNames = {"flash-attention-1", "flash-attention-2",
+                                                  "flash-attention-3", "cudnn"};
+  return kNames;
+}
+
 const std::vector<TargetSpec>& AllTargets() {
   static const auto* targets = [] {
     auto* out = new std::vector<TargetSpec>();

@@ -10,6 +10,7 @@
 #include "tpudoctor/cost/estimate.h"
 #include "tpudoctor/frontend/frontend.h"
 #include "tpudoctor/support/strings.h"
+#include "tpudoctor/target/target.h"
 
 namespace tpudoctor::cli {
 namespace {
@@ -25,8 +26,6 @@ const std::vector<std::string> kTextOrJson = {"text", "json"};
 const std::vector<std::string> kObjectives = {"cost", "throughput"};
 const std::vector<std::string> kFrameworks = {"jax", "pytorch", "tensorflow"};
 const std::vector<std::string> kDcnParallelism = {"data", "fsdp"};
-const std::vector<std::string> kAttentionKernels = {"flash-attention-1", "flash-attention-2",
-                                                    "flash-attention-3", "cudnn"};
 
 // Each flag's fixed values for shell completion, by subcommand ("" for any).
 CompletionValues FlagValues() {
@@ -38,7 +37,7 @@ CompletionValues FlagValues() {
           {{"", "--framework"}, kFrameworks},
           {{"", "--dcn"}, kDcnParallelism},
           {{"", "--kv-cache-dtype"}, KvCacheDtypeNames()},
-          {{"", "--attention-kernel"}, kAttentionKernels}};
+          {{"", "--attention-kernel"}, AttentionKernelNames()}};
 }
 
 // A dim's value: a positive integer up to 2^62 (help shows only `N`, the error says the rest).
@@ -323,7 +322,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "GPUs: the fused attention kernel the model runs, at the share of the peak the "
                    "target lists for it (data/targets): flash-attention-1, flash-attention-2, "
                    "flash-attention-3 (Hopper) or cudnn; default: the runtime's calibration")
-      ->check(CLI::IsMember(kAttentionKernels));
+      ->check(CLI::IsMember(AttentionKernelNames()));
   est_cmd
       ->add_option("--slices", est.slices,
                    "identical slices over DCN (multislice), data parallel between them unless "

@@ -97,6 +97,9 @@ struct TargetSpec {
 
 // All targets, sorted by name.
 const std::vector<TargetSpec>& AllTargets();
+// The fused-attention kernels a GPU target may list a rate for (TargetSpec::attention_kernels),
+// as `--attention-kernel` names them.
+const std::vector<std::string>& AttentionKernelNames();
 Result<const TargetSpec*> FindTarget(const std::string& name);
 
 // A target name with an optional slice size: "tpu-v5e" (1 chip), "tpu-v5e-8" (8 chips),
