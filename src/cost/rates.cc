@@ -55,12 +55,19 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
   if (p == Precision::kInt8) {
     const double int8 = t.int8_tops.value_or(0) * 1e12;
     const double sixteen = bf16 > 0 ? bf16 : fp16;
-    r.matrix_flops = std::max(int8, sixteen);
+    const double share = t.int8_matmul_share.value_or(1);
+    r.matrix_flops = std::max(int8 * share, sixteen);
     r.matrix_note =
-        int8 > sixteen
-            ? "int8 weight matmuls (AQT: forward, data and weight gradients) at the int8 peak; "
-              "attention and the rest bf16"
-            : "no int8 matmul rate above the 16-bit one on this chip: int8 runs at the 16-bit rate";
+        int8 * share <= sixteen
+            ? "no int8 matmul rate above the 16-bit one on this chip: int8 runs at the 16-bit rate"
+        : share < 1
+            ? "int8 weight matmuls (AQT: forward, data and weight gradients) at " +
+                  FormatFixed(share, 2) +
+                  " x the int8 peak (AQT's quantized matmuls reach that much less of their peak "
+                  "than bf16 ones of theirs on this chip: the target's int8_matmul_share, with its "
+                  "source); attention and the rest bf16"
+            : "int8 weight matmuls (AQT: forward, data and weight gradients) at the int8 peak; "
+              "attention and the rest bf16";
     if (r.matrix_flops > 0) return r;
   }
   if (p != Precision::kFp32) {

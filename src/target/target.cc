@@ -44,6 +44,7 @@ TargetSpec ParseTarget(const json& j) {
     t.fp16_tflops = Opt<double>(*it, "fp16");
   }
   t.fp8_matmul_share = Opt<double>(j, "fp8_matmul_share");
+  t.int8_matmul_share = Opt<double>(j, "int8_matmul_share");
   if (auto it = j.find("attention_kernels"); it != j.end() && it->is_object()) {
     for (const auto& [kernel, share] : it->items()) {
       if (share.is_number() && share.get<double>() > 0 && share.get<double>() <= 1)

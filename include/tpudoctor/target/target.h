@@ -40,6 +40,9 @@ struct TargetSpec {
   // The share of the fp8 peak that fp8 matmuls reach, over the share of the bf16 peak that bf16
   // matmuls of the same shapes reach (measured; absent: 1, fp8 as efficient as bf16).
   std::optional<double> fp8_matmul_share;
+  // The same for int8 under AQT (MaxText's quantization=int8): the share of the int8 peak its
+  // quantized matmuls reach, over bf16's share of the bf16 peak (absent: 1).
+  std::optional<double> int8_matmul_share;
   // GPUs: the share of the bf16 peak each fused-attention kernel that runs on the chip reaches
   // (`flash-attention-1`, `flash-attention-2`, `flash-attention-3`, `cudnn`; sources in
   // `sources`). `--attention-kernel` picks one; without it the runtime's calibration decides.

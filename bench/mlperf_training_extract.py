@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Step and block times of MLPerf Training GPT-3 175B results, from their MLLOG result files.
+
+    python3 bench/mlperf_training_extract.py PATH/TO/training_results_v4.1 > bench/data/mlperf_training_gpt3.csv
+
+PATH is a checkout (or a bare mirror: files are read with `git show HEAD:...` when it has no
+work tree) of github.com/mlcommons/training_results_v4.1. For every GPT-3 result directory it
+reads each run's `result_N.txt` and prints one row: the global batch and sequence length the
+log states, the tokens a block trains on (`block_start`'s epoch_count), and the medians over
+the runs of each run's median block time and, where the log has one (NeMo's `tracked_stats`
+train_step_timing), its median training step. A MaxText log closes a block after the block's
+evaluation (mllog_utils.early_stop_check runs after the eval loss), so its block time holds the
+eval pass; a NeMo log times the eval apart (eval_start/eval_stop) and its blocks hold none.
+bench/mlperf_training_validate.py predicts the rows.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+SOURCE = "https://github.com/mlcommons/training_results_v4.1/tree/main/"
+
+
+def lister(root):
+    """(list of paths, reader of one path) over a checkout or a bare repository."""
+    if os.path.isdir(os.path.join(root, "Google")):
+        paths = [os.path.relpath(os.path.join(d, f), root)
+                 for d, _, files in os.walk(root) for f in files]
+        return paths, lambda p: open(os.path.join(root, p), encoding="utf-8").read()
+    git = ["git", "-C", root]
+    paths = subprocess.run(git + ["ls-tree", "-r", "--name-only", "HEAD"], capture_output=True,
+                           text=True, check=True).stdout.split()
+    return paths, lambda p: subprocess.run(git + ["show", "HEAD:" + p], capture_output=True,
+                                           text=True, check=True).stdout
+
+
+def events(text):
+    out = []
+    for line in text.splitlines():
+        at = line.find(":::MLLOG ")
+        if at >= 0:
+            try:
+                out.append(json.loads(line[at + len(":::MLLOG "):]))
+            except json.JSONDecodeError:
+                pass
+    return out
+
+
+def run_times(text):
+    """(global batch, seq, tokens a block, median block s, median step s or None, whether the
+    blocks hold the evals: the log times no eval of its own) of one run."""
+    ev = events(text)
+    point = {e["key"]: e["value"] for e in ev if e["event_type"] == "POINT_IN_TIME"}
+    starts = [e for e in ev if e["key"] == "block_start"]
+    stops = [e for e in ev if e["key"] == "block_stop"]
+    blocks = [(b["time_ms"] - a["time_ms"]) / 1e3 for a, b in zip(starts, stops)]
+    steps = [e["value"]["train_step_timing in s"] for e in ev
+             if e["key"] == "tracked_stats" and isinstance(e["value"], dict)
+             and "train_step_timing in s" in e["value"]]
+    return (point["global_batch_size"], point["max_sequence_length"],
+            starts[0]["metadata"]["epoch_count"], statistics.median(blocks),
+            statistics.median(steps) if steps else None,
+            not any(e["key"] == "eval_start" for e in ev))
+
+
+def main():
+    paths, read = lister(sys.argv[1])
+    systems = {}
+    for p in paths:
+        parts = p.split("/")
+        if len(parts) == 5 and parts[1] == "results" and parts[3] == "gpt3" \
+                and parts[4].startswith("result_"):
+            systems.setdefault((parts[0], parts[2]), []).append(p)
+    print("submitter,system,global_batch,seq,block_tokens,runs,block_s,step_s,eval_in_block,source")
+    for (org, system), files in sorted(systems.items()):
+        runs = [run_times(read(f)) for f in sorted(files)]
+        batch, seq, tokens = runs[0][:3]
+        block = statistics.median(r[3] for r in runs)
+        steps = [r[4] for r in runs if r[4] is not None]
+        step = f"{statistics.median(steps):.3f}" if steps else ""
+        eval_in_block = "yes" if all(r[5] for r in runs) else "no"
+        print(f"{org},{system},{batch},{seq},{tokens},{len(runs)},{block:.2f},{step},"
+              f"{eval_in_block},{SOURCE}{org}/results/{system}/gpt3")
+
+
+if __name__ == "__main__":
+    main()

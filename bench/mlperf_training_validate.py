@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""MLPerf Training v4.1's GPT-3 175B runs beside tpu-doctor's prediction, row by row.
+
+bench/data/mlperf_training_gpt3.csv holds what bench/mlperf_training_extract.py reads from every
+GPT-3 result of github.com/mlcommons/training_results_v4.1 (closed division, October 2024): three
+runs a system, the median block and step times. The systems are Google's MaxText on Trillium
+(2 to 12 slices of v6e-256 over the data-centre network) and on single v5p slices of 2,048 to
+6,144 chips, NVIDIA's NeMo on 256 to 11,616 H100s and 64 B200s, and Oracle's NeMo on 1,536 and
+3,072 H100s. Each is predicted as its implementation's scripts ran it
+(`{org}/benchmarks/gpt3/implementations/...`):
+
+- MaxText (cloud-tpu-*/{system}.sh): AQT int8 matmuls (`quantization=int8`) as `--precision
+  int8`; Trillium FSDP over each slice's 256 chips (`ici_fsdp_parallelism=-1`) and data parallel
+  between the slices (MaxText's default DCN data parallelism), `remat_policy=full` as `--remat
+  layer`; v5p its `ici_data/fsdp/tensor_parallelism`, and `minimal` (every matmul output kept)
+  and `save_dot_except_mlpwi` (those but the MLP's first) as `--remat dots` — a judgement for
+  the second, which also reruns the first MLP matmul, a ninth of the forward's FLOPs.
+  A MaxText block closes after the block's evaluation (its log times no eval of its own), so the
+  predicted block is the steps plus the eval: the 5,662 evaluation sequences of 2,048 tokens
+  (the reference's count; NeMo's custom.yaml limits a proxy run to ceil(5662 / batch) batches)
+  in batches of one sequence a device (gpt3-175b.yml's `eval_per_device_batch_size: 1`),
+  padded up to whole batches, each a forward pass (`estimate` without `--train`).
+- NeMo (config_*.sh): FP8 (Transformer Engine's hybrid recipe), `--distributed-optimizer`
+  (USE_DIST_OPTIMIZER), tensor, pipeline and interleaved stages as configured, each data replica
+  running global batch / (MBS x replicas) micro-batches of MBS sequences, no activation
+  recompute (the configs set none). The step is NeMo's own `train_step_timing` where the log has
+  it, else the block over its steps (the eval is timed apart from NeMo's blocks).
+
+    python3 bench/mlperf_training_validate.py [--binary build/tpu-doctor]
+
+Prints each row, then the median absolute error, the rows within 25%, and how many runs that ran
+were called "does not fit". Nothing is fitted to these rows; they were first predicted in
+session 33, before anything changed for them (held out).
+"""
+import argparse
+import csv
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from published_validate import CONFIGS, ROOT, run_estimate  # noqa: E402
+
+CSV = os.path.join(ROOT, "bench", "data", "mlperf_training_gpt3.csv")
+MODEL = os.path.join(CONFIGS, "gpt-3-175b.json")
+EVAL_SEQUENCES = 5662
+
+# system → (target, chips, slices, parallel, remat, precision, micro-batch (sequences a replica
+# takes at once), micro-batches a step, distributed optimizer).
+SYSTEMS = {
+    "cloud-tpu-trillium-512-maxtext": ("tpu-v6e-256", 512, 2, "fsdp=256", "layer", "int8", 3, 1, False),
+    "cloud-tpu-trillium-1024-maxtext": ("tpu-v6e-256", 1024, 4, "fsdp=256", "layer", "int8", 2, 1, False),
+    "cloud-tpu-trillium-2048-maxtext": ("tpu-v6e-256", 2048, 8, "fsdp=256", "layer", "int8", 2, 1, False),
+    "cloud-tpu-trillium-3072-maxtext": ("tpu-v6e-256", 3072, 12, "fsdp=256", "layer", "int8", 2, 1, False),
+    "cloud-tpu-v5p-4096-maxtext": ("tpu-v5p-4096", 2048, 1, "data=4,fsdp=64,tp=8", "dots", "int8", 16, 1, False),
+    "cloud-tpu-v5p-8192-maxtext": ("tpu-v5p-8192", 4096, 1, "data=16,fsdp=32,tp=8", "dots", "int8", 8, 1, False),
+    "cloud-tpu-v5p-12288-maxtext": ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "dots", "int8", 8, 1, False),
+    "eos_n32_ngc24.09_nemo": ("nvidia-h100-256", 256, 1, "tp=4,pp=8,vp=6", "none", "fp8", 2, 128, True),
+    "eos_n64_ngc24.09_nemo": ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=6", "none", "fp8", 2, 64, True),
+    "eos-dfw_n1452_ngc24.04_nemo": ("nvidia-h100-11616", 11616, 1, "tp=4,pp=6,vp=8", "none", "fp8", 1, 6, True),
+    "b200_n8_preview_nemo": ("nvidia-b200-64", 64, 1, "tp=4,pp=8,vp=6", "none", "fp8", 2, 512, True),
+    "1536xBM.GPU.H100.8": ("nvidia-h100-1536", 1536, 1, "tp=4,pp=8,vp=4", "none", "fp8", 2, 32, True),
+    "3072xBM.GPU.H100.8": ("nvidia-h100-3072", 3072, 1, "tp=4,pp=8,vp=4", "none", "fp8", 2, 16, True),
+}
+
+
+def estimate(binary, system, seq, train, batch=None):
+    target, _, slices, parallel, remat, precision, micro, micro_batches, dist_opt = SYSTEMS[system]
+    cmd = [binary, "estimate", MODEL, "--targets", target, "--format", "json", "--seq", str(seq),
+           "--batch", str(batch or micro), "--precision", precision, "--parallel", parallel,
+           "--remat", remat]
+    if slices > 1:
+        cmd += ["--slices", str(slices), "--dcn", "data"]
+    if train:
+        cmd += ["--train", "--micro-batches", str(micro_batches)]
+        if dist_opt:
+            cmd.append("--distributed-optimizer")
+    return run_estimate(cmd)
+
+
+def replicas(parallel, chips):
+    """Data replicas of one slice's parallelism (every axis but tp and pp shares the batch)."""
+    model = 1
+    for part in parallel.split(","):
+        axis, n = part.split("=")
+        if axis in ("tp", "pp"):
+            model *= int(n)
+    return chips // model
+
+
+def predict(binary, row):
+    """(published tokens/s per chip, predicted, whether it fits)."""
+    system = row["system"]
+    _, chips, _, parallel, _, _, _, _, _ = SYSTEMS[system]
+    seq, batch, tokens = int(row["seq"]), int(row["global_batch"]), int(row["block_tokens"])
+    steps = tokens // (batch * seq)
+    train = estimate(binary, system, seq, train=True)
+    step_s = train["step_time_ms"] / 1e3
+    if row["eval_in_block"] == "yes":
+        published = tokens / float(row["block_s"]) / chips
+        # One eval sequence a device: the batch a data replica takes is its devices' share.
+        eval_batch = chips // replicas(parallel, chips)
+        infer = estimate(binary, system, seq, train=False, batch=eval_batch)
+        eval_s = math.ceil(EVAL_SEQUENCES / chips) * infer["step_time_ms"] / 1e3
+        predicted = tokens / (steps * step_s + eval_s) / chips
+    else:
+        step = float(row["step_s"]) if row["step_s"] else float(row["block_s"]) / steps
+        published = batch * seq / step / chips
+        predicted = batch * seq / step_s / chips
+    return published, predicted, train["fits"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "tpu-doctor"))
+    args = ap.parse_args()
+    errors, not_fitting = [], 0
+    print(f"{'system':<34} {'chips':>6} {'published':>10} {'predicted':>10}  error  (tokens/s/chip)")
+    for row in csv.DictReader(open(CSV, newline="")):
+        published, predicted, fits = predict(args.binary, row)
+        err = predicted / published - 1
+        errors.append(abs(err))
+        not_fitting += not fits
+        print(f"{row['system']:<34} {SYSTEMS[row['system']][1]:>6} {published:>10.1f} "
+              f"{predicted:>10.1f} {err:+6.1%}" + ("" if fits else "  (called 'does not fit')"))
+    print(f"\n{len(errors)} rows; median absolute error {statistics.median(errors):.1%}, within "
+          f"25%: {sum(e <= 0.25 for e in errors)}/{len(errors)}; runs called 'does not fit': "
+          f"{not_fitting}")
+
+
+if __name__ == "__main__":
+    main()
