@@ -12,9 +12,10 @@ runs a system, the median block and step times. The systems are Google's MaxText
 - MaxText (cloud-tpu-*/{system}.sh): AQT int8 matmuls (`quantization=int8`) as `--precision
   int8`; Trillium FSDP over each slice's 256 chips (`ici_fsdp_parallelism=-1`) and data parallel
   between the slices (MaxText's default DCN data parallelism), `remat_policy=full` as `--remat
-  layer`; v5p its `ici_data/fsdp/tensor_parallelism`, and `minimal` (every matmul output kept)
-  and `save_dot_except_mlpwi` (those but the MLP's first) as `--remat dots` — a judgement for
-  the second, which also reruns the first MLP matmul, a ninth of the forward's FLOPs.
+  layer`; v5p its `ici_data/fsdp/tensor_parallelism` and its remat policy by MaxText's name:
+  `minimal` (every weight matmul's product kept: `--remat dots`) or `save_dot_except_mlpwi`
+  (those but the MLP's first, which runs again; until session 33 first predicted as `dots`,
+  which kept 4 x the model width more a token and called the run "does not fit").
   A MaxText block closes after the block's evaluation (its log times no eval of its own), so the
   predicted block is the steps plus the eval: the 5,662 evaluation sequences of 2,048 tokens
   (the reference's count; NeMo's custom.yaml limits a proxy run to ceil(5662 / batch) batches)
@@ -53,9 +54,9 @@ SYSTEMS = {
     "cloud-tpu-trillium-1024-maxtext": ("tpu-v6e-256", 1024, 4, "fsdp=256", "layer", "int8", 2, 1, False),
     "cloud-tpu-trillium-2048-maxtext": ("tpu-v6e-256", 2048, 8, "fsdp=256", "layer", "int8", 2, 1, False),
     "cloud-tpu-trillium-3072-maxtext": ("tpu-v6e-256", 3072, 12, "fsdp=256", "layer", "int8", 2, 1, False),
-    "cloud-tpu-v5p-4096-maxtext": ("tpu-v5p-4096", 2048, 1, "data=4,fsdp=64,tp=8", "dots", "int8", 16, 1, False),
-    "cloud-tpu-v5p-8192-maxtext": ("tpu-v5p-8192", 4096, 1, "data=16,fsdp=32,tp=8", "dots", "int8", 8, 1, False),
-    "cloud-tpu-v5p-12288-maxtext": ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "dots", "int8", 8, 1, False),
+    "cloud-tpu-v5p-4096-maxtext": ("tpu-v5p-4096", 2048, 1, "data=4,fsdp=64,tp=8", "save_dot_except_mlpwi", "int8", 16, 1, False),
+    "cloud-tpu-v5p-8192-maxtext": ("tpu-v5p-8192", 4096, 1, "data=16,fsdp=32,tp=8", "minimal", "int8", 8, 1, False),
+    "cloud-tpu-v5p-12288-maxtext": ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "minimal", "int8", 8, 1, False),
     "eos_n32_ngc24.09_nemo": ("nvidia-h100-256", 256, 1, "tp=4,pp=8,vp=6", "none", "fp8", 2, 128, True),
     "eos_n64_ngc24.09_nemo": ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=6", "none", "fp8", 2, 64, True),
     "eos-dfw_n1452_ngc24.04_nemo": ("nvidia-h100-11616", 11616, 1, "tp=4,pp=6,vp=8", "none", "fp8", 1, 6, True),

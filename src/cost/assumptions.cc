@@ -397,12 +397,18 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                          : std::string()));
     } else {
       out.push_back(
-          std::string(options.remat != Remat::kDots
+          std::string(c.remat == Remat::kDotsExceptMlpUp
+                          ? "rematerialisation `save_dot_except_mlpwi` (MaxText's): "
+                      : options.remat != Remat::kDots
                           ? "the graph names no layers (node scopes), so --remat layer is "
                             "estimated as `dots`: "
                           : "rematerialisation `dots`: ") +
           "the inputs of matmuls and convolutions are kept, the ops between them run again in "
-          "the backward pass");
+          "the backward pass" +
+          (c.remat == Remat::kDotsExceptMlpUp
+               ? ", and so do the MLPs' up-projections, whose products the down-projections' "
+                 "inputs are not kept (the attention is not run again: as for `dots`)"
+               : std::string()));
     }
   }
   if (options.serve && c.cal.serving_reserved_bytes) {

@@ -1,6 +1,9 @@
 #include "src/cost/graph_facts.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "src/cost/sharding.h"
 
@@ -324,6 +327,44 @@ void MarkLoraTargets(const Graph& g, GraphFacts& f) {
   }
 }
 
+// The up-projections (weight matmuls of the node's layer, not attention projections) that compute
+// `v` through ops other than matrix ops, within that layer: none when `v` comes from elsewhere.
+std::vector<NodeId> MlpUpProducers(const Graph& g, const GraphFacts& f, ValueId v,
+                                   const std::string& layer) {
+  std::vector<NodeId> found;
+  std::vector<ValueId> queue{v};
+  std::set<ValueId> seen;
+  for (std::size_t i = 0; i < queue.size() && i < 64; ++i) {
+    if (queue[i] == kNoValue || !seen.insert(queue[i]).second) continue;
+    const NodeId id = g.value(queue[i]).producer;
+    if (id == kNoNode) continue;
+    const auto p = static_cast<std::size_t>(id);
+    if (f.layer[p] != layer) continue;
+    const Node& n = g.node(id);
+    if (IsMatrixKind(n.kind)) {
+      if (f.weight_matmul[p] && !f.attention_projection[p]) found.push_back(id);
+      continue;
+    }
+    for (ValueId in : n.inputs) {
+      if (in != kNoValue && g.value(in).origin != ValueOrigin::kInitializer) queue.push_back(in);
+    }
+  }
+  return found;
+}
+
+void MarkMlpProjections(const Graph& g, GraphFacts& f) {
+  f.mlp_down.assign(g.nodes().size(), false);
+  f.mlp_up.assign(g.nodes().size(), false);
+  for (const Node& n : g.nodes()) {
+    const auto i = static_cast<std::size_t>(n.id);
+    if (!f.weight_matmul[i] || f.attention_projection[i] || f.layer[i].empty()) continue;
+    const std::vector<NodeId> ups = MlpUpProducers(g, f, n.input(0), f.layer[i]);
+    if (ups.empty()) continue;
+    f.mlp_down[i] = true;
+    for (NodeId up : ups) f.mlp_up[static_cast<std::size_t>(up)] = true;
+  }
+}
+
 void CountAttentionKv(const Graph& g, GraphFacts& f) {
   for (const Node& n : g.nodes()) {
     if (n.op != Op::kAttention || n.inputs.size() < 3) continue;
@@ -366,6 +407,7 @@ GraphFacts AnalyzeGraph(const Graph& g) {
   }
   MarkExperts(g, f);
   MarkLoraTargets(g, f);
+  MarkMlpProjections(g, f);
   CountAttentionKv(g, f);
   f.channels_minor = ChannelsMinorValues(g);
   const bool has_norm = std::any_of(g.nodes().begin(), g.nodes().end(),

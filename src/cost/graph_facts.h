@@ -57,6 +57,12 @@ struct GraphFacts {
   // B r x out, has that many elements), 0 for every other node.
   std::vector<bool> weight_matmul;
   std::vector<double> lora_width;
+  // A layer's MLP: its down-projections are the weight matmuls (not attention projections) whose
+  // input another weight matmul of the same layer computes through pointwise ops alone (the
+  // activation, a gate's product); those are its up-projections. A router reads the layer's
+  // normalized input, not a matmul's product, and is neither (Remat::kDotsExceptMlpUp).
+  std::vector<bool> mlp_down;
+  std::vector<bool> mlp_up;
   // Elements of the Attention ops' outputs, all of them: what keeping them for the backward pass
   // holds (EstimateOptions::keep_attention_output).
   double attention_output_elements = 0;

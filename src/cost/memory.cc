@@ -64,11 +64,14 @@ double LayerSaved(const SavedTensors& st) {
 }
 
 // Without rematerialisation every saved tensor is live when the backward pass starts; with dots
-// only the matmul/conv inputs are kept. A pipeline's first stage keeps its layers' share for
-// every micro-batch in flight; its last stage one micro-batch's share and the head's: the larger.
+// only the matmul/conv inputs are kept (save_dot_except_mlpwi: not the MLP down-projections'). A
+// pipeline's first stage keeps its layers' share for every micro-batch in flight; its last stage
+// one micro-batch's share and the head's: the larger.
 ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
-  const double keep = c.remat == Remat::kDots ? (st.saved > 0 ? st.matrix / st.saved : 0)
-                                              : c.cal.saved_activation_share;
+  const double dots = c.remat == Remat::kDots              ? st.matrix
+                      : c.remat == Remat::kDotsExceptMlpUp ? st.matrix - st.mlp_down_inputs
+                                                           : -1;
+  const double keep = dots < 0 ? c.cal.saved_activation_share : st.saved > 0 ? dots / st.saved : 0;
   double saved = st.saved * keep;
   if (c.Stages() > 1) {
     const double layers = LayerSaved(st) * keep / c.Stages();

@@ -65,6 +65,7 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
     if (!natural || !layout) return;
     st.saved += *layout;
     if (IsMatrixKind(keeper->kind)) st.matrix += *layout;
+    if (facts.mlp_down[static_cast<std::size_t>(keeper->id)]) st.mlp_down_inputs += *layout;
     part->saved += *layout;
     st.natural += *natural;
     st.layout += *layout;

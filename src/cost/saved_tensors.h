@@ -23,8 +23,9 @@ struct SavedPart {
 };
 
 struct SavedTensors {
-  double saved = 0;   // bytes autograd keeps for the backward pass, each tensor once
-  double matrix = 0;  // of which the inputs of matmuls and convolutions
+  double saved = 0;            // bytes autograd keeps for the backward pass, each tensor once
+  double matrix = 0;           // of which the inputs of matmuls and convolutions
+  double mlp_down_inputs = 0;  // of those, the MLP down-projections' (GraphFacts::mlp_down)
   // Per layer (LayerKey of the keeping op); "" holds what no layer keeps before or between the
   // layers (the stem: embeddings, inputs), which lives through the whole backward pass.
   std::map<std::string, SavedPart> by_layer;

@@ -83,9 +83,10 @@ std::string ToString(const Parallelism& p) {
 
 std::optional<Remat> ParseRemat(std::string_view name) {
   if (name == "none") return Remat::kNone;
-  if (name == "dots") return Remat::kDots;
+  if (name == "dots" || name == "minimal") return Remat::kDots;
   if (name == "layer" || name == "full") return Remat::kLayer;
   if (name == "offload") return Remat::kOffload;
+  if (name == "save_dot_except_mlpwi") return Remat::kDotsExceptMlpUp;
   return std::nullopt;
 }
 
@@ -99,6 +100,8 @@ std::string_view NameOf(Remat r) {
       return "layer";
     case Remat::kOffload:
       return "offload";
+    case Remat::kDotsExceptMlpUp:
+      return "save_dot_except_mlpwi";
   }
   return "none";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "src/cost/graph_facts.h"
 #include "tests/test_util.h"
 #include "tpudoctor/frontend/frontend.h"
 
@@ -320,6 +321,61 @@ TEST(RematMemoryTest, PeakIsTheLargerPhaseOfTheBackwardPass) {
   ASSERT_TRUE(offload);
   EXPECT_DOUBLE_EQ(offload->memory.activations, 4 * kib + 32 * kib);
   EXPECT_DOUBLE_EQ(offload->memory.transients, 2 * 32 * kib);
+}
+
+// MaxText's save_dot_except_mlpwi (Remat::kDotsExceptMlpUp): `dots` less the MLP
+// down-projection's input, which the backward pass gets by running the up-projection again. One
+// layer of [8,128] f32 tokens: up to 512 wide, GELU, down to 128, and a router reading the layer's
+// input. `dots` keeps the inputs of the three matmuls: x (4 KiB, once for the up-projection and
+// the router) and the GELU's output (16 KiB); save_dot_except_mlpwi keeps x alone, and its
+// recompute is `dots`' (the GELU) plus the up-projection's forward kernel, a third of its
+// training time (forward and two backward matmuls, no launch overhead).
+TEST(RematMemoryTest, SaveDotExceptMlpwiDropsTheDownInputAndRerunsTheUp) {
+  Graph g = testing::ParseOrDie(R"(graph g {
+  input %x: f32[8,128]
+  init %wu: f32[128,512]
+  init %wd: f32[512,128]
+  init %wr: f32[128,4]
+  %u: f32[8,512] = MatMul[matmul](%x, %wu) name="up" scope="/m/layers.0/mlp"
+  %a: f32[8,512] = Gelu[elementwise](%u) scope="/m/layers.0/mlp"
+  %d: f32[8,128] = MatMul[matmul](%a, %wd) name="down" scope="/m/layers.0/mlp"
+  %r: f32[8,4] = MatMul[matmul](%x, %wr) name="router" scope="/m/layers.0/mlp"
+  output %d
+  output %r
+})");
+  const GraphFacts facts = AnalyzeGraph(g);
+  auto id = [&](const char* name) {
+    return static_cast<std::size_t>(
+        std::ranges::find_if(g.nodes(), [&](const Node& n) { return n.name == name; })->id);
+  };
+  EXPECT_TRUE(facts.mlp_up[id("up")] && facts.mlp_down[id("down")]);
+  EXPECT_FALSE(facts.mlp_up[id("router")] || facts.mlp_down[id("router")]);
+  EXPECT_FALSE(facts.mlp_down[id("up")] || facts.mlp_up[id("down")]);
+  Calibration cal = CalibrationFor(**FindTarget("nvidia-h100"), *ParseRuntime("eager"));
+  cal.kernel_overhead_us = 0;
+  EstimateOptions o;
+  o.train = true;
+  o.precision = Precision::kFp32;
+  o.runtime = *ParseRuntime("eager");
+  o.calibration = &cal;
+  auto run = [&](Remat r) {
+    o.remat = r;
+    auto e = EstimateStep(g, **FindTarget("nvidia-h100"), o);
+    EXPECT_TRUE(e) << e.error().message;
+    return e ? *e : Estimate{};
+  };
+  const Estimate dots = run(Remat::kDots);
+  const Estimate except = run(*ParseRemat("save_dot_except_mlpwi"));
+  const double kib = 1024;
+  EXPECT_DOUBLE_EQ(dots.memory.activations, 4 * kib + 16 * kib);
+  EXPECT_DOUBLE_EQ(except.memory.activations, 4 * kib);
+  const auto up =
+      std::ranges::find_if(except.top_nodes, [](const NodeTime& t) { return t.node_name == "up"; });
+  ASSERT_NE(up, except.top_nodes.end());
+  EXPECT_NEAR(except.recompute_ms - dots.recompute_ms, up->ms / 3, 1e-12);
+  EXPECT_GT(dots.recompute_ms, 0);
+  EXPECT_EQ(NameOf(except.remat), "save_dot_except_mlpwi");
+  EXPECT_EQ(*ParseRemat("minimal"), Remat::kDots);
 }
 
 // FSDP (memory.cc): besides its shard, a chip holds two gathered weights — the one the running

@@ -119,7 +119,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   // again in the backward pass; the collectives of each parallelism axis (sharding.h).
   const double split = c.WorkSplit();
   // Per-layer remat runs each layer's forward pass again, not the embedding or the output head;
-  // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers).
+  // `dots` reruns the ops between the matmuls (of the whole graph: it may have no layers), and
+  // save_dot_except_mlpwi the MLPs' up-projections too (in the layers).
   // A kept attention output (EstimateOptions::keep_attention_output) spares that pass the
   // attention kernels.
   const bool layer_remat = RematPerLayer(c.remat);
@@ -127,10 +128,13 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
       options.train && layer_remat && !options.keep_attention_output ? fb.attention_forward_s : 0;
   const double layer_rerun_s =
       fb.layer_forward_s - (options.keep_attention_output ? fb.attention_forward_s : 0);
+  const double dots_rerun_s = fb.forward_vector_s * stage_share;
   const double recompute = !options.train            ? 0
                            : layer_remat             ? layer_rerun_s / stages
-                           : c.remat == Remat::kDots ? fb.forward_vector_s * stage_share
-                                                     : 0;
+                           : c.remat == Remat::kDots ? dots_rerun_s
+                           : c.remat == Remat::kDotsExceptMlpUp
+                               ? dots_rerun_s + fb.mlp_up_forward_s / stages
+                               : 0;
   // A tiled loss head (EstimateOptions::vocab_tiles) computes each chunk's logits again for its
   // gradient: the work outside the layers (the head's; the embedding's is a gather) once more.
   const double head_recompute =

@@ -204,7 +204,8 @@ struct ForwardBackward {
   // behind them: EstimateOptions::ring_context); of the forward alone, theirs.
   double attention_s = 0;
   double attention_forward_s = 0;
-  double useful_flops = 0;  // forward, unpadded
+  double mlp_up_forward_s = 0;  // the MLPs' up-projections (GraphFacts::mlp_up), forward
+  double useful_flops = 0;      // forward, unpadded
   std::vector<KernelTime> times;
 };
 

@@ -216,6 +216,7 @@ void AddKernel(const StepContext& c, double t, bool matrix, bool attention, doub
     fb.attention_s += total;
     fb.attention_forward_s += t + overhead_s;
   }
+  if (c.facts.mlp_up[node]) fb.mlp_up_forward_s += t + overhead_s;
   nt.ms = total * 1e3;
   fb.times.push_back(nt);
 }

@@ -350,7 +350,7 @@ Result<std::vector<EmittedFile>> EmitJobFiles(const Plan& plan, const PlanCandid
   v["gke_accelerator"] = g.gke_accelerator;
   v["jax_remat"] =
       e.remat == Remat::kNone ? "# No rematerialisation: the plan fits with every activation kept."
-      : e.remat == Remat::kDots
+      : e.remat == Remat::kDots || e.remat == Remat::kDotsExceptMlpUp
           ? "loss_fn = jax.checkpoint(loss_fn, policy=jax.checkpoint_policies.checkpoint_dots)"
           : "# Per-layer remat: wrap each layer's apply in jax.checkpoint (nn.remat in Flax)" +
                 std::string(e.remat == Remat::kOffload

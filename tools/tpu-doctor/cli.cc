@@ -306,9 +306,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "num_vocab_tiling); default 1")
       ->check(CLI::Range(1, 65536));
   est_cmd->add_option("--remat", est.remat,
-                      "activation rematerialisation: none, dots (keep matmul inputs), layer "
-                      "(keep each layer's input; MaxText's `full`) or offload (layer inputs in "
-                      "host memory)");
+                      "activation rematerialisation: none, dots (keep matmul inputs; MaxText's "
+                      "`minimal`), layer (keep each layer's input; MaxText's `full`), offload "
+                      "(layer inputs in host memory) or save_dot_except_mlpwi (MaxText's: dots "
+                      "but the MLP down-projections' inputs, its up-projections run again)");
   est_cmd->add_option("--runtime", est.runtime,
                       "how the program runs on a GPU: eager (one kernel per op), xla (JAX, TF "
                       "jit_compile) or compiled (torch.compile); default: xla for HLO/StableHLO, "

@@ -100,9 +100,12 @@ std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when 
 // pointwise ops between them (JAX's `checkpoint_dots`); kLayer keeps each layer's input and
 // recomputes the layer (MaxText's `remat_policy: full`, PyTorch checkpointing per block);
 // kOffload is kLayer with the kept layer inputs moved to host memory (MaxText's
-// `decoder_layer_input: offload`), the transfers hidden behind compute.
-enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload };
-std::optional<Remat> ParseRemat(std::string_view name);  // none, dots, layer (or full), offload
+// `decoder_layer_input: offload`), the transfers hidden behind compute. kDotsExceptMlpUp is kDots
+// less the MLP down-projections' inputs, which the backward pass gets by running the MLP's first
+// matmuls (up and gate) again (MaxText's `save_dot_except_mlpwi`).
+enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload, kDotsExceptMlpUp };
+// none, dots (or MaxText's minimal), layer (or full), offload, save_dot_except_mlpwi
+std::optional<Remat> ParseRemat(std::string_view name);
 // Whether `r` keeps each layer's input and runs the layer again (kLayer, kOffload).
 bool RematPerLayer(Remat r);
 std::string_view NameOf(Remat r);
