@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Step and block times of MLPerf Training GPT-3 175B results, from their MLLOG result files.
 
-    python3 bench/mlperf_training_extract.py PATH/TO/training_results_v4.1 > bench/data/mlperf_training_gpt3.csv
+    python3 bench/mlperf_training_extract.py 4.1=PATH [4.0=PATH ...] > bench/data/mlperf_training_gpt3.csv
 
-PATH is a checkout (or a bare mirror: files are read with `git show HEAD:...` when it has no
-work tree) of github.com/mlcommons/training_results_v4.1. For every GPT-3 result directory it
+Each PATH is a checkout (or a bare mirror: files are read with `git show HEAD:...` when it has
+no work tree) of github.com/mlcommons/training_results_v{ROUND}. For every GPT-3 result
+directory it
 reads each run's `result_N.txt` and prints one row: the global batch and sequence length the
 log states, the tokens a block trains on (`block_start`'s epoch_count), and the medians over
 the runs of each run's median block time and, where the log has one (NeMo's `tracked_stats`
@@ -19,7 +20,7 @@ import statistics
 import subprocess
 import sys
 
-SOURCE = "https://github.com/mlcommons/training_results_v4.1/tree/main/"
+SOURCE = "https://github.com/mlcommons/training_results_v{round}/tree/main/"
 
 
 def lister(root):
@@ -52,9 +53,16 @@ def run_times(text):
     blocks hold the evals: the log times no eval of its own) of one run."""
     ev = events(text)
     point = {e["key"]: e["value"] for e in ev if e["event_type"] == "POINT_IN_TIME"}
+    # Each block_stop closes the block_start before it; a log may open its first block with
+    # run_start alone (MaxText's MLPerf 4.0 fork), and that block is left out.
     starts = [e for e in ev if e["key"] == "block_start"]
-    stops = [e for e in ev if e["key"] == "block_stop"]
-    blocks = [(b["time_ms"] - a["time_ms"]) / 1e3 for a, b in zip(starts, stops)]
+    blocks, opened = [], None
+    for e in ev:
+        if e["key"] == "block_start":
+            opened = e["time_ms"]
+        elif e["key"] == "block_stop" and opened is not None:
+            blocks.append((e["time_ms"] - opened) / 1e3)
+            opened = None
     steps = [e["value"]["train_step_timing in s"] for e in ev
              if e["key"] == "tracked_stats" and isinstance(e["value"], dict)
              and "train_step_timing in s" in e["value"]]
@@ -65,23 +73,27 @@ def run_times(text):
 
 
 def main():
-    paths, read = lister(sys.argv[1])
-    systems = {}
-    for p in paths:
-        parts = p.split("/")
-        if len(parts) == 5 and parts[1] == "results" and parts[3] == "gpt3" \
-                and parts[4].startswith("result_"):
-            systems.setdefault((parts[0], parts[2]), []).append(p)
-    print("submitter,system,global_batch,seq,block_tokens,runs,block_s,step_s,eval_in_block,source")
-    for (org, system), files in sorted(systems.items()):
-        runs = [run_times(read(f)) for f in sorted(files)]
-        batch, seq, tokens = runs[0][:3]
-        block = statistics.median(r[3] for r in runs)
-        steps = [r[4] for r in runs if r[4] is not None]
-        step = f"{statistics.median(steps):.3f}" if steps else ""
-        eval_in_block = "yes" if all(r[5] for r in runs) else "no"
-        print(f"{org},{system},{batch},{seq},{tokens},{len(runs)},{block:.2f},{step},"
-              f"{eval_in_block},{SOURCE}{org}/results/{system}/gpt3")
+    print("round,submitter,system,global_batch,seq,block_tokens,runs,block_s,step_s,"
+          "eval_in_block,source")
+    for arg in sys.argv[1:]:
+        round_, root = arg.split("=", 1)
+        paths, read = lister(root)
+        systems = {}
+        for p in paths:
+            parts = p.split("/")
+            if len(parts) == 5 and parts[1] == "results" and parts[3] == "gpt3" \
+                    and parts[4].startswith("result_"):
+                systems.setdefault((parts[0], parts[2]), []).append(p)
+        for (org, system), files in sorted(systems.items()):
+            runs = [run_times(read(f)) for f in sorted(files)]
+            batch, seq, tokens = runs[0][:3]
+            block = statistics.median(r[3] for r in runs)
+            steps = [r[4] for r in runs if r[4] is not None]
+            step = f"{statistics.median(steps):.3f}" if steps else ""
+            eval_in_block = "yes" if all(r[5] for r in runs) else "no"
+            source = SOURCE.format(round=round_)
+            print(f"{round_},{org},{system},{batch},{seq},{tokens},{len(runs)},{block:.2f},{step},"
+                  f"{eval_in_block},{source}{org}/results/{system}/gpt3")
 
 
 if __name__ == "__main__":
