@@ -45,6 +45,19 @@ def test_sharded_estimate():
         tpudoctor.estimate(LLAMA, batch=2, targets="v6e-8", remat="sometimes")
 
 
+def test_maxtext_remat_policy_by_name():
+    # save_dot_except_mlpwi keeps less than dots (not the MLP down-projection's input) and runs
+    # the MLP's up-projections again; MaxText's `minimal` is dots.
+    def run(remat):
+        return tpudoctor.estimate(LLAMA, seq=4096, batch=2, train=True, targets="v5p-64",
+                                  parallel="fsdp=32", remat=remat).estimates[0]
+    dots, except_mlpwi, minimal = run("dots"), run("save_dot_except_mlpwi"), run("minimal")
+    assert except_mlpwi.memory["activations"] < dots.memory["activations"]
+    assert except_mlpwi.breakdown["recompute_ms"] > dots.breakdown["recompute_ms"]
+    assert minimal.step_time_ms == pytest.approx(dots.step_time_ms)
+    assert any("save_dot_except_mlpwi" in a for a in except_mlpwi.assumptions)
+
+
 def test_context_parallel_estimate():
     # Two devices share each sequence: each holds half its activations, the state is sharded
     # over all eight either way.

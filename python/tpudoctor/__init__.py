@@ -180,7 +180,8 @@ def estimate(
     "v5litepod-8" are slices of 8 chips). `prices` replaces list prices, USD per chip-hour
     ({"tpu-v5e": 0.84} for a committed-use discount). `seq` is the sequence length of a model
     config; `parallel` ("fsdp=16,tp=4", "tp=4,pp=8,vp=5") and `remat` ("none", "dots", "layer",
-    "offload") say how each slice shares the step (docs/plan.md); `micro_batches` splits each
+    "offload", MaxText's "save_dot_except_mlpwi") say how each slice shares the step
+    (docs/plan.md); `micro_batches` splits each
     replica's training step into that many micro-batches of `batch` (gradient accumulation, a
     pipeline's micro-batches; `--micro-batches`) and `distributed_optimizer` shards the optimizer
     state over the data replicas as Megatron-core does (`--distributed-optimizer`);

@@ -341,7 +341,7 @@ class SliceChoice:
     chips: int
     hosts: int
     parallel: Dict[str, int]  # {"data": 1, "fsdp": 16, "tensor": 1}
-    remat: str  # "none", "dots", "layer", "offload"
+    remat: str  # "none", "dots", "layer", "offload", "save_dot_except_mlpwi"
     per_device_batch: float  # per device: per chip, or per TensorCore on v2, v3 and TPU7x
     global_batch: int
     step_time_ms: float
