@@ -269,8 +269,12 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (options.distributed_optimizer) {
     out.push_back(
-        "distributed optimizer (Megatron-core, ZeRO-1): 16-bit weights and gradients whole "
-        "on each replica, the fp32 master weights and optimizer state divided over its " +
+        "distributed optimizer (Megatron-core, ZeRO-1): " +
+        std::string(c.ModelWeightBytes() == 1
+                        ? "fp8 weights (the FP8 recipes' fp8_param_gather: gathered at 1 byte a "
+                          "parameter) and 16-bit gradients"
+                        : "16-bit weights and gradients") +
+        " whole on each replica, the fp32 master weights and optimizer state divided over its " +
         std::to_string(p.data * p.context) +
         " data and context replicas; gradients reduce-scattered and weights all-gathered behind "
         "one micro-batch's compute" +

@@ -208,7 +208,8 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // and state.
   const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
-  m.weights = (lora > 0 ? params.count * 2 + lora * 4 : params.count * (narrow_weights ? 2 : 4)) +
+  const double weight_bytes = c.MegatronLayout() ? c.ModelWeightBytes() : narrow_weights ? 2 : 4;
+  m.weights = (lora > 0 ? params.count * 2 + lora * 4 : params.count * weight_bytes) +
               params.constant_bytes;
   if (options.train) {
     m.gradients = lora > 0 ? lora * 4 : params.count * c.GradientBytes();

@@ -11,7 +11,7 @@ namespace {
 
 // A training step of Llama 3.1 8B (32 layers) at 2048 tokens, one sequence per micro-batch.
 Estimate Llama8b(const char* target, int chips, const char* parallel, int micro_batches,
-                 bool distributed_optimizer = false) {
+                 bool distributed_optimizer = false, Precision precision = Precision::kBf16) {
   ShapeOptions so;
   so.batch = 1;
   so.dims["seq"] = 2048;
@@ -26,6 +26,7 @@ Estimate Llama8b(const char* target, int chips, const char* parallel, int micro_
   o.parallel = *ParseParallelism(parallel);
   o.micro_batches = micro_batches;
   o.distributed_optimizer = distributed_optimizer;
+  o.precision = precision;
   auto e = EstimateStep(m->graph, **FindTarget(target), o);
   EXPECT_TRUE(e) << (e ? "" : e.error().message);
   return e ? *e : Estimate{};
@@ -116,6 +117,17 @@ TEST(DistributedOptimizerTest, ShardsTheOptimizerOverTheReplicas) {
   EXPECT_NEAR(zero1.memory.optimizer_state, 8 * params / 4, 1e-6 * params);
   EXPECT_NEAR(zero1.allreduce_ms, ddp.allreduce_ms * 4 / 8, 1e-9);
   EXPECT_NEAR(zero1.optimizer_ms, ddp.optimizer_ms / 4, 1e-9);
+}
+
+// Megatron's FP8 recipes keep the weights in fp8 (fp8_param_gather): the distributed optimizer
+// all-gathers 1 byte a parameter beside the 2 of each bf16 gradient it reduce-scatters, 3 where
+// bf16 weights make 4, and a replica holds its weights at 1 byte.
+TEST(DistributedOptimizerTest, Fp8RecipesGatherFp8Weights) {
+  const Estimate bf16 = Llama8b("nvidia-h100", 8, "data=8", 1, true);
+  const Estimate fp8 = Llama8b("nvidia-h100", 8, "data=8", 1, true, Precision::kFp8);
+  EXPECT_NEAR(fp8.allreduce_ms, bf16.allreduce_ms * 3 / 4, 1e-9);
+  EXPECT_NEAR(fp8.memory.weights, bf16.memory.weights / 2, 1e-6 * bf16.memory.weights);
+  EXPECT_DOUBLE_EQ(fp8.memory.gradients, bf16.memory.gradients);
 }
 
 // On GPUs a group that spans hosts runs at the scale-out network's bandwidth: 16 H100s data

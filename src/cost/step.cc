@@ -45,7 +45,7 @@ CollectiveInputs StepCollectives(const StepContext& c, double stage_params,
   ci.dedup_dispatch = options.dedup_expert_dispatch;
   if (c.parallel.context > 1)
     ci.context_kv_bytes = c.facts.attention_kv_elements * c.ActivationBytes() / stages;
-  ci.weight_bytes_per_param = options.precision == Precision::kFp32 ? 4 : 2;
+  ci.weight_bytes_per_param = c.ModelWeightBytes();
   ci.grad_bytes_per_param = c.GradientBytes();
   ci.trainable_share = trainable_share;
   // Two all-reduces of a layer's activations forward (after attention and after the MLP) and,

@@ -88,6 +88,14 @@ struct StepContext {
     return options.distributed_optimizer && options.train && element_bytes == 2 &&
            options.precision != Precision::kMixed && options.precision != Precision::kBf16Params;
   }
+  // Bytes of a model weight as the step keeps and gathers it: Megatron's FP8 recipes keep the
+  // weights themselves in fp8 and gather them so (fp8_param_gather: every fp8 recipe of
+  // Megatron-Bridge's training/mixed_precision.py sets it, as NeMo's MLPerf GPT-3 sets
+  // FP8_PARAMS), one byte; else the compute dtype's under the Megatron layout, fp32's otherwise.
+  double ModelWeightBytes() const {
+    if (MegatronLayout() && options.precision == Precision::kFp8) return 1;
+    return options.precision == Precision::kFp32 ? 4 : 2;
+  }
   // Bytes of a gradient as the step keeps and reduces it.
   double GradientBytes() const {
     return options.precision == Precision::kMixed || options.precision == Precision::kBf16Params ||

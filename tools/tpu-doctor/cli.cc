@@ -270,7 +270,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::Range(1, 1 << 20));
   est_cmd->add_flag("--distributed-optimizer", est.distributed_optimizer,
                     "--train: Megatron-core's distributed optimizer (DeepSpeed ZeRO-1): 16-bit "
-                    "weights and gradients, the fp32 master weights and optimizer state sharded "
+                    "weights (fp8 under --precision fp8, as Megatron's FP8 recipes keep and "
+                    "gather them) and gradients, the fp32 master weights and optimizer state sharded "
                     "over the data replicas and context group, gradients reduce-scattered and "
                     "weights all-gathered behind compute; context parallelism keeps whole weights");
   est_cmd->add_flag("--dedup-expert-dispatch", est.dedup_expert_dispatch,
