@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Step and block times of MLPerf Training GPT-3 175B results, from their MLLOG result files.
+"""Step and block times of MLPerf Training LLM results, from their MLLOG result files.
 
-    python3 bench/mlperf_training_extract.py 4.1=PATH [4.0=PATH ...] > bench/data/mlperf_training_gpt3.csv
+    python3 bench/mlperf_training_extract.py 3.1=PATH 4.0=PATH 4.1=PATH \
+        > bench/data/mlperf_training_gpt3.csv
+    python3 bench/mlperf_training_extract.py --benchmark llama31_405b 5.0=PATH 5.1=PATH \
+        > bench/data/mlperf_training_llama31_405b.csv
 
 Each PATH is a checkout (or a bare mirror: files are read with `git show HEAD:...` when it has
-no work tree) of github.com/mlcommons/training_results_v{ROUND}. For every GPT-3 result
-directory it
-reads each run's `result_N.txt` and prints one row: the global batch and sequence length the
-log states, the tokens a block trains on (`block_start`'s epoch_count), and the medians over
-the runs of each run's median block time and, where the log has one (NeMo's `tracked_stats`
-train_step_timing), its median training step. A MaxText log closes a block after the block's
-evaluation (mllog_utils.early_stop_check runs after the eval loss), so its block time holds the
-eval pass; a NeMo log times the eval apart (eval_start/eval_stop) and its blocks hold none.
-bench/mlperf_training_validate.py predicts the rows.
+no work tree) of github.com/mlcommons/training_results_v{ROUND}. For every result directory of
+the benchmark (GPT-3 175B unless `--benchmark` names another) it reads each run's
+`result_N.txt` and prints one row: the global batch and sequence length the log states, the
+tokens a block trains on (`block_start`'s epoch_count; empty where the log counts samples
+instead), and the medians over the runs of each run's median block time and, where the log has
+one (NeMo's `tracked_stats` train_step_timing or train_step_time), its median training step. A
+MaxText log closes a block after the block's evaluation (mllog_utils.early_stop_check runs after
+the eval loss), so its block time holds the eval pass; a NeMo log times the eval apart
+(eval_start/eval_stop) and its blocks hold none. bench/mlperf_training_validate.py predicts the
+rows.
 """
+import argparse
 import json
 import os
 import statistics
@@ -21,6 +26,7 @@ import subprocess
 import sys
 
 SOURCE = "https://github.com/mlcommons/training_results_v{round}/tree/main/"
+STEP_KEYS = ("train_step_timing in s", "train_step_time")
 
 
 def lister(root):
@@ -63,11 +69,10 @@ def run_times(text):
         elif e["key"] == "block_stop" and opened is not None:
             blocks.append((e["time_ms"] - opened) / 1e3)
             opened = None
-    steps = [e["value"]["train_step_timing in s"] for e in ev
-             if e["key"] == "tracked_stats" and isinstance(e["value"], dict)
-             and "train_step_timing in s" in e["value"]]
+    steps = [e["value"][k] for e in ev for k in STEP_KEYS
+             if e["key"] == "tracked_stats" and isinstance(e["value"], dict) and k in e["value"]]
     return (point["global_batch_size"], point["max_sequence_length"],
-            starts[0]["metadata"]["epoch_count"], statistics.median(blocks),
+            starts[0]["metadata"].get("epoch_count", ""), statistics.median(blocks),
             statistics.median(steps) if steps else None,
             not any(e["key"] == "eval_start" for e in ev))
 
@@ -75,13 +80,17 @@ def run_times(text):
 def main():
     print("round,submitter,system,global_batch,seq,block_tokens,runs,block_s,step_s,"
           "eval_in_block,source")
-    for arg in sys.argv[1:]:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--benchmark", default="gpt3")
+    ap.add_argument("rounds", nargs="+", metavar="ROUND=PATH")
+    args = ap.parse_args()
+    for arg in args.rounds:
         round_, root = arg.split("=", 1)
         paths, read = lister(root)
         systems = {}
         for p in paths:
             parts = p.split("/")
-            if len(parts) == 5 and parts[1] == "results" and parts[3] == "gpt3" \
+            if len(parts) == 5 and parts[1] == "results" and parts[3] == args.benchmark \
                     and parts[4].startswith("result_"):
                 systems.setdefault((parts[0], parts[2]), []).append(p)
         for (org, system), files in sorted(systems.items()):
@@ -93,7 +102,7 @@ def main():
             eval_in_block = "yes" if all(r[5] for r in runs) else "no"
             source = SOURCE.format(round=round_)
             print(f"{round_},{org},{system},{batch},{seq},{tokens},{len(runs)},{block:.2f},{step},"
-                  f"{eval_in_block},{source}{org}/results/{system}/gpt3")
+                  f"{eval_in_block},{source}{org}/results/{system}/{args.benchmark}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""MLPerf Training's GPT-3 175B runs (rounds 3.1, 4.0, 4.1) beside tpu-doctor's prediction.
+"""MLPerf Training's LLM pre-training runs beside tpu-doctor's prediction: GPT-3 175B (rounds
+3.1, 4.0, 4.1) and Llama 3.1 405B (5.0, 5.1).
 
 bench/data/mlperf_training_gpt3.csv holds what bench/mlperf_training_extract.py reads from every
 GPT-3 result of github.com/mlcommons/training_results_v{3.1,4.0,4.1} (closed division): three
@@ -29,7 +30,13 @@ and remat policy cannot be read. Each row is predicted as its implementation's s
   recompute (the configs set none). The step is NeMo's own `train_step_timing` where the log has
   it, else the block over its steps (the eval is timed apart from NeMo's blocks).
 
-    python3 bench/mlperf_training_validate.py [--binary build/tpu-doctor]
+NeMo's Llama 3.1 405B runs (5.0, and 5.1's B200 runs at the University of Florida) are
+predicted the same way: FP8 weights and matmuls, tensor x context (2, Megatron's ring) x
+pipeline (8 stages of 8 chunks) parallelism as each config_*.sh sets, one sequence of 8,192
+tokens a micro-batch, on H100, H200, B200 and GB200 (NVL72) systems of 256 to 8,192 GPUs.
+They were added after every change of session 33 and predicted once (held out).
+
+    python3 bench/mlperf_training_validate.py [--binary build/tpu-doctor] [--benchmark gpt3]
 
 Prints each row, then per round and overall the median absolute error, the rows within 25%,
 and how many runs that ran were called "does not fit". Nothing is fitted to these rows. Round
@@ -48,8 +55,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from published_validate import CONFIGS, ROOT, run_estimate  # noqa: E402
 
-CSV = os.path.join(ROOT, "bench", "data", "mlperf_training_gpt3.csv")
-MODEL = os.path.join(CONFIGS, "gpt-3-175b.json")
 EVAL_SEQUENCES = 5662
 
 # (round, system) → (target, chips, slices, parallel, remat, precision, micro-batch (sequences a
@@ -92,14 +97,50 @@ SYSTEMS = {
     ("3.1", "ND_H100_v5_n1344_pytorch"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 8, True),
 }
 
+# MLPerf Training 5.0 (June 2025) and 5.1's Llama 3.1 405B pre-training at 8,192 tokens: NeMo
+# with FP8 weights and matmuls (FP8, FP8_PARAMS / FP8_PARAM_GATHER), one sequence a micro-batch,
+# 8 pipeline stages of 8 interleaved chunks, context parallelism over 2 (Megatron's ring, as its
+# p2p default passes keys and values), tensor parallelism over 8 (H100) or 4. First predicted in
+# session 33 after every change above (held out). 5.1's Nebius runs repeat 5.0's logs; NVIDIA's
+# own 5.1 systems ship FP4 and FP8 configs side by side and the logs do not say which ran, so
+# they are left out.
+LLAMA405 = "tp=4,cp=2,pp=8,vp=8"
+LLAMA405_SYSTEMS = {
+    ("5.0", "eos-dfw_n64_ngc25.01_nemo"): ("nvidia-h100-512", 512, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 288, True),
+    ("5.0", "eos-dfw_n256_ngc25.01_nemo"): ("nvidia-h100-2048", 2048, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 72, True),
+    ("5.0", "eos-dfw_n304_ngc25.01_nemo"): ("nvidia-h100-2432", 2432, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 64, True),
+    ("5.0", "eos-dfw_n320_ngc25.01_nemo"): ("nvidia-h100-2560", 2560, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 56, True),
+    ("5.0", "eos-dfw_n1024_ngc25.01_nemo"): ("nvidia-h100-8192", 8192, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 24, True),
+    ("5.0", "nebius_soperator_8xH200_n64_ngc25.01_nemo"): ("nvidia-h200-512", 512, 1, LLAMA405, "none", GPU, 1, 144, True),
+    ("5.0", "nebius_soperator_8xH200_n128_ngc25.01_nemo"): ("nvidia-h200-1024", 1024, 1, LLAMA405, "none", GPU, 1, 72, True),
+    ("5.0", "tyche_ngpu256_ngc25.04_nemo"): ("nvidia-gb200-256", 256, 1, LLAMA405, "none", GPU, 1, 112, True),
+    ("5.0", "tyche_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", GPU, 1, 112, True),
+    ("5.0", "carina_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", GPU, 1, 112, True),
+    ("5.0", "carina_ngpu1024_ngc25.04_nemo"): ("nvidia-gb200-1024", 1024, 1, LLAMA405, "none", GPU, 1, 48, True),
+    ("5.0", "carina_ngpu1536_ngc25.04_nemo"): ("nvidia-gb200-1536", 1536, 1, LLAMA405, "none", GPU, 1, 48, True),
+    ("5.0", "carina_ngpu2048_ngc25.04_nemo"): ("nvidia-gb200-2048", 2048, 1, LLAMA405, "none", GPU, 1, 40, True),
+    ("5.0", "carina_ngpu2496_ngc25.04_nemo"): ("nvidia-gb200-2496", 2496, 1, LLAMA405, "none", GPU, 1, 32, True),
+    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, LLAMA405, "none", GPU, 1, 144, True),
+    ("5.1", "hpg.dgxb200x8.n56"): ("nvidia-b200-448", 448, 1, LLAMA405, "none", GPU, 1, 144, True),
+}
 
-def estimate(binary, key, seq, train, batch=None):
-    target, _, slices, parallel, remat, precision, micro, micro_batches, dist_opt = SYSTEMS[key]
-    cmd = [binary, "estimate", MODEL, "--targets", target, "--format", "json", "--seq", str(seq),
+# benchmark → (its CSV, its model config, its systems).
+BENCHMARKS = {
+    "gpt3": ("mlperf_training_gpt3.csv", "gpt-3-175b.json", SYSTEMS),
+    "llama31_405b": ("mlperf_training_llama31_405b.csv", "llama-3.1-405b.json", LLAMA405_SYSTEMS),
+}
+
+
+def estimate(binary, bench, key, seq, train, batch=None):
+    _, model, systems = BENCHMARKS[bench]
+    target, _, slices, parallel, remat, precision, micro, micro_batches, dist_opt = systems[key]
+    cmd = [binary, "estimate", os.path.join(CONFIGS, model), "--targets", target, "--format", "json", "--seq", str(seq),
            "--batch", str(batch or micro), "--precision", precision, "--parallel", parallel,
            "--remat", remat]
     if slices > 1:
         cmd += ["--slices", str(slices), "--dcn", "data"]
+    if "cp=" in parallel:
+        cmd.append("--ring-context")
     if train:
         cmd += ["--train", "--micro-batches", str(micro_batches)]
         if dist_opt:
@@ -117,24 +158,27 @@ def replicas(parallel, chips):
     return chips // model
 
 
-def predict(binary, row):
+def predict(binary, bench, row):
     """(published tokens/s per chip, predicted, whether it fits)."""
     key = (row["round"], row["system"])
-    _, chips, _, parallel, _, _, _, _, _ = SYSTEMS[key]
-    seq, batch, tokens = int(row["seq"]), int(row["global_batch"]), int(row["block_tokens"])
-    steps = tokens // (batch * seq)
-    train = estimate(binary, key, seq, train=True)
+    _, chips, _, parallel, _, _, _, _, _ = BENCHMARKS[bench][2][key]
+    seq, batch = int(row["seq"]), int(row["global_batch"])
+    train = estimate(binary, bench, key, seq, train=True)
     step_s = train["step_time_ms"] / 1e3
+    if row["step_s"]:  # NeMo's own step time
+        published = batch * seq / float(row["step_s"]) / chips
+        return published, batch * seq / step_s / chips, train["fits"]
+    tokens = int(row["block_tokens"])
+    steps = tokens // (batch * seq)
     if row["eval_in_block"] == "yes":
         published = tokens / float(row["block_s"]) / chips
         # One eval sequence a device: the batch a data replica takes is its devices' share.
         eval_batch = chips // replicas(parallel, chips)
-        infer = estimate(binary, key, seq, train=False, batch=eval_batch)
+        infer = estimate(binary, bench, key, seq, train=False, batch=eval_batch)
         eval_s = math.ceil(EVAL_SEQUENCES / chips) * infer["step_time_ms"] / 1e3
         predicted = tokens / (steps * step_s + eval_s) / chips
     else:
-        step = float(row["step_s"]) if row["step_s"] else float(row["block_s"]) / steps
-        published = batch * seq / step / chips
+        published = tokens / float(row["block_s"]) / chips
         predicted = batch * seq / step_s / chips
     return published, predicted, train["fits"]
 
@@ -149,27 +193,33 @@ def summary(label, errors, not_fitting):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "tpu-doctor"))
+    ap.add_argument("--benchmark", choices=sorted(BENCHMARKS), action="append",
+                    help="only this benchmark (repeatable); default: all")
     args = ap.parse_args()
-    by_round, seen = {}, set()
-    print(f"{'round':<5} {'system':<34} {'chips':>6} {'published':>10} {'predicted':>10}  error"
-          "  (tokens/s/chip)")
-    for row in csv.DictReader(open(CSV, newline="")):
-        key = (row["round"], row["system"])
-        if key not in SYSTEMS or key in seen:
-            continue  # another accelerator, or a copy of a run listed once
-        seen.add(key)
-        published, predicted, fits = predict(args.binary, row)
-        err = predicted / published - 1
-        errors, not_fitting = by_round.setdefault(row["round"], ([], [0]))
-        errors.append(abs(err))
-        not_fitting[0] += not fits
-        print(f"{row['round']:<5} {row['system']:<34} {SYSTEMS[key][1]:>6} {published:>10.1f} "
-              f"{predicted:>10.1f} {err:+6.1%}" + ("" if fits else "  (called 'does not fit')"))
-    print()
-    for round_, (errors, not_fitting) in sorted(by_round.items()):
-        summary(f"MLPerf Training {round_}", errors, not_fitting[0])
-    summary("all", [e for errors, _ in by_round.values() for e in errors],
-            sum(n[0] for _, n in by_round.values()))
+    everything = []
+    for bench in args.benchmark or BENCHMARKS:
+        csv_name, _, systems = BENCHMARKS[bench]
+        by_round, seen = {}, set()
+        print(f"{bench}:\n{'round':<5} {'system':<44} {'chips':>6} {'published':>10} "
+              f"{'predicted':>10}  error  (tokens/s/chip)")
+        for row in csv.DictReader(open(os.path.join(ROOT, "bench", "data", csv_name), newline="")):
+            key = (row["round"], row["system"])
+            if key not in systems or key in seen:
+                continue  # another accelerator, or a copy of a run listed once
+            seen.add(key)
+            published, predicted, fits = predict(args.binary, bench, row)
+            err = predicted / published - 1
+            errors, not_fitting = by_round.setdefault(row["round"], ([], [0]))
+            errors.append(abs(err))
+            not_fitting[0] += not fits
+            print(f"{row['round']:<5} {row['system']:<44} {systems[key][1]:>6} {published:>10.1f} "
+                  f"{predicted:>10.1f} {err:+6.1%}" + ("" if fits else "  (called 'does not fit')"))
+        print()
+        for round_, (errors, not_fitting) in sorted(by_round.items()):
+            summary(f"{bench}, MLPerf Training {round_}", errors, not_fitting[0])
+            everything.append((errors, not_fitting[0]))
+        print()
+    summary("all", [e for errors, _ in everything for e in errors], sum(n for _, n in everything))
 
 
 if __name__ == "__main__":
