@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """MLPerf Training's LLM pre-training runs beside tpu-doctor's prediction: GPT-3 175B (rounds
-3.1, 4.0, 4.1) and Llama 3.1 405B (5.0, 5.1).
+3.1, 4.0, 4.1), Llama 3.1 405B (5.0, 5.1) and Llama 3.1 8B (5.1).
 
 bench/data/mlperf_training_gpt3.csv holds what bench/mlperf_training_extract.py reads from every
 GPT-3 result of github.com/mlcommons/training_results_v{3.1,4.0,4.1} (closed division): three
@@ -34,7 +34,8 @@ NeMo's Llama 3.1 405B runs (5.0, and 5.1's B200 runs at the University of Florid
 predicted the same way: FP8 weights and matmuls, tensor x context (2, Megatron's ring) x
 pipeline (8 stages of 8 chunks) parallelism as each config_*.sh sets, one sequence of 8,192
 tokens a micro-batch, on H100, H200, B200 and GB200 (NVL72) systems of 256 to 8,192 GPUs.
-They were added after every change of session 33 and predicted once (held out).
+They were added after every change of session 33 and predicted once (held out), as were the
+Llama 3.1 8B runs (5.1) of the B200, B300 and H100 systems whose configs the submissions name.
 
     python3 bench/mlperf_training_validate.py [--binary build/tpu-doctor] [--benchmark gpt3]
 
@@ -124,10 +125,41 @@ LLAMA405_SYSTEMS = {
     ("5.1", "hpg.dgxb200x8.n56"): ("nvidia-b200-448", 448, 1, LLAMA405, "none", GPU, 1, 144, True),
 }
 
+# MLPerf Training 5.1's Llama 3.1 8B pre-training at 8,192 tokens (NeMo, FP8 with FP8 weights,
+# tensorwise scaling; attention bf16 in these configs): the systems whose config_*.sh the
+# submission names unambiguously. One node runs data parallel with two sequences a GPU, more
+# nodes one sequence over a context-parallel pair (MINIBS and MICRO_BATCH_SIZE set one
+# micro-batch a step); Cisco's H100s one sequence a GPU (16 nodes: tensor parallel 2). NVIDIA's
+# and Dell's GB200/GB300 systems ship FP4 and FP8 configs side by side and are left out, as are
+# the systems whose configs are not in the submission. First predicted in session 33 after every
+# change above (held out).
+CP2 = "cp=2"
+LLAMA8_SYSTEMS = {
+    ("5.1", "1xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "SR680aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "SR780aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "1xBM.GPU.B200.8"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n1"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "1xXE9780x8B300-SXM-270GB"): ("nvidia-b300-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "SR680aV4-8xB300_SXM"): ("nvidia-b300-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
+    ("5.1", "2xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
+    ("5.1", "2xXE9685Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n2"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n4"): ("nvidia-b200-32", 32, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "8xBM.GPU.B200.8"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "b200_8x8_ngc25.09"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n8"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n16"): ("nvidia-b200-128", 128, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, CP2, "none", GPU, 1, 1, True),
+    ("5.1", "hpf_n8"): ("nvidia-h100-64", 64, 1, "data=64", "none", GPU, 1, 1, True),
+    ("5.1", "hpf_n16"): ("nvidia-h100-128", 128, 1, "tp=2", "none", GPU, 1, 1, True),
+}
+
 # benchmark → (its CSV, its model config, its systems).
 BENCHMARKS = {
     "gpt3": ("mlperf_training_gpt3.csv", "gpt-3-175b.json", SYSTEMS),
     "llama31_405b": ("mlperf_training_llama31_405b.csv", "llama-3.1-405b.json", LLAMA405_SYSTEMS),
+    "llama31_8b": ("mlperf_training_llama31_8b.csv", "llama-3.1-8b.json", LLAMA8_SYSTEMS),
 }
 
 
