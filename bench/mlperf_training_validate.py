@@ -47,6 +47,7 @@ save_dot_except_mlpwi policy), and only then were rounds 3.1 and 4.0 added and p
 they are the held-out figure for those changes.
 """
 import argparse
+import collections
 import csv
 import math
 import os
@@ -58,44 +59,51 @@ from published_validate import CONFIGS, ROOT, run_estimate  # noqa: E402
 
 EVAL_SEQUENCES = 5662
 
+# How a system ran: the tpu-doctor target (a slice for multislice TPU runs), its chips, the
+# slices, the parallelism within a slice, the remat policy, the precision, the sequences a data
+# replica takes at once, the micro-batches a step, and whether it ran Megatron's distributed
+# optimizer.
+System = collections.namedtuple("System", "target chips slices parallel remat precision micro "
+                                          "micro_batches distributed_optimizer")
+
 # (round, system) → (target, chips, slices, parallel, remat, precision, micro-batch (sequences a
 # replica takes at once), micro-batches a step, distributed optimizer). MaxText's MLPerf 4.0 fork
 # names its policies after praxis': save_dot_except_logits keeps every weight matmul's product
 # (`dots`), save_dot_except_logits_ffn1 all but the MLP's first (`save_dot_except_mlpwi`).
-TPU, GPU = "int8", "fp8"
+AQT, TE = "int8", "fp8"  # MaxText quantization=int8; Transformer Engine FP8
 SYSTEMS = {
-    ("4.1", "cloud-tpu-trillium-512-maxtext"): ("tpu-v6e-256", 512, 2, "fsdp=256", "layer", TPU, 3, 1, False),
-    ("4.1", "cloud-tpu-trillium-1024-maxtext"): ("tpu-v6e-256", 1024, 4, "fsdp=256", "layer", TPU, 2, 1, False),
-    ("4.1", "cloud-tpu-trillium-2048-maxtext"): ("tpu-v6e-256", 2048, 8, "fsdp=256", "layer", TPU, 2, 1, False),
-    ("4.1", "cloud-tpu-trillium-3072-maxtext"): ("tpu-v6e-256", 3072, 12, "fsdp=256", "layer", TPU, 2, 1, False),
-    ("4.1", "cloud-tpu-v5p-4096-maxtext"): ("tpu-v5p-4096", 2048, 1, "data=4,fsdp=64,tp=8", "save_dot_except_mlpwi", TPU, 16, 1, False),
-    ("4.1", "cloud-tpu-v5p-8192-maxtext"): ("tpu-v5p-8192", 4096, 1, "data=16,fsdp=32,tp=8", "minimal", TPU, 8, 1, False),
-    ("4.1", "cloud-tpu-v5p-12288-maxtext"): ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "minimal", TPU, 8, 1, False),
-    ("4.1", "eos_n32_ngc24.09_nemo"): ("nvidia-h100-256", 256, 1, "tp=4,pp=8,vp=6", "none", GPU, 2, 128, True),
-    ("4.1", "eos_n64_ngc24.09_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=6", "none", GPU, 2, 64, True),
-    ("4.1", "eos-dfw_n1452_ngc24.04_nemo"): ("nvidia-h100-11616", 11616, 1, "tp=4,pp=6,vp=8", "none", GPU, 1, 6, True),
-    ("4.1", "b200_n8_preview_nemo"): ("nvidia-b200-64", 64, 1, "tp=4,pp=8,vp=6", "none", GPU, 2, 512, True),
-    ("4.1", "1536xBM.GPU.H100.8"): ("nvidia-h100-1536", 1536, 1, "tp=4,pp=8,vp=4", "none", GPU, 2, 32, True),
-    ("4.1", "3072xBM.GPU.H100.8"): ("nvidia-h100-3072", 3072, 1, "tp=4,pp=8,vp=4", "none", GPU, 2, 16, True),
+    ("4.1", "cloud-tpu-trillium-512-maxtext"): ("tpu-v6e-256", 512, 2, "fsdp=256", "layer", AQT, 3, 1, False),
+    ("4.1", "cloud-tpu-trillium-1024-maxtext"): ("tpu-v6e-256", 1024, 4, "fsdp=256", "layer", AQT, 2, 1, False),
+    ("4.1", "cloud-tpu-trillium-2048-maxtext"): ("tpu-v6e-256", 2048, 8, "fsdp=256", "layer", AQT, 2, 1, False),
+    ("4.1", "cloud-tpu-trillium-3072-maxtext"): ("tpu-v6e-256", 3072, 12, "fsdp=256", "layer", AQT, 2, 1, False),
+    ("4.1", "cloud-tpu-v5p-4096-maxtext"): ("tpu-v5p-4096", 2048, 1, "data=4,fsdp=64,tp=8", "save_dot_except_mlpwi", AQT, 16, 1, False),
+    ("4.1", "cloud-tpu-v5p-8192-maxtext"): ("tpu-v5p-8192", 4096, 1, "data=16,fsdp=32,tp=8", "minimal", AQT, 8, 1, False),
+    ("4.1", "cloud-tpu-v5p-12288-maxtext"): ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "minimal", AQT, 8, 1, False),
+    ("4.1", "eos_n32_ngc24.09_nemo"): ("nvidia-h100-256", 256, 1, "tp=4,pp=8,vp=6", "none", TE, 2, 128, True),
+    ("4.1", "eos_n64_ngc24.09_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=6", "none", TE, 2, 64, True),
+    ("4.1", "eos-dfw_n1452_ngc24.04_nemo"): ("nvidia-h100-11616", 11616, 1, "tp=4,pp=6,vp=8", "none", TE, 1, 6, True),
+    ("4.1", "b200_n8_preview_nemo"): ("nvidia-b200-64", 64, 1, "tp=4,pp=8,vp=6", "none", TE, 2, 512, True),
+    ("4.1", "1536xBM.GPU.H100.8"): ("nvidia-h100-1536", 1536, 1, "tp=4,pp=8,vp=4", "none", TE, 2, 32, True),
+    ("4.1", "3072xBM.GPU.H100.8"): ("nvidia-h100-3072", 3072, 1, "tp=4,pp=8,vp=4", "none", TE, 2, 16, True),
     # MLPerf 4.0 (May 2024) and 3.1 (November 2023): the second batch, first predicted after
     # session 33's changes. The 4.0 v5p-1024 set-up is the tpu-recipes row of
     # bench/published_validate.py (seen since session 29). 4.0's copy of the 11,616-GPU run is
     # 4.1's, and smc-ac-power/smc-dc-power repeat smc's logs: each is predicted once.
-    ("4.0", "cloud-tpu-v5p-1024-maxtext"): ("tpu-v5p-1024", 512, 1, "fsdp=64,tp=8", "layer", TPU, 32, 1, False),
-    ("4.0", "cloud-tpu-v5p-2048-maxtext"): ("tpu-v5p-2048", 1024, 1, "data=8,fsdp=16,tp=8", "save_dot_except_mlpwi", TPU, 16, 1, False),
-    ("4.0", "cloud-tpu-v5p-3072-maxtext"): ("tpu-v5p-3072", 1536, 1, "data=12,fsdp=16,tp=8", "save_dot_except_mlpwi", TPU, 16, 1, False),
-    ("4.0", "cloud-tpu-v5p-12288-maxtext"): ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "dots", TPU, 8, 1, False),
-    ("4.0", "eos-dfw_n1344_ngc24.04_nemo"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=6,vp=8", "none", GPU, 1, 6, True),
-    ("4.0", "eos_n64_ngc24.04_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=4", "none", GPU, 2, 72, True),
-    ("4.0", "64xSMC-H100-SXM-80GB"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", GPU, 2, 64, True),
-    ("3.1", "eos_n64_ngc23.09_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 128, True),
-    ("3.1", "eos_n96_ngc23.09_nemo"): ("nvidia-h100-768", 768, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 128, True),
-    ("3.1", "eos-dfw_n512_ngc23.09_nemo"): ("nvidia-h100-4096", 4096, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 16, True),
-    ("3.1", "eos-dfw_n768_ngc23.09_nemo"): ("nvidia-h100-6144", 6144, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 16, True),
-    ("3.1", "eos-dfw_n1024_ngc23.09_nemo"): ("nvidia-h100-8192", 8192, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 16, True),
-    ("3.1", "eos-dfw_n1280_ngc23.09_nemo"): ("nvidia-h100-10240", 10240, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 8, True),
-    ("3.1", "eos-dfw_n1344_ngc23.09_nemo"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 8, True),
-    ("3.1", "ND_H100_v5_n1344_pytorch"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=8,vp=12", "none", GPU, 1, 8, True),
+    ("4.0", "cloud-tpu-v5p-1024-maxtext"): ("tpu-v5p-1024", 512, 1, "fsdp=64,tp=8", "layer", AQT, 32, 1, False),
+    ("4.0", "cloud-tpu-v5p-2048-maxtext"): ("tpu-v5p-2048", 1024, 1, "data=8,fsdp=16,tp=8", "save_dot_except_mlpwi", AQT, 16, 1, False),
+    ("4.0", "cloud-tpu-v5p-3072-maxtext"): ("tpu-v5p-3072", 1536, 1, "data=12,fsdp=16,tp=8", "save_dot_except_mlpwi", AQT, 16, 1, False),
+    ("4.0", "cloud-tpu-v5p-12288-maxtext"): ("tpu-v5p-12288", 6144, 1, "data=16,fsdp=48,tp=8", "dots", AQT, 8, 1, False),
+    ("4.0", "eos-dfw_n1344_ngc24.04_nemo"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=6,vp=8", "none", TE, 1, 6, True),
+    ("4.0", "eos_n64_ngc24.04_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=4", "none", TE, 2, 72, True),
+    ("4.0", "64xSMC-H100-SXM-80GB"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", TE, 2, 64, True),
+    ("3.1", "eos_n64_ngc23.09_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
+    ("3.1", "eos_n96_ngc23.09_nemo"): ("nvidia-h100-768", 768, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
+    ("3.1", "eos-dfw_n512_ngc23.09_nemo"): ("nvidia-h100-4096", 4096, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 16, True),
+    ("3.1", "eos-dfw_n768_ngc23.09_nemo"): ("nvidia-h100-6144", 6144, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 16, True),
+    ("3.1", "eos-dfw_n1024_ngc23.09_nemo"): ("nvidia-h100-8192", 8192, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 16, True),
+    ("3.1", "eos-dfw_n1280_ngc23.09_nemo"): ("nvidia-h100-10240", 10240, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 8, True),
+    ("3.1", "eos-dfw_n1344_ngc23.09_nemo"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 8, True),
+    ("3.1", "ND_H100_v5_n1344_pytorch"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 8, True),
 }
 
 # MLPerf Training 5.0 (June 2025) and 5.1's Llama 3.1 405B pre-training at 8,192 tokens: NeMo
@@ -107,22 +115,22 @@ SYSTEMS = {
 # they are left out.
 LLAMA405 = "tp=4,cp=2,pp=8,vp=8"
 LLAMA405_SYSTEMS = {
-    ("5.0", "eos-dfw_n64_ngc25.01_nemo"): ("nvidia-h100-512", 512, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 288, True),
-    ("5.0", "eos-dfw_n256_ngc25.01_nemo"): ("nvidia-h100-2048", 2048, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 72, True),
-    ("5.0", "eos-dfw_n304_ngc25.01_nemo"): ("nvidia-h100-2432", 2432, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 64, True),
-    ("5.0", "eos-dfw_n320_ngc25.01_nemo"): ("nvidia-h100-2560", 2560, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 56, True),
-    ("5.0", "eos-dfw_n1024_ngc25.01_nemo"): ("nvidia-h100-8192", 8192, 1, "tp=8,cp=2,pp=8,vp=8", "none", GPU, 1, 24, True),
-    ("5.0", "nebius_soperator_8xH200_n64_ngc25.01_nemo"): ("nvidia-h200-512", 512, 1, LLAMA405, "none", GPU, 1, 144, True),
-    ("5.0", "nebius_soperator_8xH200_n128_ngc25.01_nemo"): ("nvidia-h200-1024", 1024, 1, LLAMA405, "none", GPU, 1, 72, True),
-    ("5.0", "tyche_ngpu256_ngc25.04_nemo"): ("nvidia-gb200-256", 256, 1, LLAMA405, "none", GPU, 1, 112, True),
-    ("5.0", "tyche_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", GPU, 1, 112, True),
-    ("5.0", "carina_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", GPU, 1, 112, True),
-    ("5.0", "carina_ngpu1024_ngc25.04_nemo"): ("nvidia-gb200-1024", 1024, 1, LLAMA405, "none", GPU, 1, 48, True),
-    ("5.0", "carina_ngpu1536_ngc25.04_nemo"): ("nvidia-gb200-1536", 1536, 1, LLAMA405, "none", GPU, 1, 48, True),
-    ("5.0", "carina_ngpu2048_ngc25.04_nemo"): ("nvidia-gb200-2048", 2048, 1, LLAMA405, "none", GPU, 1, 40, True),
-    ("5.0", "carina_ngpu2496_ngc25.04_nemo"): ("nvidia-gb200-2496", 2496, 1, LLAMA405, "none", GPU, 1, 32, True),
-    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, LLAMA405, "none", GPU, 1, 144, True),
-    ("5.1", "hpg.dgxb200x8.n56"): ("nvidia-b200-448", 448, 1, LLAMA405, "none", GPU, 1, 144, True),
+    ("5.0", "eos-dfw_n64_ngc25.01_nemo"): ("nvidia-h100-512", 512, 1, "tp=8,cp=2,pp=8,vp=8", "none", TE, 1, 288, True),
+    ("5.0", "eos-dfw_n256_ngc25.01_nemo"): ("nvidia-h100-2048", 2048, 1, "tp=8,cp=2,pp=8,vp=8", "none", TE, 1, 72, True),
+    ("5.0", "eos-dfw_n304_ngc25.01_nemo"): ("nvidia-h100-2432", 2432, 1, "tp=8,cp=2,pp=8,vp=8", "none", TE, 1, 64, True),
+    ("5.0", "eos-dfw_n320_ngc25.01_nemo"): ("nvidia-h100-2560", 2560, 1, "tp=8,cp=2,pp=8,vp=8", "none", TE, 1, 56, True),
+    ("5.0", "eos-dfw_n1024_ngc25.01_nemo"): ("nvidia-h100-8192", 8192, 1, "tp=8,cp=2,pp=8,vp=8", "none", TE, 1, 24, True),
+    ("5.0", "nebius_soperator_8xH200_n64_ngc25.01_nemo"): ("nvidia-h200-512", 512, 1, LLAMA405, "none", TE, 1, 144, True),
+    ("5.0", "nebius_soperator_8xH200_n128_ngc25.01_nemo"): ("nvidia-h200-1024", 1024, 1, LLAMA405, "none", TE, 1, 72, True),
+    ("5.0", "tyche_ngpu256_ngc25.04_nemo"): ("nvidia-gb200-256", 256, 1, LLAMA405, "none", TE, 1, 112, True),
+    ("5.0", "tyche_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", TE, 1, 112, True),
+    ("5.0", "carina_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, LLAMA405, "none", TE, 1, 112, True),
+    ("5.0", "carina_ngpu1024_ngc25.04_nemo"): ("nvidia-gb200-1024", 1024, 1, LLAMA405, "none", TE, 1, 48, True),
+    ("5.0", "carina_ngpu1536_ngc25.04_nemo"): ("nvidia-gb200-1536", 1536, 1, LLAMA405, "none", TE, 1, 48, True),
+    ("5.0", "carina_ngpu2048_ngc25.04_nemo"): ("nvidia-gb200-2048", 2048, 1, LLAMA405, "none", TE, 1, 40, True),
+    ("5.0", "carina_ngpu2496_ngc25.04_nemo"): ("nvidia-gb200-2496", 2496, 1, LLAMA405, "none", TE, 1, 32, True),
+    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, LLAMA405, "none", TE, 1, 144, True),
+    ("5.1", "hpg.dgxb200x8.n56"): ("nvidia-b200-448", 448, 1, LLAMA405, "none", TE, 1, 144, True),
 }
 
 # MLPerf Training 5.1's Llama 3.1 8B pre-training at 8,192 tokens (NeMo, FP8 with FP8 weights,
@@ -135,24 +143,24 @@ LLAMA405_SYSTEMS = {
 # change above (held out).
 CP2 = "cp=2"
 LLAMA8_SYSTEMS = {
-    ("5.1", "1xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "SR680aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "SR780aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "1xBM.GPU.B200.8"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "hpg.dgxb200x8.n1"): ("nvidia-b200-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "1xXE9780x8B300-SXM-270GB"): ("nvidia-b300-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "SR680aV4-8xB300_SXM"): ("nvidia-b300-8", 8, 1, "data=8", "none", GPU, 2, 1, True),
-    ("5.1", "2xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
-    ("5.1", "2xXE9685Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
-    ("5.1", "hpg.dgxb200x8.n2"): ("nvidia-b200-16", 16, 1, "data=16", "none", GPU, 2, 1, True),
-    ("5.1", "hpg.dgxb200x8.n4"): ("nvidia-b200-32", 32, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "8xBM.GPU.B200.8"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "b200_8x8_ngc25.09"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "hpg.dgxb200x8.n8"): ("nvidia-b200-64", 64, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "hpg.dgxb200x8.n16"): ("nvidia-b200-128", 128, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, CP2, "none", GPU, 1, 1, True),
-    ("5.1", "hpf_n8"): ("nvidia-h100-64", 64, 1, "data=64", "none", GPU, 1, 1, True),
-    ("5.1", "hpf_n16"): ("nvidia-h100-128", 128, 1, "tp=2", "none", GPU, 1, 1, True),
+    ("5.1", "1xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "SR680aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "SR780aV3-8xB200_SXM_180GB"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "1xBM.GPU.B200.8"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n1"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "1xXE9780x8B300-SXM-270GB"): ("nvidia-b300-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "SR680aV4-8xB300_SXM"): ("nvidia-b300-8", 8, 1, "data=8", "none", TE, 2, 1, True),
+    ("5.1", "2xXE9680Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", TE, 2, 1, True),
+    ("5.1", "2xXE9685Lx8B200-SXM-180GB"): ("nvidia-b200-16", 16, 1, "data=16", "none", TE, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n2"): ("nvidia-b200-16", 16, 1, "data=16", "none", TE, 2, 1, True),
+    ("5.1", "hpg.dgxb200x8.n4"): ("nvidia-b200-32", 32, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "8xBM.GPU.B200.8"): ("nvidia-b200-64", 64, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "b200_8x8_ngc25.09"): ("nvidia-b200-64", 64, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n8"): ("nvidia-b200-64", 64, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n16"): ("nvidia-b200-128", 128, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "hpg.dgxb200x8.n32"): ("nvidia-b200-256", 256, 1, CP2, "none", TE, 1, 1, True),
+    ("5.1", "hpf_n8"): ("nvidia-h100-64", 64, 1, "data=64", "none", TE, 1, 1, True),
+    ("5.1", "hpf_n16"): ("nvidia-h100-128", 128, 1, "tp=2", "none", TE, 1, 1, True),
 }
 
 # benchmark → (its CSV, its model config, its systems).
@@ -163,19 +171,22 @@ BENCHMARKS = {
 }
 
 
+def system(bench, key):
+    return System(*BENCHMARKS[bench][2][key])
+
+
 def estimate(binary, bench, key, seq, train, batch=None):
-    _, model, systems = BENCHMARKS[bench]
-    target, _, slices, parallel, remat, precision, micro, micro_batches, dist_opt = systems[key]
-    cmd = [binary, "estimate", os.path.join(CONFIGS, model), "--targets", target, "--format", "json", "--seq", str(seq),
-           "--batch", str(batch or micro), "--precision", precision, "--parallel", parallel,
-           "--remat", remat]
-    if slices > 1:
-        cmd += ["--slices", str(slices), "--dcn", "data"]
-    if "cp=" in parallel:
+    s = system(bench, key)
+    cmd = [binary, "estimate", os.path.join(CONFIGS, BENCHMARKS[bench][1]), "--targets", s.target,
+           "--format", "json", "--seq", str(seq), "--batch", str(batch or s.micro),
+           "--precision", s.precision, "--parallel", s.parallel, "--remat", s.remat]
+    if s.slices > 1:
+        cmd += ["--slices", str(s.slices), "--dcn", "data"]
+    if "cp=" in s.parallel:
         cmd.append("--ring-context")
     if train:
-        cmd += ["--train", "--micro-batches", str(micro_batches)]
-        if dist_opt:
+        cmd += ["--train", "--micro-batches", str(s.micro_batches)]
+        if s.distributed_optimizer:
             cmd.append("--distributed-optimizer")
     return run_estimate(cmd)
 
@@ -193,7 +204,7 @@ def replicas(parallel, chips):
 def predict(binary, bench, row):
     """(published tokens/s per chip, predicted, whether it fits)."""
     key = (row["round"], row["system"])
-    _, chips, _, parallel, _, _, _, _, _ = BENCHMARKS[bench][2][key]
+    chips, parallel = system(bench, key).chips, system(bench, key).parallel
     seq, batch = int(row["seq"]), int(row["global_batch"])
     train = estimate(binary, bench, key, seq, train=True)
     step_s = train["step_time_ms"] / 1e3
@@ -244,8 +255,9 @@ def main():
             errors, not_fitting = by_round.setdefault(row["round"], ([], [0]))
             errors.append(abs(err))
             not_fitting[0] += not fits
-            print(f"{row['round']:<5} {row['system']:<44} {systems[key][1]:>6} {published:>10.1f} "
-                  f"{predicted:>10.1f} {err:+6.1%}" + ("" if fits else "  (called 'does not fit')"))
+            print(f"{row['round']:<5} {row['system']:<44} {system(bench, key).chips:>6} "
+                  f"{published:>10.1f} {predicted:>10.1f} {err:+6.1%}"
+                  + ("" if fits else "  (called 'does not fit')"))
         print()
         for round_, (errors, not_fitting) in sorted(by_round.items()):
             summary(f"{bench}, MLPerf Training {round_}", errors, not_fitting[0])
