@@ -328,7 +328,9 @@ void MarkLoraTargets(const Graph& g, GraphFacts& f) {
 }
 
 // The up-projections (weight matmuls of the node's layer, not attention projections) that compute
-// `v` through ops other than matrix ops, within that layer: none when `v` comes from elsewhere.
+// `v` through pointwise ops within that layer (the activation, a gate's product): none when `v`
+// comes from elsewhere. A normalization ends the walk: what it normalizes is a layer's stream,
+// not an MLP's hidden state.
 std::vector<NodeId> MlpUpProducers(const Graph& g, const GraphFacts& f, ValueId v,
                                    const std::string& layer) {
   std::vector<NodeId> found;
@@ -341,6 +343,7 @@ std::vector<NodeId> MlpUpProducers(const Graph& g, const GraphFacts& f, ValueId 
     const auto p = static_cast<std::size_t>(id);
     if (f.layer[p] != layer) continue;
     const Node& n = g.node(id);
+    if (n.kind == OpKind::kNormalization) continue;
     if (IsMatrixKind(n.kind)) {
       if (f.weight_matmul[p] && !f.attention_projection[p]) found.push_back(id);
       continue;

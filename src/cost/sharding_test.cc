@@ -326,8 +326,9 @@ TEST(RematMemoryTest, PeakIsTheLargerPhaseOfTheBackwardPass) {
 // MaxText's save_dot_except_mlpwi (Remat::kDotsExceptMlpUp): `dots` less the MLP
 // down-projection's input, which the backward pass gets by running the up-projection again. One
 // layer of [8,128] f32 tokens: up to 512 wide, GELU, down to 128, and a router reading the layer's
-// input. `dots` keeps the inputs of the three matmuls: x (4 KiB, once for the up-projection and
-// the router) and the GELU's output (16 KiB); save_dot_except_mlpwi keeps x alone, and its
+// input; then a normalization and a matmul of its output. `dots` keeps the inputs of the matmuls:
+// x (4 KiB, once for the up-projection and the router), the GELU's output (16 KiB) and the
+// normalization's (4 KiB); save_dot_except_mlpwi all but the GELU's, and its
 // recompute is `dots`' (the GELU) plus the up-projection's forward kernel, a third of its
 // training time (forward and two backward matmuls, no launch overhead).
 TEST(RematMemoryTest, SaveDotExceptMlpwiDropsTheDownInputAndRerunsTheUp) {
@@ -336,11 +337,14 @@ TEST(RematMemoryTest, SaveDotExceptMlpwiDropsTheDownInputAndRerunsTheUp) {
   init %wu: f32[128,512]
   init %wd: f32[512,128]
   init %wr: f32[128,4]
+  init %wz: f32[128,128]
   %u: f32[8,512] = MatMul[matmul](%x, %wu) name="up" scope="/m/layers.0/mlp"
   %a: f32[8,512] = Gelu[elementwise](%u) scope="/m/layers.0/mlp"
   %d: f32[8,128] = MatMul[matmul](%a, %wd) name="down" scope="/m/layers.0/mlp"
   %r: f32[8,4] = MatMul[matmul](%x, %wr) name="router" scope="/m/layers.0/mlp"
-  output %d
+  %n: f32[8,128] = LayerNormalization[normalization](%d) scope="/m/layers.0/mlp"
+  %z: f32[8,128] = MatMul[matmul](%n, %wz) name="after_norm" scope="/m/layers.0/mlp"
+  output %z
   output %r
 })");
   const GraphFacts facts = AnalyzeGraph(g);
@@ -351,6 +355,7 @@ TEST(RematMemoryTest, SaveDotExceptMlpwiDropsTheDownInputAndRerunsTheUp) {
   EXPECT_TRUE(facts.mlp_up[id("up")] && facts.mlp_down[id("down")]);
   EXPECT_FALSE(facts.mlp_up[id("router")] || facts.mlp_down[id("router")]);
   EXPECT_FALSE(facts.mlp_down[id("up")] || facts.mlp_up[id("down")]);
+  EXPECT_FALSE(facts.mlp_down[id("after_norm")]);  // a normalization's output is no MLP's
   Calibration cal = CalibrationFor(**FindTarget("nvidia-h100"), *ParseRuntime("eager"));
   cal.kernel_overhead_us = 0;
   EstimateOptions o;
@@ -367,8 +372,8 @@ TEST(RematMemoryTest, SaveDotExceptMlpwiDropsTheDownInputAndRerunsTheUp) {
   const Estimate dots = run(Remat::kDots);
   const Estimate except = run(*ParseRemat("save_dot_except_mlpwi"));
   const double kib = 1024;
-  EXPECT_DOUBLE_EQ(dots.memory.activations, 4 * kib + 16 * kib);
-  EXPECT_DOUBLE_EQ(except.memory.activations, 4 * kib);
+  EXPECT_DOUBLE_EQ(dots.memory.activations, 4 * kib + 16 * kib + 4 * kib);
+  EXPECT_DOUBLE_EQ(except.memory.activations, 4 * kib + 4 * kib);
   const auto up =
       std::ranges::find_if(except.top_nodes, [](const NodeTime& t) { return t.node_name == "up"; });
   ASSERT_NE(up, except.top_nodes.end());
