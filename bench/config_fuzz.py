@@ -92,7 +92,7 @@ def command(rng, path):
         args += ["--parallel", rng.choice(["ep=2", "ep=8", "ep=4,pp=2", "ep=64"])]
         args += rng.sample(["--dedup-expert-dispatch", "--overlap-expert-comm"], rng.randint(0, 2))
     if rng.random() < 0.2:
-        args += ["--remat", rng.choice(["none", "dots", "layer", "offload"])]
+        args += ["--remat", rng.choice(["none", "dots", "layer", "offload", "save_dot_except_mlpwi"])]
         args += rng.sample(["--ring-context", "--keep-attention-output"], rng.randint(0, 2))
     if rng.random() < 0.1:
         args += ["--vocab-tiles", str(rng.choice([1, 4, 65536, 0]))]
