@@ -48,7 +48,10 @@ TRTLLM_WORKLOADS = list(TRTLLM_REQUESTS)
 # buckets, and with --shard_on_batch (Gemma 2B) splits the decode batch over the chips and runs
 # each prefill replicated on all of them. ShareGPT as JetStream filters it averages about 230
 # tokens in and 200 out (vLLM's benchmark over the same file, Llama 3 tokenizer: 229,711 and
-# 203,068 tokens over 1,000 requests; vllm-project/vllm#18566). int8: the weights and the cache.
+# 203,068 tokens over 1,000 requests; vllm-project/vllm#18566). int8: the weights and the cache;
+# the weights alone (jetstream_pt/layers.py's WeightOnlyPerChannelQuantizedLinear: F.linear of the
+# bf16 input and the int8 weight unless quantize_activation is set, which defaults off), so
+# `--precision int8w` since session 33 (`int8`, AQT's int8 x int8 matmuls, before).
 JETSTREAM_PT = [("Llama3-8B", "llama-3.1-8b.json", "bf16", 128, 2048),
                 ("Llama3-8B", "llama-3.1-8b.json", "int8", 256, 2048),
                 ("Gemma-7B", "gemma-7b.json", "bf16", 96, 2048),
@@ -66,7 +69,8 @@ JETSTREAM_PT = [("Llama3-8B", "llama-3.1-8b.json", "bf16", 128, 2048),
 def jetstream_pt_spec(name, model, dtype, batch, cache):
     spec = dict(match=(f"{name} (jetstream-pytorch)", f"batch {batch}, cache length {cache}",
                        f"{dtype} weights"), model=model, target="tpu-v5e-8",
-                serve=(230, 200, batch), chips=8, per="serve", precision=dtype,
+                serve=(230, 200, batch), chips=8, per="serve",
+                precision="int8w" if dtype == "int8" else dtype,
                 kv_cache_length=cache, bucketed_prefill=True, held_out=True)
     if dtype == "int8":
         spec["kv_cache_dtype"] = "int8"

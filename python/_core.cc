@@ -101,6 +101,8 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   }
   auto precision = ParsePrecision(a.precision);
   if (!precision) throw ToolError("precision `" + a.precision + "` is not " + PrecisionChoices());
+  if (auto refusal = TrainingPrecisionRefusal(*precision); refusal && a.train)
+    throw ToolError(*refusal);
   o.check.optimizer = *optimizer;
   o.check.precision = *precision;
   o.check.select = a.select;

@@ -184,6 +184,21 @@ def test_serving_estimate_matches_the_cli():
         tpudoctor.estimate(LLAMA70B, targets="v6e-8", train=True, serve=(10, 10, 1))
 
 
+def test_weight_only_int8_serves_one_byte_weights_and_refuses_training():
+    bf16 = tpudoctor.estimate(LLAMA70B, targets="v6e-8", serve=(1000, 1000, 64)).estimates[0]
+    int8w = tpudoctor.estimate(LLAMA70B, targets="v6e-8", precision="int8w",
+                               serve=(1000, 1000, 64)).estimates[0]
+    assert int8w.serving["weight_bytes_per_chip"] == pytest.approx(
+        bf16.serving["weight_bytes_per_chip"] / 2)
+    assert any("weight-only int8" in a for a in int8w.assumptions)
+    for call in (lambda: tpudoctor.check(LLAMA70B, precision="int8w", train=True),
+                 lambda: tpudoctor.estimate(LLAMA70B, targets="v6e-8", precision="int8w",
+                                            train=True),
+                 lambda: tpudoctor.plan(LLAMA70B, precision="int8w")):
+        with pytest.raises(tpudoctor.Error, match="weight-only"):
+            call()
+
+
 def test_fp8_kv_cache_matches_the_cli():
     served = tpudoctor.estimate(LLAMA70B, targets="h200", precision="fp8",
                                 serve=(128, 2048, 192), kv_cache_dtype="fp8").estimates[0]

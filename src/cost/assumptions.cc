@@ -128,6 +128,9 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
                ? " (bf16 compute with int8 weight-matmul operands, AQT: each operand's scale "
                  "from an extra read of it every step, fp32 master weights)"
                : "") +
+          (options.precision == Precision::kInt8Weights
+               ? " (weight-only int8: 1-byte weights, dequantized to bf16 for bf16 matmuls)"
+               : "") +
           (options.precision == Precision::kBf16Params
                ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
                : "") +

@@ -861,7 +861,7 @@ TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kFp8), 1979e12 * 0.87);
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kBf16), 989e12);
   EXPECT_EQ(*ParsePrecision("fp8"), Precision::kFp8);
-  EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, int8, mixed or bf16-params");
+  EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, int8, int8w, mixed or bf16-params");
 }
 
 // Under fp8, Transformer Engine keeps a weight matmul's input for the weight gradient as the fp8

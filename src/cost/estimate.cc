@@ -174,6 +174,8 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
           std::max(1, target.devices_per_chip) * options.slices >
       1e15)
     return MakeError("batch x micro-batches x devices x slices is more than 1e15 samples a step");
+  if (auto refusal = TrainingPrecisionRefusal(options.precision); refusal && options.train)
+    return MakeError(*refusal);
   if (options.serve && options.parallel.pipeline > 1)
     return MakeError("--parallel pp= is estimated for training and prefill, not serving");
   if (options.slices < 1 || options.slices > 1024)

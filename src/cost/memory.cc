@@ -208,7 +208,11 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // and state.
   const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
-  const double weight_bytes = c.MegatronLayout() ? c.ModelWeightBytes() : narrow_weights ? 2 : 4;
+  // Weight-only int8 holds its weights at one byte, served or not.
+  const double weight_bytes = options.precision == Precision::kInt8Weights ? 1
+                              : c.MegatronLayout()                         ? c.ModelWeightBytes()
+                              : narrow_weights                             ? 2
+                                                                           : 4;
   m.weights = (lora > 0 ? params.count * 2 + lora * 4 : params.count * weight_bytes) +
               params.constant_bytes;
   if (options.train) {

@@ -24,6 +24,7 @@ std::optional<Precision> ParsePrecision(std::string_view name) {
   if (name == "bf16-params") return Precision::kBf16Params;
   if (name == "fp8") return Precision::kFp8;
   if (name == "int8") return Precision::kInt8;
+  if (name == "int8w") return Precision::kInt8Weights;
   return std::nullopt;
 }
 
@@ -49,6 +50,14 @@ std::string_view NameOf(LoraTargets t) {
 bool RematPerLayer(Remat r) { return r == Remat::kLayer || r == Remat::kOffload; }
 
 bool EightBitMatmuls(Precision p) { return p == Precision::kFp8 || p == Precision::kInt8; }
+
+bool EightBitWeights(Precision p) { return EightBitMatmuls(p) || p == Precision::kInt8Weights; }
+
+std::optional<std::string> TrainingPrecisionRefusal(Precision p) {
+  if (p != Precision::kInt8Weights) return std::nullopt;
+  return "--precision int8w is weight-only int8 for serving and inference; a training step runs "
+         "int8 (AQT: MaxText's quantization=int8), fp8 or bf16";
+}
 
 namespace {
 
@@ -93,8 +102,8 @@ std::int64_t PrefillBucket(std::int64_t tokens) {
 }
 
 const std::vector<std::string>& PrecisionNames() {
-  static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",       "fp8",
-                                                 "int8", "mixed", "bf16-params"};
+  static const std::vector<std::string> names = {"fp32", "bf16",  "fp16",  "fp8",
+                                                 "int8", "int8w", "mixed", "bf16-params"};
   return names;
 }
 
@@ -190,6 +199,8 @@ std::string_view NameOf(Precision p) {
       return "fp8";
     case Precision::kInt8:
       return "int8";
+    case Precision::kInt8Weights:
+      return "int8w";
   }
   return "bf16";
 }

@@ -591,6 +591,42 @@ constexpr char kSmallLlama[] = R"({"architectures": ["LlamaForCausalLM"], "model
 // wave its prefills and 1,000 decode steps at its own batch, so the job takes two steady rounds
 // of 64 and one of 32, and its throughput is its 160,000 output tokens over that. A job smaller
 // than the concurrency runs all of it at once.
+// Weight-only int8 (--precision int8w, jetstream-pytorch's int8): the weights held and read at
+// one byte, the matmuls at the bf16 rate (the prefill no faster than bf16's, where AQT's int8 runs
+// it at the int8 share), and no AQT scales computed from the weights every step. A training step
+// is refused.
+TEST(ServingTest, WeightOnlyInt8ReadsOneByteWeightsForBf16Matmuls) {
+  auto m = Llama70bPrompt();
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 8;
+  o.parallel = {0, 1, 8};
+  o.serve = ServingOptions{1000, 1000, 64, "", false};
+  const TargetSpec& v5e = **FindTarget("tpu-v5e");
+  auto run = [&](Precision p) {
+    o.precision = p;
+    auto e = EstimateStep(m->graph, v5e, o);
+    EXPECT_TRUE(e) << e.error().message;
+    return e ? *e : Estimate{};
+  };
+  const Estimate bf16 = run(Precision::kBf16);
+  const Estimate w8 = run(Precision::kInt8Weights);
+  const Estimate aqt = run(Precision::kInt8);
+  EXPECT_DOUBLE_EQ(w8.serving->weight_bytes, bf16.serving->weight_bytes / 2);
+  EXPECT_NEAR(w8.serving->decode_weights_ms, bf16.serving->decode_weights_ms / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(w8.components.matrix_peak_flops, bf16.components.matrix_peak_flops);
+  EXPECT_DOUBLE_EQ(w8.step_ms, bf16.step_ms);  // the prefill step: bf16 matmuls
+  EXPECT_GT(aqt.components.matrix_peak_flops, bf16.components.matrix_peak_flops);
+  EXPECT_EQ(*ParsePrecision("int8w"), Precision::kInt8Weights);
+  EXPECT_EQ(NameOf(Precision::kInt8Weights), "int8w");
+  o.serve.reset();
+  o.train = true;
+  o.precision = Precision::kInt8Weights;
+  auto trained = EstimateStep(m->graph, v5e, o);
+  ASSERT_FALSE(trained);
+  EXPECT_NE(trained.error().message.find("weight-only"), std::string::npos);
+}
+
 TEST(ServingTest, AnOfflineJobRunsInWavesAndItsLastIsSmaller) {
   auto m = Llama70bPrompt();
   ASSERT_TRUE(m);

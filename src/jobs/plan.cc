@@ -262,6 +262,8 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
     gens.push_back(g);
   }
   if (options.max_chips < 1) return MakeError("plan: --max-chips must be at least 1");
+  if (auto refusal = TrainingPrecisionRefusal(options.precision); refusal && options.train)
+    return MakeError("plan: " + *refusal);
   auto batches = LoadBatches(source, options, plan);
   if (!batches) return batches.error();
   // A model that does not run on a TPU as it is gets planned, but the plan says so first.

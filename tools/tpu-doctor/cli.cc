@@ -250,8 +250,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "--precision", est.precision,
       "fp32, bf16 (autocast, fp32 master weights), fp16 (autocast with loss scaling), fp8 (bf16 "
       "with fp8 matmuls at the chip's fp8 rate), int8 (bf16 with AQT int8 weight matmuls at the "
-      "chip's int8 rate: MaxText's quantization=int8), mixed, bf16-params (bf16 weights and "
-      "optimizer state, no fp32 copy)");
+      "chip's int8 rate: MaxText's quantization=int8), int8w (serving: weight-only int8, 1-byte "
+      "weights dequantized for bf16 matmuls: MaxText's int8w, jetstream-pytorch's and W8A16 "
+      "checkpoints), mixed, bf16-params (bf16 weights and optimizer state, no fp32 copy)");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,
@@ -268,12 +269,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "batch / (micro-batch x data replicas)); default 1")
       ->type_name("N")
       ->check(CLI::Range(1, 1 << 20));
-  est_cmd->add_flag("--distributed-optimizer", est.distributed_optimizer,
-                    "--train: Megatron-core's distributed optimizer (DeepSpeed ZeRO-1): 16-bit "
-                    "weights (fp8 under --precision fp8, as Megatron's FP8 recipes keep and "
-                    "gather them) and gradients, the fp32 master weights and optimizer state sharded "
-                    "over the data replicas and context group, gradients reduce-scattered and "
-                    "weights all-gathered behind compute; context parallelism keeps whole weights");
+  est_cmd->add_flag(
+      "--distributed-optimizer", est.distributed_optimizer,
+      "--train: Megatron-core's distributed optimizer (DeepSpeed ZeRO-1): 16-bit "
+      "weights (fp8 under --precision fp8, as Megatron's FP8 recipes keep and "
+      "gather them) and gradients, the fp32 master weights and optimizer state sharded "
+      "over the data replicas and context group, gradients reduce-scattered and "
+      "weights all-gathered behind compute; context parallelism keeps whole weights");
   est_cmd->add_flag("--dedup-expert-dispatch", est.dedup_expert_dispatch,
                     "with ep: a MoE token crosses to each device, and between hosts to each host, "
                     "once however many of its experts it holds (DeepEP, HybridEP: Megatron's flex "

@@ -75,6 +75,10 @@ std::optional<AnalyzeOptions> OptionsOf(const CheckArgs& args, std::ostream& err
         << PrecisionChoices() << "\n";
     return std::nullopt;
   }
+  if (auto refusal = TrainingPrecisionRefusal(*precision); refusal && args.train) {
+    err << "tpu-doctor: " << *refusal << "\n";
+    return std::nullopt;
+  }
   AnalyzeOptions options = ModelOptions(args.model);
   options.target = args.target;
   options.check.train = args.train;

@@ -34,11 +34,27 @@ enum class Optimizer : std::uint8_t { kSgd, kMomentum, kAdam, kAdafactor };
 // (MaxText's quantization=fp8, Transformer Engine); kInt8: as kBf16, with the weight matmuls'
 // forward, data-gradient and weight-gradient products quantized to int8 with scales computed each
 // step and run at the chip's int8 rate (MaxText's quantization=int8: AQT).
-enum class Precision : std::uint8_t { kFp32, kBf16, kFp16, kMixed, kBf16Params, kFp8, kInt8 };
+// kInt8Weights: weight-only int8 for serving (MaxText's int8w; jetstream-pytorch's and vLLM's
+// W8A16 checkpoints): 1-byte weights, read and dequantized to bf16 for bf16 matmuls.
+enum class Precision : std::uint8_t {
+  kFp32,
+  kBf16,
+  kFp16,
+  kMixed,
+  kBf16Params,
+  kFp8,
+  kInt8,
+  kInt8Weights
+};
 
 // Whether the weight matmuls run on 8-bit operands (fp8 or int8): one byte an operand element,
 // attention kernels kept in bf16.
 bool EightBitMatmuls(Precision p);
+// Whether the weights are stored and read at one byte (fp8, int8, int8w).
+bool EightBitWeights(Precision p);
+// Why a training step cannot run at `p` (int8w is weight-only int8 for serving and inference),
+// or nullopt.
+std::optional<std::string> TrainingPrecisionRefusal(Precision p);
 
 std::optional<Optimizer> ParseOptimizer(
     std::string_view name);  // sgd, momentum, adam, adamw, adafactor
