@@ -617,6 +617,14 @@ TEST(ServingTest, WeightOnlyInt8ReadsOneByteWeightsForBf16Matmuls) {
   EXPECT_DOUBLE_EQ(w8.components.matrix_peak_flops, bf16.components.matrix_peak_flops);
   EXPECT_DOUBLE_EQ(w8.step_ms, bf16.step_ms);  // the prefill step: bf16 matmuls
   EXPECT_GT(aqt.components.matrix_peak_flops, bf16.components.matrix_peak_flops);
+  // AQT int8 served: the checkpoint carries the weights' scales, so its prefill reads only the
+  // activations again, where the same step outside serving computes the weights' scales too.
+  o.serve.reset();
+  const Estimate aqt_step = run(Precision::kInt8);
+  const Estimate bf16_step = run(Precision::kBf16);
+  EXPECT_DOUBLE_EQ(bf16_step.step_ms, bf16.step_ms);
+  EXPECT_LT(aqt.step_ms, aqt_step.step_ms);
+  o.serve = ServingOptions{1000, 1000, 64, "", false};
   EXPECT_EQ(*ParsePrecision("int8w"), Precision::kInt8Weights);
   EXPECT_EQ(NameOf(Precision::kInt8Weights), "int8w");
   o.serve.reset();

@@ -120,7 +120,9 @@ double ExpertMatmulExtraBytes(const StepContext& c, const Node& n) {
 // the contracted dimension, computed from the 16-bit operand every step: a reduction that must
 // finish before the quantized product starts, so no fusion into the matmul hides it. Each operand
 // is read once more (forward here; the gradients' products, quantized alike, through the
-// backward ratio). Attention kernels stay bf16.
+// backward ratio). Attention kernels stay bf16. A server's weights do not change and its quantized
+// checkpoint carries their scales (MaxText's checkpoint_is_quantized): only the activation
+// operand's are computed. (An evaluation pass inside training quantizes the weights it has.)
 double QuantizationScaleBytes(const StepContext& c, const Node& n) {
   if (c.options.precision != Precision::kInt8 || n.kind != OpKind::kMatMul ||
       n.op == Op::kAttention || n.inputs.size() < 2)
@@ -128,7 +130,9 @@ double QuantizationScaleBytes(const StepContext& c, const Node& n) {
   double bytes = 0;
   for (int i = 0; i < 2; ++i) {
     if (n.input(i) == kNoValue) continue;
-    bytes += TensorBytes(c.graph.value(n.input(i)).type, c.element_bytes).value_or(0);
+    const Value& operand = c.graph.value(n.input(i));
+    if (c.options.serve && operand.origin == ValueOrigin::kInitializer) continue;
+    bytes += TensorBytes(operand.type, c.element_bytes).value_or(0);
   }
   return bytes;
 }
