@@ -12,7 +12,8 @@ the benchmark (GPT-3 175B unless `--benchmark` names another) it reads each run'
 `result_N.txt` and prints one row: the global batch and sequence length the log states, the
 tokens a block trains on (`block_start`'s epoch_count; empty where the log counts samples
 instead), and the medians over the runs of each run's median block time and, where the log has
-one (NeMo's `tracked_stats` train_step_timing or train_step_time), its median training step. A
+one (NeMo's `tracked_stats` train_step_timing or train_step_time, or its LoRA logs' throughput
+in sequences a second), its median training step. A
 MaxText log closes a block after the block's evaluation (mllog_utils.early_stop_check runs after
 the eval loss), so its block time holds the eval pass; a NeMo log times the eval apart
 (eval_start/eval_stop) and its blocks hold none. bench/mlperf_training_validate.py predicts the
@@ -39,7 +40,7 @@ def lister(root):
     paths = subprocess.run(git + ["ls-tree", "-r", "--name-only", "HEAD"], capture_output=True,
                            text=True, check=True).stdout.split()
     return paths, lambda p: subprocess.run(git + ["show", "HEAD:" + p], capture_output=True,
-                                           text=True, check=True).stdout
+                                           text=True).stdout
 
 
 def events(text):
@@ -54,7 +55,7 @@ def events(text):
     return out
 
 
-def run_times(text):
+def run_times(text, seq=None, throughput=False):
     """(global batch, seq, tokens a block, median block s, median step s or None, whether the
     blocks hold the evals: the log times no eval of its own) of one run."""
     ev = events(text)
@@ -69,9 +70,12 @@ def run_times(text):
         elif e["key"] == "block_stop" and opened is not None:
             blocks.append((e["time_ms"] - opened) / 1e3)
             opened = None
-    steps = [e["value"][k] for e in ev for k in STEP_KEYS
-             if e["key"] == "tracked_stats" and isinstance(e["value"], dict) and k in e["value"]]
-    return (point["global_batch_size"], point["max_sequence_length"],
+    stats = [e["value"] for e in ev if e["key"] == "tracked_stats" and isinstance(e["value"], dict)]
+    steps = [v[k] for v in stats for k in STEP_KEYS if k in v]
+    if throughput and not steps:  # NeMo's LoRA logs its training throughput, sequences a second
+        steps = [point["global_batch_size"] / v["throughput"] for v in stats
+                 if v.get("throughput")]
+    return (point["global_batch_size"], point.get("max_sequence_length", seq),
             starts[0]["metadata"].get("epoch_count", ""), statistics.median(blocks),
             statistics.median(steps) if steps else None,
             not any(e["key"] == "eval_start" for e in ev))
@@ -82,6 +86,11 @@ def main():
           "eval_in_block,source")
     ap = argparse.ArgumentParser()
     ap.add_argument("--benchmark", default="gpt3")
+    ap.add_argument("--throughput", action="store_true",
+                    help="take the step from the logs' throughput (sequences a second) where they "
+                    "time no step (NeMo's LoRA)")
+    ap.add_argument("--seq", type=int, help="the sequence length where the logs do not state it "
+                    "(llama2_70b_lora: 8,192, its implementations' MAX_SEQLEN)")
     ap.add_argument("rounds", nargs="+", metavar="ROUND=PATH")
     args = ap.parse_args()
     for arg in args.rounds:
@@ -94,7 +103,10 @@ def main():
                     and parts[4].startswith("result_"):
                 systems.setdefault((parts[0], parts[2]), []).append(p)
         for (org, system), files in sorted(systems.items()):
-            runs = [run_times(read(f)) for f in sorted(files)]
+            texts = [read(f) for f in sorted(files)]
+            runs = [run_times(t, args.seq, args.throughput) for t in texts if t]
+            if not runs:
+                continue  # its result files are not stored (large-file pointers)
             batch, seq, tokens = runs[0][:3]
             block = statistics.median(r[3] for r in runs)
             steps = [r[4] for r in runs if r[4] is not None]

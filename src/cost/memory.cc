@@ -204,8 +204,8 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // Megatron's distributed optimizer (StepContext::MegatronLayout).
   const bool narrow_weights =
       mixed || bf16_params || c.MegatronLayout() || (options.serve && c.element_bytes == 2);
-  // LoRA (training only): the frozen weights in 16 bits, the adapters in fp32 with their gradients
-  // and state.
+  // LoRA (training only): the frozen weights in 16 bits (in fp8 where Megatron's FP8 recipes keep
+  // them so: StepContext::ModelWeightBytes), the adapters in fp32 with their gradients and state.
   const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
   // Weight-only int8 holds its weights at one byte, served or not.
@@ -213,7 +213,8 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
                               : c.MegatronLayout()                         ? c.ModelWeightBytes()
                               : narrow_weights                             ? 2
                                                                            : 4;
-  m.weights = (lora > 0 ? params.count * 2 + lora * 4 : params.count * weight_bytes) +
+  const double frozen_bytes = c.MegatronLayout() ? c.ModelWeightBytes() : 2;
+  m.weights = (lora > 0 ? params.count * frozen_bytes + lora * 4 : params.count * weight_bytes) +
               params.constant_bytes;
   if (options.train) {
     m.gradients = lora > 0 ? lora * 4 : params.count * c.GradientBytes();
