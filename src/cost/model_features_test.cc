@@ -206,6 +206,18 @@ TEST(ModelFeaturesTest, LoraTrainsItsAdaptersAlone) {
   EXPECT_EQ(lora->memory.master_weights, 0);
   EXPECT_LT(lora->memory.weights, full->memory.weights);
   EXPECT_GT(lora->forward_ms, qkv->forward_ms);  // more adapters to run
+  // Under Megatron's FP8 layout (fp8 with the distributed optimizer) the frozen weights are fp8:
+  // one byte each where bf16 keeps two; the adapters stay fp32.
+  o.lora_targets = LoraTargets::kAll;
+  o.distributed_optimizer = true;
+  auto lora16 = EstimateStep(m->graph, h100, o);
+  o.precision = Precision::kFp8;
+  auto lora8 = EstimateStep(m->graph, h100, o);
+  ASSERT_TRUE(lora16 && lora8);
+  EXPECT_NEAR(lora16->memory.weights - lora8->memory.weights,
+              (lora16->memory.weights - 17408.0 * 4) / 2, 1e-6);
+  o.precision = Precision::kBf16;
+  o.distributed_optimizer = false;
   o.train = false;
   EXPECT_FALSE(EstimateStep(m->graph, h100, o));  // LoRA trains
   // Where the matmuls' work outweighs the launches (Llama 3.1 8B at 2,048 tokens), a backward
