@@ -860,6 +860,12 @@ TEST(EstimateTest, Fp8MatmulsAtTheFp8RateWhereTheChipHasOne) {
   EXPECT_DOUBLE_EQ(T("nvidia-h100").fp8_matmul_share.value_or(1), 0.87);
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kFp8), 1979e12 * 0.87);
   EXPECT_DOUBLE_EQ(compute_ms("nvidia-h100", Precision::kBf16), 989e12);
+  // MFU against the fp8 datasheet peak (1,979 TFLOP/s), not the 0.87 of it the matmuls reach.
+  EstimateOptions fp8;
+  fp8.precision = Precision::kFp8;
+  auto e = EstimateStep(g, T("nvidia-h100"), fp8);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->mfu, e->model_flops / (e->step_ms / 1e3 * 1979e12), 1e-12);
   EXPECT_EQ(*ParsePrecision("fp8"), Precision::kFp8);
   EXPECT_EQ(PrecisionChoices(), "fp32, bf16, fp16, fp8, int8, int8w, mixed or bf16-params");
 }
@@ -938,6 +944,9 @@ TEST(EstimateTest, Int8MatmulsAtTheInt8RateWithTheirScalesRead) {
   // (int8_matmul_share, from Trillium's pair of GPT-3 runs, carried to v5p).
   EXPECT_DOUBLE_EQ(T("tpu-v5p").int8_matmul_share.value_or(1), 0.74);
   EXPECT_DOUBLE_EQ(step("tpu-v5p", Precision::kInt8).components.matrix_peak_flops, 918e12 * 0.74);
+  // MFU against the int8 datasheet peak, not the share of it the matmuls reach.
+  const Estimate int8 = step("tpu-v5p", Precision::kInt8);
+  EXPECT_NEAR(int8.mfu, int8.model_flops / (int8.step_ms / 1e3 * 918e12), 1e-12);
   EXPECT_DOUBLE_EQ(step("tpu-v5p", Precision::kBf16).components.matrix_peak_flops, 459e12);
   EXPECT_DOUBLE_EQ(step("tpu-v4", Precision::kInt8).components.matrix_peak_flops, 275e12);
   EXPECT_DOUBLE_EQ(step("tpu-7x", Precision::kInt8).components.matrix_peak_flops,

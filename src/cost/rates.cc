@@ -38,6 +38,7 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
     if (fp8 > 0) {
       const double share = t.fp8_matmul_share.value_or(1);
       r.matrix_flops = fp8 * share;
+      r.peak_flops = fp8;
       r.matrix_note =
           share < 1 ? "fp8 matmuls at " + FormatFixed(share, 2) +
                           " x the fp8 peak (fp8 matmuls reach that much less of their peak than "
@@ -57,6 +58,7 @@ Rates ChipRates(const TargetSpec& t, Precision p) {
     const double sixteen = bf16 > 0 ? bf16 : fp16;
     const double share = t.int8_matmul_share.value_or(1);
     r.matrix_flops = std::max(int8 * share, sixteen);
+    r.peak_flops = std::max(int8, sixteen);
     r.matrix_note =
         int8 * share <= sixteen
             ? "no int8 matmul rate above the 16-bit one on this chip: int8 runs at the 16-bit rate"
@@ -107,6 +109,7 @@ Rates RatesFor(const TargetSpec& t, Precision p) {
   Rates r = ChipRates(t, p);
   const double devices = std::max(1, t.devices_per_chip);
   r.matrix_flops /= devices;
+  r.peak_flops = (r.peak_flops > 0 ? r.peak_flops : r.matrix_flops * devices) / devices;
   r.bandwidth /= devices;
   return r;
 }

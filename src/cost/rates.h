@@ -15,8 +15,11 @@ namespace tpudoctor {
 inline double RoundUp(double v, double m) { return m <= 1 ? v : std::ceil(v / m) * m; }
 
 struct Rates {
-  double matrix_flops = 0;  // FLOP/s at the chosen precision
-  double bandwidth = 0;     // bytes/s
+  double matrix_flops = 0;  // FLOP/s the matmuls run at, at the chosen precision
+  // The datasheet peak of that precision, what MFU is measured against: matrix_flops before an
+  // fp8 or int8 share of it (TargetSpec::fp8_matmul_share, int8_matmul_share); 0: matrix_flops.
+  double peak_flops = 0;
+  double bandwidth = 0;  // bytes/s
   std::string matrix_note;
 };
 

@@ -235,8 +235,8 @@ void AssembleStep(const StepContext& c, const ForwardBackward& fb, const Paramet
   e.model_flops = fb.useful_flops * passes_counted * micro * replicas;
   const double step_s = e.step_ms / 1e3;
   // MFU against the peak of the precision the matmuls run at (fp16 tensor cores on a V100, TF32
-  // for fp32 on an A100), not a fixed bf16 or fp32 figure.
-  const double chip_peak = c.rates.matrix_flops * c.devices_per_chip;
+  // for fp32 on an A100, the fp8 or int8 datasheet peak), not a fixed bf16 or fp32 figure.
+  const double chip_peak = c.rates.peak_flops * c.devices_per_chip;
   if (step_s > 0 && chip_peak > 0)
     e.mfu = e.model_flops / (step_s * chip_peak * options.chips * slices);
   if (step_s > 0) e.samples_per_s = static_cast<double>(e.global_batch) / step_s;
