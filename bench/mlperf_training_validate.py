@@ -221,7 +221,8 @@ def replicas(parallel, chips):
 def predict(binary, bench, row):
     """(published tokens/s per chip, predicted, whether it fits)."""
     key = (row["round"], row["system"])
-    chips, parallel = system(bench, key).chips, system(bench, key).parallel
+    s = system(bench, key)
+    chips, parallel = s.chips, s.parallel
     seq, batch = int(row["seq"]), int(row["global_batch"])
     train = estimate(binary, bench, key, seq, train=True)
     step_s = train["step_time_ms"] / 1e3

@@ -111,10 +111,7 @@ AnalyzeOptions ToOptions(const PyAnalyzeArgs& a) {
   o.dataset_size = a.dataset_size;
   if (!a.parallel.empty()) o.parallel = OrRaise(ParseParallelism(a.parallel));
   auto remat = ParseRemat(a.remat);
-  if (!remat)
-    throw ToolError(
-        "remat `" + a.remat +
-        "` is not none, dots (minimal), layer (full), offload or save_dot_except_mlpwi");
+  if (!remat) throw ToolError("remat `" + a.remat + "` is not " + RematChoices());
   o.remat = *remat;
   auto runtime = ParseRuntime(a.runtime);
   if (!runtime) throw ToolError("runtime `" + a.runtime + "` is not " + RuntimeChoices());

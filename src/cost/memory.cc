@@ -68,10 +68,11 @@ double LayerSaved(const SavedTensors& st) {
 // pipeline's first stage keeps its layers' share for every micro-batch in flight; its last stage
 // one micro-batch's share and the head's: the larger.
 ActivationPeak WholeModelPeak(const StepContext& c, const SavedTensors& st) {
-  const double dots = c.remat == Remat::kDots              ? st.matrix
-                      : c.remat == Remat::kDotsExceptMlpUp ? st.matrix - st.mlp_down_inputs
-                                                           : -1;
-  const double keep = dots < 0 ? c.cal.saved_activation_share : st.saved > 0 ? dots / st.saved : 0;
+  double keep = c.cal.saved_activation_share;
+  if (c.remat == Remat::kDots || c.remat == Remat::kDotsExceptMlpUp) {
+    const double kept = st.matrix - (c.remat == Remat::kDotsExceptMlpUp ? st.mlp_down_inputs : 0);
+    keep = st.saved > 0 ? kept / st.saved : 0;
+  }
   double saved = st.saved * keep;
   if (c.Stages() > 1) {
     const double layers = LayerSaved(st) * keep / c.Stages();
@@ -208,10 +209,10 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   // them so: StepContext::ModelWeightBytes), the adapters in fp32 with their gradients and state.
   const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
-  // Weight-only int8 holds its weights at one byte, served or not.
+  // Weight-only int8 holds its weights at one byte, served or not; narrow weights take the compute
+  // dtype's width, or fp8's under Megatron's FP8 layout (StepContext::ModelWeightBytes).
   const double weight_bytes = options.precision == Precision::kInt8Weights ? 1
-                              : c.MegatronLayout()                         ? c.ModelWeightBytes()
-                              : narrow_weights                             ? 2
+                              : narrow_weights                             ? c.ModelWeightBytes()
                                                                            : 4;
   const double frozen_bytes = c.MegatronLayout() ? c.ModelWeightBytes() : 2;
   m.weights = (lora > 0 ? params.count * frozen_bytes + lora * 4 : params.count * weight_bytes) +

@@ -109,6 +109,17 @@ const std::vector<std::string>& PrecisionNames() {
 
 std::string PrecisionChoices() { return Alternatives(PrecisionNames()); }
 
+const std::vector<std::string>& RematNames() {
+  static const std::vector<std::string> names = {"none", "dots", "layer", "offload",
+                                                 "save_dot_except_mlpwi"};
+  return names;
+}
+
+std::string RematChoices() {
+  return Alternatives(
+      {"none", "dots (minimal)", "layer (full)", "offload", "save_dot_except_mlpwi"});
+}
+
 std::string KvCacheDtypeChoices() { return Alternatives(KvCacheDtypeNames()); }
 
 std::string_view NameOf(Optimizer o) {

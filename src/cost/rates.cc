@@ -107,9 +107,10 @@ double PaddedFlops(const MatmulDims& d, const TargetSpec& t) {
 
 Rates RatesFor(const TargetSpec& t, Precision p) {
   Rates r = ChipRates(t, p);
+  if (r.peak_flops <= 0) r.peak_flops = r.matrix_flops;
   const double devices = std::max(1, t.devices_per_chip);
   r.matrix_flops /= devices;
-  r.peak_flops = (r.peak_flops > 0 ? r.peak_flops : r.matrix_flops * devices) / devices;
+  r.peak_flops /= devices;
   r.bandwidth /= devices;
   return r;
 }

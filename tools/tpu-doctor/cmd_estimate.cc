@@ -87,9 +87,7 @@ std::optional<AnalyzeOptions> EstimateOptionsOf(const EstimateArgs& args, std::o
   if (auto remat = ParseRemat(args.remat)) {
     options.remat = *remat;
   } else {
-    err << "tpu-doctor: --remat: `" << args.remat
-        << "` is not none, dots (minimal), layer (full), offload or "
-           "save_dot_except_mlpwi\n";
+    err << "tpu-doctor: --remat: `" << args.remat << "` is not " << RematChoices() << "\n";
     return std::nullopt;
   }
   options.channels_last = args.channels_last;

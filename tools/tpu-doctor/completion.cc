@@ -25,7 +25,7 @@ CompletionValues ValueWords(CompletionValues values) {
   values[{"", "--input-format"}] = InputFormats();
   values[{"", "--optimizer"}] = {"sgd", "momentum", "adam", "adamw", "adafactor"};
   values[{"", "--precision"}] = PrecisionNames();
-  values[{"", "--remat"}] = {"none", "dots", "layer", "offload", "save_dot_except_mlpwi"};
+  values[{"", "--remat"}] = RematNames();
   values[{"", "--runtime"}] = {"eager", "xla", "compiled"};
   return values;
 }

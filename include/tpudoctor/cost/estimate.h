@@ -122,6 +122,8 @@ std::string ToString(const Parallelism& p);  // "fsdp=16,tp=4" (data shown when 
 enum class Remat : std::uint8_t { kNone, kDots, kLayer, kOffload, kDotsExceptMlpUp };
 // none, dots (or MaxText's minimal), layer (or full), offload, save_dot_except_mlpwi
 std::optional<Remat> ParseRemat(std::string_view name);
+const std::vector<std::string>& RematNames();  // the policies' names (NameOf), in that order
+std::string RematChoices();  // for messages: "none, dots (minimal), ... or save_dot_except_mlpwi"
 // Whether `r` keeps each layer's input and runs the layer again (kLayer, kOffload).
 bool RematPerLayer(Remat r);
 std::string_view NameOf(Remat r);
