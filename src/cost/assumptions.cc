@@ -188,9 +188,15 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   if (options.train && c.facts.any_implied_batchnorm) {
     out.push_back(
-        "a conv network without normalization ops was exported with BatchNorm folded into the "
-        "convs; "
-        "training runs one BatchNorm per conv again");
+        std::string(
+            "a conv network without normalization ops was exported with BatchNorm "
+            "folded into the convs; training runs one BatchNorm per conv again, reading and "
+            "writing the conv's output once more") +
+        (c.runtime.model().fused
+             ? c.target.is_tpu() ? " inside the convolution's fusion (XLA:TPU)"
+                                 : " as a kernel of its own (no compiler fuses into a GPU's cuDNN "
+                                   "convolution)"
+             : ""));
   }
   const std::string devices = c.devices_per_chip > 1
                                   ? std::to_string(c.Devices()) + " devices (" +

@@ -292,6 +292,47 @@ TEST(EstimateTest, DepthwiseConvolutionsHaveTheirOwnBandwidthAndBackward) {
   EXPECT_NEAR(train->backward_ms, 2 * train->forward_ms, 1e-9);
 }
 
+// An inference export folds each BatchNorm into its conv; training runs it again, reading and
+// writing the conv's output once more. On a GPU the convolution is a cuDNN call that no compiler
+// fuses into, so under a fused runtime the BatchNorm is a kernel of its own; XLA:TPU takes it
+// into the convolution's fusion, where a compute-bound convolution hides its bytes.
+TEST(EstimateTest, FoldedBatchNormRunsApartOnAGpuAndInsideTheConvFusionOnATpu) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,256,56,56]
+  init %w: f32[256,256,3,3]
+  %y: f32[64,256,56,56] = Conv[conv](%x, %w) {kernel_shape=[3,3], pads=[1,1,1,1]}
+  %r: f32[64,256,56,56] = Relu[elementwise](%y)
+  output %r
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.memory_efficiency = 1.0;
+  cal.conv_efficiency = 0.5;
+  cal.matrix_efficiency = 0.5;
+  cal.backward_ratio = 3.0;
+  auto forward_ms = [&](const char* target, bool train) {
+    EstimateOptions o;
+    o.batch = 64;
+    o.train = train;
+    o.optimizer = Optimizer::kSgd;
+    o.precision = Precision::kBf16;
+    o.runtime = *ParseRuntime("compiled");
+    o.calibration = &cal;
+    auto e = EstimateStep(g, T(target), o);
+    EXPECT_TRUE(e.ok()) << e.error().message;
+    return e.ok() ? std::pair{e->forward_ms, e->backward_ms} : std::pair{0.0, 0.0};
+  };
+  const double y_bytes = 64.0 * 256 * 56 * 56 * 2;         // the conv's output in bf16
+  const double batchnorm_ms = 2 * y_bytes / 2039e9 * 1e3;  // read and written, A100 80GB
+  const auto [gpu_infer, unused] = forward_ms("nvidia-a100-80gb", false);
+  const auto [gpu_train, gpu_backward] = forward_ms("nvidia-a100-80gb", true);
+  EXPECT_NEAR(gpu_train - gpu_infer, batchnorm_ms, 1e-9);
+  // The conv (+ReLU) kernel's backward is 2x its forward, the BatchNorm's the vector ratio.
+  EXPECT_NEAR(gpu_backward, 2 * gpu_infer + 3 * batchnorm_ms, 1e-9);
+  // 236.8 GFLOP at half a v5p's 459 TFLOP/s outlasts every byte of the fusion.
+  EXPECT_NEAR(forward_ms("tpu-v5p", true).first, forward_ms("tpu-v5p", false).first, 1e-9);
+}
+
 // --channels-last: NHWC convolutions run on the tensor cores at the precision's rate times their
 // own factor; NCHW ones (eager's default) at the bf16 rate times conv_efficiency whatever the
 // precision. A convolution of 236 GFLOP over 200 MB is compute-bound on an A100.

@@ -291,6 +291,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     bool depthwise = false;
     bool has_matmul = false;
     bool attention = false;
+    double batchnorm_bytes = 0;
     for (NodeId id : k.nodes) {
       const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
       if (!cost.known || cost.cls != CostClass::kMatrix) continue;
@@ -303,13 +304,23 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       bytes += MatrixExtraBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
-        bytes += 2 * cost.bytes_written;
+        batchnorm_bytes += 2 * cost.bytes_written;
     }
+    // XLA:TPU fuses a folded BatchNorm's work into the convolution's fusion; on a GPU the
+    // convolution is a cuDNN call that no compiler fuses into, and the BatchNorm runs as a
+    // kernel of its own after it.
+    const bool batchnorm_apart = batchnorm_bytes > 0 && !c.target.is_tpu();
+    if (!batchnorm_apart) bytes += batchnorm_bytes;
     if (!matrix) e.components.vector_bytes += bytes;
     const double tm = depthwise ? DepthwiseMemorySeconds(c, bytes, e) : c.MemorySeconds(bytes);
     nt.compute_bound = matrix && tc >= tm;
     AddKernel(c, matrix ? MatrixKernelSeconds(c, has_matmul, tc, tm) : tm, matrix, attention,
               BackwardRatio(c, KindOf(matrix, depthwise, attention)), nt, fb, e);
+    if (batchnorm_apart) {
+      e.components.vector_bytes += batchnorm_bytes;
+      AddKernel(c, c.MemorySeconds(batchnorm_bytes), false, false,
+                BackwardRatio(c, KindOf(false, false, false)), KernelTime{nt.node, 0}, fb, e);
+    }
   }
   return fb;
 }

@@ -905,6 +905,14 @@ void LayerNormOp(Propagator& p, const Node& n) {
   for (std::size_t o = 1; o < n.outputs.size(); ++o) p.Set(n, o, DType::kFloat32, Shape(stat));
 }
 
+// BatchNormalization exported in training mode (training_mode=1, or opset < 9's saved statistics)
+// also returns per-channel statistics: the running mean and variance, shaped like the scale.
+void BatchNormOp(Propagator& p, const Node& n) {
+  p.SetLike(n, 0, 0);
+  if (n.inputs.size() < 2 || n.input(1) == kNoValue) return;
+  for (std::size_t o = 1; o < n.outputs.size(); ++o) p.SetLike(n, o, 1);
+}
+
 void DepthSpaceOp(Propagator& p, const Node& n) {
   const Shape& x = p.S(n, 0);
   auto bs = n.IntAttr("blocksize");
@@ -932,7 +940,6 @@ const std::map<std::string, Propagator::Fn, std::less<>>& Propagator::Table() {
                            "Asinh",
                            "Atan",
                            "Atanh",
-                           "BatchNormalization",
                            "Ceil",
                            "Celu",
                            "Clip",
@@ -1013,6 +1020,7 @@ const std::map<std::string, Propagator::Fn, std::less<>>& Propagator::Table() {
     t->emplace("GatherElements", GatherElementsOp);
     t->emplace("GatherND", GatherNDOp);
     t->emplace("Gemm", GemmOp);
+    t->emplace("BatchNormalization", BatchNormOp);
     t->emplace("LayerNormalization", LayerNormOp);
     t->emplace("MatMul", MatMulOp);
     t->emplace("MatMulInteger", MatMulOp);

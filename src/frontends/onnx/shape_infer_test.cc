@@ -37,6 +37,22 @@ TEST(ShapeInferTest, ConvAndPoolFollowTheFormula) {
   EXPECT_EQ(TypeOf(g, "f"), "f32[batch,64]");
 }
 
+TEST(ShapeInferTest, TrainingModeBatchNormReturnsPerChannelStatistics) {
+  // torch.onnx.export(..., training=TrainingMode.TRAINING) keeps each BatchNorm with
+  // training_mode=1 and its running mean and variance as outputs 1 and 2, shaped like the scale.
+  Graph g = Propagated(R"(graph g {
+  input %x: f32[batch,64,56,56]
+  init %scale: f32[64]
+  init %bias: f32[64]
+  init %mean: f32[64]
+  init %var: f32[64]
+  %y: unknown[*], %running_mean: unknown[*], %running_var: unknown[*] = BatchNormalization[normalization](%x, %scale, %bias, %mean, %var) {training_mode=1}
+})");
+  EXPECT_EQ(TypeOf(g, "y"), "f32[batch,64,56,56]");
+  EXPECT_EQ(TypeOf(g, "running_mean"), "f32[64]");
+  EXPECT_EQ(TypeOf(g, "running_var"), "f32[64]");
+}
+
 TEST(ShapeInferTest, ShapeArithmeticFoldsWithSymbols) {
   // Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): the torch.flatten pattern.
   Graph g = Propagated(R"(graph g {
