@@ -111,6 +111,35 @@ std::optional<std::string> ConvLayoutAssumption(const StepContext& c, const Esti
          "; pass --channels-last if the model runs channels_last";
 }
 
+// What a precision computes in and holds, for the step at hand: training keeps fp32 master
+// weights beside 16-bit compute; an inference step under autocast keeps the weights it was given
+// (fp32); a server holds them as it reads them (StepContext::ServedWeightBytes).
+std::string PrecisionNote(const StepContext& c) {
+  const Precision p = c.options.precision;
+  if (p == Precision::kFp32) return "";
+  if (p == Precision::kInt8Weights)
+    return " (weight-only int8: 1-byte weights, dequantized to bf16 for bf16 matmuls)";
+  if (p == Precision::kBf16Params)
+    return " (bf16 weights, gradients and optimizer state; no fp32 copy)";
+  const std::string compute =
+      p == Precision::kFp8 ? "bf16 compute with fp8 matmul operands"
+      : p == Precision::kInt8
+          ? "bf16 compute with int8 weight-matmul operands, AQT: each operand's "
+            "scale from an extra read of it every step"
+      : p == Precision::kFp16
+          ? "fp16 compute" + std::string(c.options.train ? " with loss scaling" : "")
+      : p == Precision::kMixed
+          ? std::string(c.options.train ? "16-bit weights, gradients and compute"
+                                        : "16-bit weights and compute")
+          : "bf16 compute";
+  if (c.options.serve) {
+    return " (" + compute + "; weights held at " + FormatFixed(c.ServedWeightBytes(), 0) +
+           (c.ServedWeightBytes() == 1 ? " byte" : " bytes") + " each)";
+  }
+  if (!c.options.train) return " (" + compute + (p == Precision::kMixed ? ")" : "; fp32 weights)");
+  return " (" + compute + ", fp32 master weights)";
+}
+
 }  // namespace
 
 // What the figures assume, in the words the report prints.
@@ -119,24 +148,7 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   const Calibration& cal = c.cal;
   std::vector<std::string> out = {
       std::string(options.train ? "training step" : "inference step") + ", " +
-          std::string(NameOf(options.precision)) +
-          (options.precision == Precision::kBf16 ? " (bf16 compute, fp32 master weights)" : "") +
-          (options.precision == Precision::kFp8
-               ? " (bf16 compute with fp8 matmul operands, fp32 master weights)"
-               : "") +
-          (options.precision == Precision::kInt8
-               ? " (bf16 compute with int8 weight-matmul operands, AQT: each operand's scale "
-                 "from an extra read of it every step, fp32 master weights)"
-               : "") +
-          (options.precision == Precision::kInt8Weights
-               ? " (weight-only int8: 1-byte weights, dequantized to bf16 for bf16 matmuls)"
-               : "") +
-          (options.precision == Precision::kBf16Params
-               ? " (bf16 weights, gradients and optimizer state; no fp32 copy)"
-               : "") +
-          (options.precision == Precision::kFp16
-               ? " (fp16 compute with loss scaling, fp32 master weights)"
-               : "") +
+          std::string(NameOf(options.precision)) + PrecisionNote(c) +
           (options.train ? ", optimizer " + std::string(NameOf(options.optimizer)) : ""),
       c.rates.matrix_note,
       "efficiency factors `" + cal.name + "`: matmul " + FormatFixed(cal.matrix_efficiency, 2) +

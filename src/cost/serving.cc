@@ -281,10 +281,9 @@ Result<Ok> EstimateServing(const StepContext& c, const Parameters& params, Estim
   const double requested =
       static_cast<double>(s.requests > 0 ? std::min(s.concurrency, s.requests) : s.concurrency);
   const double in_flight = std::ceil(requested / replicas);
-  // fp8, int8 and int8w serving read 8-bit weights (ModelOpt, vLLM and TensorRT-LLM fp8
-  // checkpoints; JetStream's and vLLM's int8 ones). Expert parallelism holds 1/ep of the experts
-  // a device.
-  const double weight_bytes = EightBitWeights(c.options.precision) ? 1 : c.ActivationBytes();
+  // fp8, int8 and int8w serving read 8-bit weights (StepContext::ServedWeightBytes). Expert
+  // parallelism holds 1/ep of the experts a device.
+  const double weight_bytes = c.ServedWeightBytes();
   const double expert_params = c.facts.expert_params * (1 - 1 / ep);  // held on other devices
   out.weight_bytes = (params.count - expert_params) * weight_bytes / shards;
   // A decode step reads every weight but a gathered-only table's (one row a sequence).

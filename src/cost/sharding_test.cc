@@ -635,6 +635,28 @@ TEST(ServingTest, WeightOnlyInt8ReadsOneByteWeightsForBf16Matmuls) {
   EXPECT_NE(trained.error().message.find("weight-only"), std::string::npos);
 }
 
+// The memory breakdown of a served model holds its weights as the server reads them: 8-bit
+// checkpoints (fp8, AQT int8, int8w) at one byte, others at the compute dtype's two, never an fp32
+// copy; the breakdown's weights are the serving estimate's (one device's 1/8 of them under tp=8).
+TEST(ServingTest, TheMemoryBreakdownHoldsTheWeightsTheServerReads) {
+  auto m = Llama70bPrompt();
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.chips = 8;
+  o.parallel = {0, 1, 8};
+  o.serve = ServingOptions{1000, 1000, 64, "", false};
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  for (Precision p : {Precision::kBf16, Precision::kFp8, Precision::kInt8, Precision::kInt8Weights}) {
+    o.precision = p;
+    auto e = EstimateStep(m->graph, h100, o);
+    ASSERT_TRUE(e) << e.error().message;
+    const double bytes = p == Precision::kBf16 ? 2 : 1;
+    EXPECT_NEAR(e->serving->weight_bytes, e->memory.weights, 1e-6 * e->memory.weights)
+        << NameOf(p);
+    EXPECT_NEAR(e->memory.weights, 70.55e9 * bytes / 8, 0.01 * 70.55e9 * bytes / 8) << NameOf(p);
+  }
+}
+
 TEST(ServingTest, AnOfflineJobRunsInWavesAndItsLastIsSmaller) {
   auto m = Llama70bPrompt();
   ASSERT_TRUE(m);

@@ -116,6 +116,12 @@ struct StepContext {
   // Bytes of an activation element as the step moves it: the compute dtype's (bf16 for a
   // compiled program, whose dtypes are its own).
   double ActivationBytes() const { return element_bytes > 0 ? element_bytes : 2; }
+  // Bytes of a weight as a server holds and reads it: 8-bit checkpoints (fp8, int8, int8w:
+  // ModelOpt, vLLM, TensorRT-LLM and JetStream's) one, others the compute dtype's width (no fp32
+  // copy).
+  double ServedWeightBytes() const {
+    return EightBitWeights(options.precision) ? 1 : ActivationBytes();
+  }
   // Whether node `n` is a weight matmul LoRA froze (all of them, under LoRA): its backward
   // computes no weight gradient.
   bool FrozenWeight(std::size_t n) const { return options.lora_rank > 0 && facts.weight_matmul[n]; }
