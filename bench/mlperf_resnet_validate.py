@@ -18,7 +18,10 @@ implementation is one of the two below is predicted, as that implementation runs
   norm fused with the residual add and ReLU — and later rounds replay the step as CUDA graphs:
   kernels formed from several ops and launched without per-op host work, which is what the
   `compiled` execution model describes, not `eager`'s one kernel per op.
-- Google's TPU implementations (TensorFlow, JAX): XLA (every TPU program), bf16.
+- Google's TPU implementations (TensorFlow, JAX): XLA (every TPU program), bf16. Round 0.7's
+  v3-8192 runs (4,096 chips: four v3 pods, a "multipod" Cloud TPU does not sell as one slice)
+  are predicted as four v3-2048 slices over the data-centre network (`--slices 4 --dcn data`);
+  the first prediction took them as one slice, which `estimate` has refused since session 34.
 
 The batch a device takes is the global batch over the devices (a TensorCore of a v2 or v3
 chip, a chip of v4 and every GPU); the optimizer (LARS) is costed as `momentum`, which reads
@@ -44,6 +47,7 @@ Prints each row, then per accelerator and overall the median absolute error, the
 """
 import argparse
 import csv
+import json
 import os
 import re
 import statistics
@@ -80,6 +84,13 @@ def how_it_ran(row, mxnet_runtime):
     if tpu and row["submitter"] == "Google":
         generation, size = tpu.groups()
         devices = accelerators * 2 if generation in ("v2", "v3") else accelerators
+        # Beyond a pod (v0.7's 4,096-chip v3 "multipod"), pods of the largest slice over DCN.
+        most = json.load(open(os.path.join(ROOT, "data", "targets", f"tpu-{generation}.json")))
+        pod = most["max_slice_chips"]
+        if accelerators > pod:
+            per_chip = 2 if most.get("slice_counts") == "cores" else 1
+            return (f"tpu-{generation}-{pod * per_chip}", devices,
+                    ["--slices", str(accelerators // pod), "--dcn", "data"])
         return f"tpu-{generation}-{size}", devices, []
     target = gpu_target(row["accelerator"])
     if target and "mxnet" in row["framework"].lower() and accelerators > 0:

@@ -253,5 +253,24 @@ TEST(PlanTest, EveryTpuTargetIsPlannable) {
   }));
 }
 
+// The largest slice a target accepts is the largest the job catalog offers (TPU7x: its 9,216-chip
+// pod, beyond the catalog's 4,096), so a slice `plan` emits is one `estimate` takes.
+TEST(PlanTest, EveryCatalogSliceIsATargetAndNoLarger) {
+  for (const TargetSpec& t : AllTargets()) {
+    if (!t.is_tpu()) continue;
+    SCOPED_TRACE(t.name);
+    const TpuGeneration* g = FindGeneration(t.name);
+    ASSERT_NE(g, nullptr);
+    ASSERT_TRUE(t.max_slice_chips.has_value());
+    int largest = 0;
+    for (const TpuSlice& slice : g->slices) largest = std::max(largest, slice.chips);
+    if (t.name == "tpu-7x") {
+      EXPECT_GE(*t.max_slice_chips, largest);
+    } else {
+      EXPECT_EQ(*t.max_slice_chips, largest);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tpudoctor

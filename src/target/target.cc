@@ -81,6 +81,7 @@ TargetSpec ParseTarget(const json& j) {
   t.fp32_matmul_passes = j.value("fp32_matmul_passes", 0);
   t.tf32 = j.value("tf32", false);
   t.slice_counts = j.value("slice_counts", "chips");
+  t.max_slice_chips = Opt<int>(j, "max_slice_chips");
   if (auto it = j.find("sources"); it != j.end()) t.sources = it->get<std::vector<std::string>>();
   t.notes = j.value("notes", "");
   return t;
@@ -213,7 +214,15 @@ Result<SliceTarget> FindSliceTarget(const std::string& given) {
                      (*base)->slice_counts + ", so the size must be a positive multiple of " +
                      std::to_string(per_chip));
   }
-  return SliceTarget{*base, count / per_chip, given};
+  const int chips = count / per_chip;
+  if (const auto most = (*base)->max_slice_chips; most && chips > *most) {
+    return MakeError("slice `" + name + "`: a " + (*base)->name + " slice has at most " +
+                     std::to_string(*most) + " chips (" + (*base)->name + "-" +
+                     std::to_string(*most * per_chip) +
+                     "); run a larger job as several slices over the data-centre network "
+                     "(--slices N)");
+  }
+  return SliceTarget{*base, chips, given};
 }
 
 }  // namespace tpudoctor

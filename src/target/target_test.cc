@@ -48,6 +48,22 @@ TEST(TargetTest, TpuDtypeFacts) {
   EXPECT_EQ((*FindTarget("nvidia-h100"))->RuleFor(DType::kFloat64).support, DTypeSupport::kNative);
 }
 
+// Cloud TPU sells slices up to a pod: v5e and v6e 256 chips, v5p 6,144 (v5p-12288 counts
+// TensorCores), v3 1,024 (v3-2048). A larger name is an error that says to run several slices.
+TEST(TargetTest, SlicesStopAtTheLargestTheGenerationOffers) {
+  EXPECT_EQ(FindSliceTarget("tpu-v5e-256")->chips, 256);
+  EXPECT_EQ(FindSliceTarget("tpu-v5p-12288")->chips, 6144);
+  EXPECT_EQ(FindSliceTarget("tpu-v3-2048")->chips, 1024);
+  for (const char* name : {"tpu-v5e-512", "tpu-v6e-1024", "tpu-v5p-12296", "tpu-v3-8192"}) {
+    auto t = FindSliceTarget(name);
+    ASSERT_FALSE(t.ok()) << name;
+    EXPECT_NE(t.error().message.find("at most"), std::string::npos) << t.error().message;
+    EXPECT_NE(t.error().message.find("--slices"), std::string::npos) << t.error().message;
+  }
+  EXPECT_NE(FindSliceTarget("tpu-v5e-512").error().message.find("tpu-v5e-256"), std::string::npos);
+  EXPECT_TRUE(FindSliceTarget("nvidia-h100-16384").ok());  // GPUs: no slice limit
+}
+
 TEST(TargetTest, UnknownTargetListsTheKnownOnes) {
   auto t = FindTarget("tpu-v9");
   ASSERT_FALSE(t.ok());

@@ -87,7 +87,10 @@ struct TargetSpec {
   bool tf32 = false;
   // What the number in a slice name counts: "cores" (v2-8, v4-128, v5p-1024: TensorCores) or
   // "chips" (v5e-8, v6e-256, GPUs).
-  std::string slice_counts = "chips";  // GPUs: fp32 matmuls run as TF32 at half the bf16 rate
+  std::string slice_counts = "chips";
+  // TPUs: the most chips one slice (one ICI domain) can have; a larger job runs several slices
+  // over the data-centre network (--slices). Unset for GPUs.
+  std::optional<int> max_slice_chips;
   std::vector<std::string> sources;
   std::string notes;
 
