@@ -333,6 +333,51 @@ TEST(EstimateTest, FoldedBatchNormRunsApartOnAGpuAndInsideTheConvFusionOnATpu) {
   EXPECT_NEAR(forward_ms("tpu-v5p", true).first, forward_ms("tpu-v5p", false).first, 1e-9);
 }
 
+// A BatchNorm a graph keeps (a training-mode export, Keras, TensorFlow) is an affine map once its
+// statistics are known: at inference it fuses into the conv's kernel with the ReLU after it; in
+// training it normalizes with its batch's statistics, which the conv's kernel cannot apply before
+// it has written its whole output, so the BatchNorm and ReLU are a kernel of their own that reads
+// the conv's output twice (the statistics, then the normalization) and writes the ReLU's.
+TEST(EstimateTest, AKeptBatchNormFusesAtInferenceAndReadsItsInputTwiceInTraining) {
+  Graph g = Parse(R"(graph g {
+  input %x: f32[64,256,56,56]
+  init %w: f32[256,256,3,3]
+  init %scale: f32[256]
+  init %bias: f32[256]
+  init %mean: f32[256]
+  init %var: f32[256]
+  %y: f32[64,256,56,56] = Conv[conv](%x, %w) {kernel_shape=[3,3], pads=[1,1,1,1]}
+  %n: f32[64,256,56,56], %rm: f32[256], %rv: f32[256] = BatchNormalization[normalization](%y, %scale, %bias, %mean, %var) {training_mode=1}
+  %r: f32[64,256,56,56] = Relu[elementwise](%n)
+  output %r
+})");
+  Calibration cal;
+  cal.name = "test";
+  cal.memory_efficiency = 1.0;
+  cal.conv_efficiency = 0.5;
+  cal.matrix_efficiency = 0.5;
+  auto run = [&](bool train) {
+    EstimateOptions o;
+    o.batch = 64;
+    o.train = train;
+    o.optimizer = Optimizer::kSgd;
+    o.precision = Precision::kBf16;
+    o.runtime = *ParseRuntime("compiled");
+    o.calibration = &cal;
+    auto e = EstimateStep(g, T("nvidia-a100-80gb"), o);
+    EXPECT_TRUE(e.ok()) << e.error().message;
+    return e.ok() ? *e : Estimate{};
+  };
+  const Estimate infer = run(false), train = run(true);
+  EXPECT_EQ(infer.kernels, 1);                                // conv + BatchNorm + ReLU
+  EXPECT_EQ(train.kernels, 2);                                // conv; BatchNorm + ReLU
+  const double y_bytes = 64.0 * 256 * 56 * 56 * 2;            // bf16
+  const double params_bytes = 4 * 256 * 2.0 + 2 * 256 * 2.0;  // read, and the statistics written
+  const double conv_ms = 2.0 * 64 * 256 * 56 * 56 * 256 * 9 / (312e12 * 0.5) * 1e3;
+  EXPECT_NEAR(infer.forward_ms, conv_ms, 1e-9);  // compute-bound: its bytes hide
+  EXPECT_NEAR(train.forward_ms - conv_ms, (3 * y_bytes + params_bytes) / 2039e9 * 1e3, 1e-6);
+}
+
 // --channels-last: NHWC convolutions run on the tensor cores at the precision's rate times their
 // own factor; NCHW ones (eager's default) at the bf16 rate times conv_efficiency whatever the
 // precision. A convolution of 236 GFLOP over 200 MB is compute-bound on an A100.

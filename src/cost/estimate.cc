@@ -79,16 +79,18 @@ std::vector<NodeTime> TopNodes(const Graph& graph, std::vector<KernelTime> times
 }  // namespace
 
 struct EstimateCache::Entry {
-  Entry(const Graph& g, int eb, bool fused_kernels)
+  Entry(const Graph& g, int eb, bool fused_kernels, bool training)
       : graph(&g),
         element_bytes(eb),
         fused(fused_kernels),
+        train(training),
         costs(ComputeOpCosts(g, eb)),
         facts(AnalyzeGraph(g)),
         params(CountParameters(g)) {
     if (!fused) return;
     FusionOptions fo;
     fo.element_bytes = eb;
+    fo.train = training;
     fusion = PlanFusions(g, costs, fo);
     written.assign(g.values().size(), false);
     for (const FusionKernel& k : fusion->kernels) {
@@ -98,6 +100,7 @@ struct EstimateCache::Entry {
   const Graph* graph;
   int element_bytes;
   bool fused;
+  bool train;
   std::vector<OpCost> costs;
   GraphFacts facts;
   Parameters params;
@@ -109,11 +112,14 @@ struct EstimateCache::Entry {
 EstimateCache::EstimateCache() = default;
 EstimateCache::~EstimateCache() = default;
 
-const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_bytes, bool fused) {
+const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_bytes, bool fused,
+                                               bool train) {
   for (const auto& e : entries_) {
-    if (e->graph == &graph && e->element_bytes == element_bytes && e->fused == fused) return *e;
+    if (e->graph == &graph && e->element_bytes == element_bytes && e->fused == fused &&
+        e->train == (fused && train))
+      return *e;
   }
-  entries_.push_back(std::make_unique<Entry>(graph, element_bytes, fused));
+  entries_.push_back(std::make_unique<Entry>(graph, element_bytes, fused, fused && train));
   return *entries_.back();
 }
 
@@ -221,9 +227,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;
-  const EstimateCache::Entry& derived =
-      options.cache ? options.cache->Get(graph, eb, fused)
-                    : *(own = std::make_unique<EstimateCache::Entry>(graph, eb, fused));
+  const EstimateCache::Entry& derived = options.cache
+                                            ? options.cache->Get(graph, eb, fused, options.train)
+                                            : *(own = std::make_unique<EstimateCache::Entry>(
+                                                    graph, eb, fused, fused && options.train));
   StepContext c{graph,
                 target,
                 options,

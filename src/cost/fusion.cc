@@ -168,6 +168,9 @@ class Planner {
         continue;
       if (!std::ranges::all_of(users, [&](NodeId u) { return MemberOf(u) == l; })) continue;
       FusionKernel& lk = kernels_[static_cast<std::size_t>(l)];
+      if (options_.train &&
+          std::ranges::any_of(lk.nodes, [&](NodeId x) { return g_.node(x).op == Op::kBatchNorm; }))
+        continue;
       for (NodeId x : lk.nodes) member_of_[static_cast<std::size_t>(x)] = static_cast<int>(m);
       mk.nodes.insert(mk.nodes.end(), lk.nodes.begin(), lk.nodes.end());
       mk.duplicated.insert(mk.duplicated.end(), lk.duplicated.begin(), lk.duplicated.end());
@@ -273,6 +276,10 @@ FusionRole RoleOf(const Node& node, const OpCost& cost) {
   // Compile-time work (op_cost.h: shape arithmetic, folded scalars) runs no kernel.
   if (cost.known && cost.cls == CostClass::kFree && node.kind != OpKind::kControlFlow)
     return FusionRole::kFree;
+  // A BatchNorm is an affine map per channel once its statistics are known: XLA expands it
+  // (BatchNormExpander) into a reduction of its input and pointwise ops that fuse with their
+  // neighbours, as the estimate costs it (a training step's statistics pass in time.cc).
+  if (node.op == Op::kBatchNorm) return FusionRole::kFusible;
   switch (node.kind) {
     case OpKind::kElementwise:
     case OpKind::kCast:

@@ -294,6 +294,10 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
     double batchnorm_bytes = 0;
     for (NodeId id : k.nodes) {
       const OpCost& cost = c.costs[static_cast<std::size_t>(id)];
+      // A training BatchNorm first reads its input for the batch statistics, a pass of its own
+      // before the kernel that normalizes (fused with its neighbours) reads it again.
+      if (cost.known && c.options.train && c.graph.node(id).op == Op::kBatchNorm)
+        bytes += cost.bytes_written;
       if (!cost.known || cost.cls != CostClass::kMatrix) continue;
       const Node& n = c.graph.node(id);
       matrix = true;

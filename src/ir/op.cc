@@ -6,7 +6,7 @@
 namespace tpudoctor {
 namespace {
 
-constexpr std::array<std::pair<Op, std::string_view>, 46> kOpNames = {{
+constexpr std::array<std::pair<Op, std::string_view>, 47> kOpNames = {{
     {Op::kOther, "other"},
     {Op::kAdd, "add"},
     {Op::kMul, "mul"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<Op, std::string_view>, 46> kOpNames = {{
     {Op::kConvolution, "convolution"},
     {Op::kMaxPool, "max_pool"},
     {Op::kReduceWindow, "reduce_window"},
+    {Op::kBatchNorm, "batch_norm"},
     {Op::kSlice, "slice"},
     {Op::kGather, "gather"},
     {Op::kNonZero, "non_zero"},

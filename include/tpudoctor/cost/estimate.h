@@ -296,7 +296,8 @@ struct EstimateOptions {
 bool SameStep(const EstimateOptions& a, const EstimateOptions& b);
 
 // What an estimate derives from the graph alone — op costs, structural facts, the fusion plan —
-// kept for the next estimate of the same graph at the same widths and runtime kind: a plan's
+// kept for the next estimate of the same graph at the same widths, runtime kind and step kind
+// (a training step's BatchNorms fuse differently): a plan's
 // hundreds of candidates (slices, parallelism, remat) derive it once. The graph must outlive the
 // cache and not change. Not thread-safe.
 class EstimateCache {
@@ -306,7 +307,7 @@ class EstimateCache {
   EstimateCache(const EstimateCache&) = delete;
   EstimateCache& operator=(const EstimateCache&) = delete;
   struct Entry;
-  const Entry& Get(const Graph& graph, int element_bytes, bool fused);
+  const Entry& Get(const Graph& graph, int element_bytes, bool fused, bool train);
   // The op costs an entry of `graph` at `element_bytes` already holds; null when none does.
   const std::vector<OpCost>* FindCosts(const Graph& graph, int element_bytes) const;
 

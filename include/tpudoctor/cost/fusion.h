@@ -46,6 +46,9 @@ FusionRole RoleOf(const Node& node, const OpCost& cost);
 struct FusionOptions {
   bool epilogue = true;   // pointwise consumers of a matmul/conv fuse into it
   int element_bytes = 0;  // float width for boundary bytes (0: the model's dtypes)
+  // A training step: a BatchNorm normalizes with its batch's statistics, which the kernel that
+  // produces its input cannot apply before all of that input is written, so it is no epilogue.
+  bool train = false;
 };
 
 struct FusionKernel {

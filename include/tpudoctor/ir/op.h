@@ -44,6 +44,9 @@ enum class Op : std::uint8_t {
   kConvolution,    // XLA convolution: dims from dim_labels
   kMaxPool,
   kReduceWindow,  // XLA reduce-window: a pooling whose window is the `window` attribute
+  // Per-channel normalization over the batch: in training its statistics (a pass over its input)
+  // then an affine map; at inference an affine map with the running statistics.
+  kBatchNorm,
   kSlice,
   kGather,
   // Ops whose output size is data (rule SHP001 says what decides it).
