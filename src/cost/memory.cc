@@ -202,15 +202,15 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
   const bool bf16_params = options.precision == Precision::kBf16Params;
   const double state_scale = bf16_params ? 0.5 : 1.0;
   // Megatron's distributed optimizer holds the weights in the compute precision (no fp32 copy to
-  // update: StepContext::MegatronLayout); a server as it reads them
-  // (StepContext::ServedWeightBytes).
+  // update: StepContext::MegatronLayout).
   const bool narrow_weights = mixed || bf16_params || c.MegatronLayout();
   // LoRA (training only): the frozen weights in 16 bits (in fp8 where Megatron's FP8 recipes keep
   // them so: StepContext::ModelWeightBytes), the adapters in fp32 with their gradients and state.
   const double lora = c.lora.params;
   const double trained = lora > 0 ? lora : params.count;
-  // Weight-only int8 holds its weights at one byte, served or not; narrow weights take the compute
-  // dtype's width, or fp8's under Megatron's FP8 layout (StepContext::ModelWeightBytes).
+  // A server holds the weights as it reads them (StepContext::ServedWeightBytes). Weight-only int8
+  // holds them at one byte, served or not; narrow weights take the compute dtype's width, or fp8's
+  // under Megatron's FP8 layout (StepContext::ModelWeightBytes).
   const double weight_bytes = options.serve                                  ? c.ServedWeightBytes()
                               : options.precision == Precision::kInt8Weights ? 1
                               : narrow_weights                               ? c.ModelWeightBytes()
