@@ -97,6 +97,15 @@ SYSTEMS = {
     ("4.0", "eos-dfw_n1344_ngc24.04_nemo"): ("nvidia-h100-10752", 10752, 1, "tp=4,pp=6,vp=8", "none", TE, 1, 6, True),
     ("4.0", "eos_n64_ngc24.04_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=4", "none", TE, 2, 72, True),
     ("4.0", "64xSMC-H100-SXM-80GB"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", TE, 2, 64, True),
+    # MLPerf 3.0 (June 2023), the round that introduced GPT-3, added in session 34 and predicted
+    # once (held out). NeMo 23.04 on 512-3,584 H100s (NVIDIA's and CoreWeave's), every config
+    # tp 4, pp 8 with 12 interleaved chunks (INTERLEAVED_PIPELINE), one sequence a micro-batch and
+    # MINIBS (128, 64 or 24) of them a data replica, FP8 (FP8_HYBRID), the distributed optimizer.
+    ("3.0", "dgxh100_n64_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
+    ("3.0", "dgxh100_n96_nemo"): ("nvidia-h100-768", 768, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
+    ("3.0", "coreweave_hgxh100_n96_ngc23.04_pytorch"): ("nvidia-h100-768", 768, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
+    ("3.0", "coreweave_hgxh100_n192_ngc23.04_pytorch"): ("nvidia-h100-1536", 1536, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 64, True),
+    ("3.0", "coreweave_hgxh100_n448_ngc23.04_pytorch"): ("nvidia-h100-3584", 3584, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 24, True),
     ("3.1", "eos_n64_ngc23.09_nemo"): ("nvidia-h100-512", 512, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
     ("3.1", "eos_n96_ngc23.09_nemo"): ("nvidia-h100-768", 768, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 128, True),
     ("3.1", "eos-dfw_n512_ngc23.09_nemo"): ("nvidia-h100-4096", 4096, 1, "tp=4,pp=8,vp=12", "none", TE, 1, 16, True),
