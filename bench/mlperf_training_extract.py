@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 SOURCE = "https://github.com/mlcommons/training_results_v{round}/tree/main/"
-STEP_KEYS = ("train_step_timing in s", "train_step_time")
+STEP_KEYS = ("train_step_timing in s", "train_step_timing", "train_step_time")
 
 
 def lister(root):
