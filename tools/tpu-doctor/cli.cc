@@ -252,7 +252,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "with fp8 matmuls at the chip's fp8 rate), int8 (bf16 with AQT int8 weight matmuls at the "
       "chip's int8 rate: MaxText's quantization=int8), int8w (serving: weight-only int8, 1-byte "
       "weights dequantized for bf16 matmuls: MaxText's int8w, jetstream-pytorch's and W8A16 "
-      "checkpoints), mixed, bf16-params (bf16 weights and optimizer state, no fp32 copy)");
+      "checkpoints), mixed (16-bit weights and gradients beside fp32 master weights: a float16 "
+      "network with a multi-precision optimizer, Apex O2), bf16-params (bf16 weights and "
+      "optimizer state, no fp32 copy)");
   est_cmd->add_option("--dataset-size", est_dataset, "samples per epoch")
       ->check(CLI::PositiveNumber);
   est_cmd->add_option("--price", est.prices,
