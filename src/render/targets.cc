@@ -35,7 +35,9 @@ std::string RenderTargetsJson() {
          {"hbm_gbps", Opt(t.hbm_gbps)},
          {"mxu_dim", t.mxu_dim ? nlohmann::ordered_json(*t.mxu_dim) : nlohmann::ordered_json()},
          {"price_usd_per_chip_hour", Opt(t.price_usd_per_chip_hour)},
-         {"price_includes_host", t.price_includes_host}});
+         {"price_includes_host", t.price_includes_host},
+         {"max_slice_chips", t.max_slice_chips ? nlohmann::ordered_json(*t.max_slice_chips)
+                                               : nlohmann::ordered_json()}});
   }
   return nlohmann::ordered_json{{"schema_version", 1}, {"targets", arr}}.dump(2) + "\n";
 }
@@ -46,19 +48,22 @@ std::string RenderTargetsText() {
   const int name_width = static_cast<int>(width);
   std::string out = Cell("target", name_width, false) + Cell("kind", 5, false) +
                     Cell("bf16 TFLOP/s", 13) + Cell("HBM GiB", 9) + Cell("dev/chip", 9) +
-                    Cell("HBM GB/s", 10) + Cell("MXU", 9) + Cell("$/chip-h", 10) + "  name\n";
+                    Cell("HBM GB/s", 10) + Cell("MXU", 9) + Cell("$/chip-h", 10) +
+                    Cell("slice max", 10) + "  name\n";
   for (const TargetSpec& t : AllTargets()) {
     std::string mxu =
         t.mxu_dim ? std::to_string(*t.mxu_dim) + "x" + std::to_string(*t.mxu_dim) : "-";
     out += Cell(t.name, name_width, false) + Cell(t.kind, 5, false) +
            Cell(Num(t.bf16_tflops, 0), 13) + Cell(Num(t.hbm_gib, 0), 9) +
            Cell(std::to_string(std::max(1, t.devices_per_chip)), 9) + Cell(Num(t.hbm_gbps, 0), 10) +
-           Cell(mxu, 9) + Cell(Num(t.price_usd_per_chip_hour, 2), 10) + "  " + t.display_name +
-           "\n";
+           Cell(mxu, 9) + Cell(Num(t.price_usd_per_chip_hour, 2), 10) +
+           Cell(t.max_slice_chips ? std::to_string(*t.max_slice_chips) : "-", 10) + "  " +
+           t.display_name + "\n";
   }
   out +=
       "\nHBM and $ are per chip. A device (what a framework sees; batch and memory are per "
-      "device)\nis a chip, or each TensorCore of a v2, v3 or TPU7x chip.\n";
+      "device)\nis a chip, or each TensorCore of a v2, v3 or TPU7x chip. Slice max: the most "
+      "chips one slice\n(one ICI domain) has; more run as several slices over DCN (--slices).\n";
   out += "figures and their sources: data/targets/NAME.json; default target: " +
          std::string(kDefaultTarget) + "\n";
   return out;
