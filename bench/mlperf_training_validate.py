@@ -191,6 +191,20 @@ LORA_SYSTEMS = {
     ("4.1", "eos_n128_ngc24.09_nemo"): ("nvidia-h100-1024", 1024, 1, "tp=4,cp=2", "none", TE, 1, 1, True),
     ("4.1", "h200_ngc24.09_nemo"): ("nvidia-h200-8", 8, 1, "cp=2", "none", TE, 1, 2, True),
     ("4.1", "b200_preview_nemo"): ("nvidia-b200-8", 8, 1, "cp=2", "none", TE, 1, 2, True),
+    # Rounds 4.0 (NeMo 24.04, H100 and H200) and 5.0 (NeMo 25.04, B200 and GB200 NVL72), NVIDIA's
+    # own systems, their config_*.sh read before the first prediction (session 34, held out): the
+    # same rank-16 adapters on QKV and the output projection (5.0's train.py: linear_qkv,
+    # linear_proj), MINIBS sequences a data replica, one a micro-batch; 5.0 runs every GPU whole
+    # (tp 1: fp8 frozen weights), its attention in FP8 (FP8_DPA), which no option says.
+    ("4.0", "eos_ngc24.04_nemo"): ("nvidia-h100-8", 8, 1, "tp=4", "none", TE, 1, 4, True),
+    ("4.0", "eos_n8_ngc24.04_nemo"): ("nvidia-h100-64", 64, 1, "tp=4,cp=2", "none", TE, 1, 1, True),
+    ("4.0", "eos_n128_ngc24.04_nemo"): ("nvidia-h100-1024", 1024, 1, "tp=4,cp=2", "none", TE, 1, 1, True),
+    ("4.0", "h200_ngc24.04_nemo"): ("nvidia-h200-8", 8, 1, "tp=2", "none", TE, 1, 2, True),
+    ("5.0", "nyx_n1_ngc25.04_nemo"): ("nvidia-b200-8", 8, 1, "data=8", "none", TE, 1, 1, True),
+    ("5.0", "tyche_ngpu8_ngc25.04_nemo"): ("nvidia-gb200-8", 8, 1, "data=8", "none", TE, 1, 1, True),
+    ("5.0", "tyche_ngpu72_ngc25.04_nemo"): ("nvidia-gb200-72", 72, 1, "cp=8", "none", TE, 1, 1, True),
+    ("5.0", "tyche_ngpu144_ngc25.04_nemo"): ("nvidia-gb200-144", 144, 1, "cp=8", "none", TE, 1, 1, True),
+    ("5.0", "tyche_ngpu512_ngc25.04_nemo"): ("nvidia-gb200-512", 512, 1, "cp=8", "none", TE, 1, 1, True),
 }
 
 # benchmark → (its CSV, its model config, its systems, further `estimate` options).
