@@ -243,14 +243,25 @@ void MemoryPerChip(const StepContext& c, const Parameters& params, Estimate& e) 
     auto& saved = c.memo->saved;
     const int weight_input_bytes =
         options.precision == Precision::kFp8 && c.cal.fp8_saves_quantized_inputs ? 1 : 0;
-    const auto key = std::make_tuple(c.target.name, &c.cal, weight_input_bytes);
+    const bool lora_on = options.lora_rank > 0;
+    const auto key = std::make_tuple(c.target.name, &c.cal, weight_input_bytes,
+                                     lora_on ? static_cast<int>(options.lora_targets) : -1);
     auto known = saved.find(key);
-    if (known == saved.end())
-      known = saved
-                  .emplace(key, ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target,
-                                                    c.element_bytes, weight_input_bytes,
-                                                    c.fusion ? &*c.fusion : nullptr, c.written))
-                  .first;
+    if (known == saved.end()) {
+      // LoRA's frozen weight matmuls without an adapter keep no input.
+      std::vector<bool> frozen;
+      if (lora_on) {
+        frozen.resize(c.graph.nodes().size());
+        for (std::size_t i = 0; i < frozen.size(); ++i)
+          frozen[i] = c.FrozenWeight(i) && !c.Adapted(i);
+      }
+      known =
+          saved
+              .emplace(key, ComputeSavedTensors(c.graph, c.costs, c.facts, c.cal, c.target,
+                                                c.element_bytes, weight_input_bytes,
+                                                c.fusion ? &*c.fusion : nullptr, c.written, frozen))
+              .first;
+    }
     std::optional<SavedTensors> tiled;
     if (options.vocab_tiles > 1) tiled = WithTiledHead(known->second, options.vocab_tiles);
     const SavedTensors& st = tiled ? *tiled : known->second;

@@ -236,6 +236,37 @@ TEST(ModelFeaturesTest, LoraTrainsItsAdaptersAlone) {
   EXPECT_GT(big_lora->backward_ms, 0.4 * big_full->backward_ms);
 }
 
+// A weight LoRA froze keeps no input for its backward (the data gradient reads the weight, not
+// the input) unless an adapter beside it needs that input for its own gradient. Two layers of
+// width 64 (MLP 128) at 256 tokens in bf16: with adapters on Q, K and V alone, the output
+// projection's input (256 x 64), the gate and up projections' shared input (256 x 64) and the
+// down projection's (256 x 128) are not kept in either layer, nor the LM head's input (256 x 64);
+// adapting the output projection too keeps its input; adapting every linear layer, only the
+// head's goes.
+TEST(ModelFeaturesTest, FrozenWeightsKeepNoInputForTheirBackward) {
+  auto m = Config(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})",
+                  1, 256);
+  ASSERT_TRUE(m) << m.error().message;
+  const TargetSpec& h100 = **FindTarget("nvidia-h100");
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  auto saved = [&](int rank, LoraTargets targets) {
+    o.lora_rank = rank;
+    o.lora_targets = targets;
+    auto e = EstimateStep(m->graph, h100, o);
+    EXPECT_TRUE(e) << e.error().message;
+    return e ? e->components.saved_bytes : 0.0;
+  };
+  const double full = saved(0, LoraTargets::kAll);
+  const double row = 256.0 * 2;  // a token's element in bf16, over the 256 tokens
+  const double head = 64 * row, o_proj = 64 * row, gate_up = 64 * row, down = 128 * row;
+  EXPECT_DOUBLE_EQ(full - saved(8, LoraTargets::kQkv), 2 * (o_proj + gate_up + down) + head);
+  EXPECT_DOUBLE_EQ(full - saved(8, LoraTargets::kAttention), 2 * (gate_up + down) + head);
+  EXPECT_DOUBLE_EQ(full - saved(8, LoraTargets::kAll), head);
+}
+
 // A small dropless MoE (4 experts, 2 a token, hidden 64, experts 128 wide) at 64 tokens: each
 // expert takes 32 routed tokens. In tiles of 8 tokens by 48 outputs, a gate or up projection
 // [4, 32, 64] x [4, 64, 128] reads the tokens ceil(128 / 48) = 3 times and each expert's weights

@@ -42,7 +42,8 @@ bool FeedsOnlyLoss(const Graph& g, ValueId v) {
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
                                  const TargetSpec& target, int eb, int weight_input_bytes,
-                                 const FusionPlan* fusion, const std::vector<bool>& written) {
+                                 const FusionPlan* fusion, const std::vector<bool>& written,
+                                 const std::vector<bool>& frozen) {
   SavedTensors st;
   std::set<std::pair<ValueId, int>> kept;
   auto runtime = [&](ValueId v) {
@@ -123,8 +124,9 @@ SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& cost
             std::ranges::any_of(n.inputs, [&](ValueId in) {
               return in != kNoValue && g.value(in).origin == ValueOrigin::kInitializer;
             });
+        const bool keeps_input = i >= frozen.size() || !frozen[i];
         for (ValueId in : n.inputs) {
-          if (runtime(in)) save(in, weighted ? weight_input_bytes : eb);
+          if (keeps_input && runtime(in)) save(in, weighted ? weight_input_bytes : eb);
         }
         if (facts.implied_batchnorm[i] && !n.outputs.empty()) {
           save(n.outputs[0], eb);   // the BatchNorm's input

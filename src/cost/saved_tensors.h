@@ -45,10 +45,15 @@ struct SavedTensors {
 // ValueId) is recomputed in the backward pass's fusion: the kernel's inputs are kept instead.
 // `weight_input_bytes` (0: `eb`) is the width a matmul with a weight operand keeps its activation
 // input at (1 under fp8 where the runtime saves its quantized copy:
-// Calibration::fp8_saves_quantized_inputs).
+// Calibration::fp8_saves_quantized_inputs). `frozen` (per NodeId; empty: none) marks the weight
+// matmuls LoRA froze with no adapter beside them: their backward computes the data gradient alone,
+// which reads the weight and not the input, so autodiff keeps nothing for them (PyTorch saves a
+// matmul's input only when its other operand needs a gradient; Transformer Engine's Linear keeps
+// it only for the weight gradient).
 SavedTensors ComputeSavedTensors(const Graph& g, const std::vector<OpCost>& costs,
                                  const GraphFacts& facts, const Calibration& cal,
                                  const TargetSpec& target, int eb, int weight_input_bytes,
-                                 const FusionPlan* fusion, const std::vector<bool>& written);
+                                 const FusionPlan* fusion, const std::vector<bool>& written,
+                                 const std::vector<bool>& frozen);
 
 }  // namespace tpudoctor

@@ -39,8 +39,9 @@ struct Layers {
 // (EstimateCache) for the next estimate: a plan's candidates share it.
 struct TargetMemo {
   std::map<std::string, Layers> layers;  // by target name
-  // By target, calibration and the width a weight matmul keeps its input at.
-  std::map<std::tuple<std::string, const Calibration*, int>, SavedTensors> saved;
+  // By target, calibration, the width a weight matmul keeps its input at and the LoRA targets
+  // (-1: none).
+  std::map<std::tuple<std::string, const Calibration*, int, int>, SavedTensors> saved;
 };
 
 // LoRA's adapters (EstimateOptions::lora_rank, lora_targets): how many, and their parameters.
