@@ -45,9 +45,9 @@ extractor had not read; with it, 3.1's rows take NeMo's step too instead of thei
 2.7% -> 1.9%.)
 
 LoRA's rounds 4.0 and 5.0 (NVIDIA's H100, H200, B200 and GB200 systems) were added in session 34
-and predicted once (held out), after one change from the recipes (a frozen weight keeps no input
-for its backward): 4.0 33.6% (4 rows), 5.0 33.4% (5); the rows without context parallelism
--3..+16%, those with it +33..+61%.
+and predicted once (held out): 4.0 33.6% (4 rows), 5.0 33.4% (5); the rows without context
+parallelism -3..+16%, those with it +33..+61%; the two one-node Blackwell runs "does not fit".
+After that, a frozen weight keeps no input for its backward: the GB200 node fits, no figure moved.
 
     python3 bench/mlperf_training_validate.py [--binary build/tpu-doctor] [--benchmark gpt3]
 
