@@ -47,13 +47,14 @@ Prints each row, then per accelerator and overall the median absolute error, the
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import re
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mlperf_training_validate import summary  # noqa: E402
 from published_validate import RESNET, ROOT, run_estimate  # noqa: E402
 
 CSV = os.path.join(ROOT, "bench", "data", "mlperf_training_resnet.csv")
@@ -77,6 +78,13 @@ def gpu_target(accelerator):
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def tpu_spec(generation):
+    """data/targets/tpu-GENERATION.json, read once."""
+    with open(os.path.join(ROOT, "data", "targets", f"tpu-{generation}.json")) as f:
+        return json.load(f)
+
+
 def how_it_ran(row, mxnet_runtime):
     """(target, devices, extra estimate options) of a row, or None when it is left out."""
     accelerators = int(row["accelerators"])
@@ -85,10 +93,10 @@ def how_it_ran(row, mxnet_runtime):
         generation, size = tpu.groups()
         devices = accelerators * 2 if generation in ("v2", "v3") else accelerators
         # Beyond a pod (v0.7's 4,096-chip v3 "multipod"), pods of the largest slice over DCN.
-        most = json.load(open(os.path.join(ROOT, "data", "targets", f"tpu-{generation}.json")))
-        pod = most["max_slice_chips"]
+        spec = tpu_spec(generation)
+        pod = spec["max_slice_chips"]
         if accelerators > pod:
-            per_chip = 2 if most.get("slice_counts") == "cores" else 1
+            per_chip = 2 if spec.get("slice_counts") == "cores" else 1
             return (f"tpu-{generation}-{pod * per_chip}", devices,
                     ["--slices", str(accelerators // pod), "--dcn", "data"])
         return f"tpu-{generation}-{size}", devices, []
@@ -112,13 +120,6 @@ def predict(binary, row, mxnet_runtime):
     return float(row["images_per_s"]), e["samples_per_s"], e["fits"], target, batch
 
 
-def summary(label, errors, not_fitting):
-    if errors:
-        print(f"{label}: {len(errors)} rows, median absolute error "
-              f"{statistics.median(errors):.1%}, within 25%: {sum(e <= 0.25 for e in errors)}/"
-              f"{len(errors)}; runs called 'does not fit': {not_fitting}")
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "tpu-doctor"))
@@ -137,7 +138,7 @@ def main():
             continue
         published, predicted, fits, target, batch = result
         err = predicted / published - 1
-        kind = target.split("-")[0] + "-" + target.split("-")[1]
+        kind = "-".join(target.split("-")[:2])
         errors, not_fitting = by_kind.setdefault(kind, ([], [0]))
         errors.append(abs(err))
         not_fitting[0] += not fits

@@ -83,14 +83,14 @@ struct EstimateCache::Entry {
       : graph(&g),
         element_bytes(eb),
         fused(fused_kernels),
-        train(training),
+        train(fused_kernels && training),
         costs(ComputeOpCosts(g, eb)),
         facts(AnalyzeGraph(g)),
         params(CountParameters(g)) {
     if (!fused) return;
     FusionOptions fo;
     fo.element_bytes = eb;
-    fo.train = training;
+    fo.train = train;
     fusion = PlanFusions(g, costs, fo);
     written.assign(g.values().size(), false);
     for (const FusionKernel& k : fusion->kernels) {
@@ -100,7 +100,7 @@ struct EstimateCache::Entry {
   const Graph* graph;
   int element_bytes;
   bool fused;
-  bool train;
+  bool train;  // a training step's plan (only a fused runtime's plan depends on it)
   std::vector<OpCost> costs;
   GraphFacts facts;
   Parameters params;
@@ -119,7 +119,7 @@ const EstimateCache::Entry& EstimateCache::Get(const Graph& graph, int element_b
         e->train == (fused && train))
       return *e;
   }
-  entries_.push_back(std::make_unique<Entry>(graph, element_bytes, fused, fused && train));
+  entries_.push_back(std::make_unique<Entry>(graph, element_bytes, fused, train));
   return *entries_.back();
 }
 
@@ -227,10 +227,10 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
   const Runtime runtime = ResolveRuntime(options.runtime, target, graph, options.serve.has_value());
   std::unique_ptr<EstimateCache::Entry> own;
   const bool fused = runtime.model().fused;
-  const EstimateCache::Entry& derived = options.cache
-                                            ? options.cache->Get(graph, eb, fused, options.train)
-                                            : *(own = std::make_unique<EstimateCache::Entry>(
-                                                    graph, eb, fused, fused && options.train));
+  const EstimateCache::Entry& derived =
+      options.cache
+          ? options.cache->Get(graph, eb, fused, options.train)
+          : *(own = std::make_unique<EstimateCache::Entry>(graph, eb, fused, options.train));
   StepContext c{graph,
                 target,
                 options,

@@ -226,9 +226,11 @@ void AddKernel(const StepContext& c, double t, bool matrix, bool attention, doub
 }
 
 // The folded BatchNorm a training step runs again after a conv: its output read and written once
-// more (one more kernel forward and backward when eager; fused into the conv's kernel by XLA).
+// more (eager: added to the conv's kernel; a fused runtime: TimeKernels says where it runs).
+double ImpliedBatchNormBytes(const OpCost& conv) { return 2 * conv.bytes_written; }
+
 double ImpliedBatchNormSeconds(const StepContext& c, const OpCost& cost, Estimate& e) {
-  const double bn = 2 * cost.bytes_written;
+  const double bn = ImpliedBatchNormBytes(cost);
   e.components.vector_bytes += bn;
   return c.MemorySeconds(bn);
 }
@@ -308,7 +310,7 @@ ForwardBackward TimeKernels(const StepContext& c, Estimate& e) {
       bytes += MatrixExtraBytes(c, n);
       fb.useful_flops += cost.flops * c.facts.UsefulShare(static_cast<std::size_t>(id));
       if (c.options.train && c.facts.implied_batchnorm[static_cast<std::size_t>(id)])
-        batchnorm_bytes += 2 * cost.bytes_written;
+        batchnorm_bytes += ImpliedBatchNormBytes(cost);
     }
     // XLA:TPU fuses a folded BatchNorm's work into the convolution's fusion; on a GPU the
     // convolution is a cuDNN call that no compiler fuses into, and the BatchNorm runs as a
