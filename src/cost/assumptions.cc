@@ -228,10 +228,17 @@ std::vector<std::string> Assumptions(const StepContext& c, const Estimate& e) {
   }
   const Parallelism& p = c.parallel;
   if (p.fsdp > 1 || p.tensor > 1 || p.context > 1) {
+    // A context group under the distributed optimizer keeps whole weights (Megatron): nothing is
+    // divided then, and the optimizer's own line says how its state is.
+    const double shards = c.StateShards() * c.Stages();
+    const std::string state = !options.train ? "parameters"
+                              : options.distributed_optimizer
+                                  ? "parameters and gradients"
+                                  : "parameters, gradients and optimizer state";
     out.push_back(
-        "parallelism " + ToString(p) + ": parameters" +
-        (options.train ? std::string(", gradients and optimizer state") : std::string()) +
-        " divided over " + FormatFixed(c.StateShards() * c.Stages(), 0) + " chips" +
+        "parallelism " + ToString(p) + ": " + state +
+        (shards > 1 ? " divided over " + FormatFixed(shards, 0) + " chips"
+                    : std::string(" whole on every chip")) +
         (p.pipeline > 1 ? std::string(" (with the pipeline's stages)") : std::string()) +
         (p.fsdp > 1 ? "; FSDP all-gathers the parameters forward and backward and "
                       "reduce-scatters the gradients over " +

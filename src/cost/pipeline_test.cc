@@ -2,6 +2,9 @@
 // hosts, each checked by hand against a step without them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "src/cost/sharding.h"
 #include "tests/test_util.h"
 #include "tpudoctor/frontend/frontend.h"
@@ -128,6 +131,28 @@ TEST(DistributedOptimizerTest, Fp8RecipesGatherFp8Weights) {
   EXPECT_NEAR(fp8.allreduce_ms, bf16.allreduce_ms * 3 / 4, 1e-9);
   EXPECT_NEAR(fp8.memory.weights, bf16.memory.weights / 2, 1e-6 * bf16.memory.weights);
   EXPECT_DOUBLE_EQ(fp8.memory.gradients, bf16.memory.gradients);
+}
+
+// Under the distributed optimizer a context group keeps whole weights (Megatron), so with no
+// other axis nothing is divided: the parallelism line says the weights and gradients are whole
+// on every chip, not "divided over 1 chips", and leaves the optimizer state to its own line; with
+// tensor parallelism they are divided over its 8 chips.
+TEST(DistributedOptimizerTest, SaysWhatIsWholeAndWhatIsDivided) {
+  const auto line = [](const Estimate& e) {
+    const auto it =
+        std::find_if(e.assumptions.begin(), e.assumptions.end(),
+                     [](const std::string& a) { return a.rfind("parallelism ", 0) == 0; });
+    return it == e.assumptions.end() ? std::string() : *it;
+  };
+  const std::string cp = line(Llama8b("nvidia-h100", 16, "cp=2", 1, true));
+  EXPECT_NE(cp.find("parameters and gradients whole on every chip"), std::string::npos) << cp;
+  EXPECT_EQ(cp.find("divided over 1 chips"), std::string::npos) << cp;
+  const std::string tp = line(Llama8b("nvidia-h100", 16, "tp=8", 1, true));
+  EXPECT_NE(tp.find("parameters and gradients divided over 8 chips"), std::string::npos) << tp;
+  const std::string fsdp = line(Llama8b("nvidia-h100", 8, "fsdp=8", 1));
+  EXPECT_NE(fsdp.find("parameters, gradients and optimizer state divided over 8 chips"),
+            std::string::npos)
+      << fsdp;
 }
 
 // On GPUs a group that spans hosts runs at the scale-out network's bandwidth: 16 H100s data
