@@ -125,6 +125,11 @@ TEST(JobRulesTest, BadJobFilesAreOneLineErrors) {
       {"train.py", "print('hello')\n"},
       {"job.yaml", std::string("a: \0b\n", 6)},
       {"job.yaml", "workerPoolSpecs:\n  - machineSpec: 7\n"},
+      // Whitespace alone under a YAML or JSON name (found by scripts/fuzz.sh job: it read one
+      // byte past the text looking for the first character).
+      {"job.yaml", "\t\t\t\t    "},
+      {"job.json", " \r\n"},
+      {"launch.sh", "\n\n"},
   };
   for (const auto& [name, text] : kBad) {
     auto spec = ReadJobSpec(Source{name, text});

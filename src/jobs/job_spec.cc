@@ -326,9 +326,13 @@ Result<JobSpec> ReadJobSpec(const Source& source) {
     return MakeError(what + ": binary data, expected a YAML/JSON job spec or a launch script");
   JobSpec spec;
   spec.file = what;
+  const std::size_t first = source.bytes.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    return MakeError(what +
+                     ": holds only whitespace, expected a YAML/JSON job spec or a launch "
+                     "script");
   if (Structured(source)) {
-    const bool json_text =
-        what.ends_with(".json") || source.bytes[source.bytes.find_first_not_of(" \t\r\n")] == '{';
+    const bool json_text = what.ends_with(".json") || source.bytes[first] == '{';
     auto doc = json_text ? ParseJsonInput(source.bytes, what) : ParseYamlInput(source.bytes, what);
     if (!doc) return doc.error();
     if (!doc->is_object() && !doc->is_array())
