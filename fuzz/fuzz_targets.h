@@ -24,6 +24,7 @@
 #include "tpudoctor/frontend/torch_export.h"
 #include "tpudoctor/jobs/job.h"
 #include "tpudoctor/logs/logs.h"
+#include "tpudoctor/script/script.h"
 #include "tpudoctor/target/target.h"
 
 namespace tpudoctor::fuzz {
@@ -67,6 +68,16 @@ inline void Config(std::string_view bytes) {
   LoadAndCheck(text, name, LoadModelConfig);
 }
 
+// A training script or notebook: every rule, then every fix (unsafe ones too), which re-checks the
+// fixed text.
+inline void Script(std::string_view bytes) {
+  auto [name, text] = Named(bytes, {"train.py", "train.ipynb"});
+  const Source source{name, std::string(text)};
+  const CheckOptions options;
+  if (!CheckScript(source, options)) return;
+  (void)FixScript(source, options, /*unsafe=*/true);
+}
+
 struct Target {
   std::string_view name;
   void (*run)(std::string_view bytes);
@@ -90,6 +101,7 @@ inline const std::vector<Target>& Targets() {
       {"logs", Logs},
       {"onnx", [](std::string_view b) { LoadAndCheck(b, "m.onnx", LoadOnnx); }},
       {"pt2", [](std::string_view b) { LoadAndCheck(b, "m.pt2", LoadTorchExport); }},
+      {"script", Script},
       {"stablehlo", [](std::string_view b) { LoadAndCheck(b, "m.mlir", LoadStableHlo); }},
       {"tf", [](std::string_view b) { LoadAndCheck(b, "m.pb", LoadTensorFlow); }},
       {"tfpbtxt", [](std::string_view b) { LoadAndCheck(b, "m.pbtxt", LoadTensorFlow); }},

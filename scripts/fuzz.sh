@@ -4,13 +4,13 @@
 #   scripts/fuzz.sh TARGET [SECONDS]     one target (default 60 s)
 #   scripts/fuzz.sh all [SECONDS]        every target for SECONDS each, $JOBS at a time (default:
 #                                        the cores), then a table: execs/s, coverage, crashes
-# Targets: config hlo job keras keras_json logs onnx pt2 stablehlo tf tfpbtxt.
+# Targets: config hlo job keras keras_json logs onnx pt2 script stablehlo tf tfpbtxt.
 # Seeds come from testdata/ (read only); new inputs go to build-fuzz/corpus/<target>/, crashes to
 # build-fuzz/crashes/<target>/, logs to build-fuzz/logs/<target>.log. A crash belongs in
 # testdata/fuzz/<target>/ once fixed: tests/fuzz_regressions_test.cc replays that folder in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=(config hlo job keras keras_json logs onnx pt2 stablehlo tf tfpbtxt)
+TARGETS=(config hlo job keras keras_json logs onnx pt2 script stablehlo tf tfpbtxt)
 target=${1:?usage: scripts/fuzz.sh TARGET|all [SECONDS]}
 seconds=${2:-60}
 
@@ -35,6 +35,7 @@ seeds() {
     logs) echo testdata/logs build-fuzz/seeds/logs ;;
     onnx) echo testdata/models testdata/rules/TPU001 testdata/rules/SHP001 ;;
     pt2) echo testdata/pt2 ;;
+    script) echo testdata/scripts ;;
     stablehlo) echo testdata/jax testdata/xla_real ;;
     tf) echo testdata/tf/graphdef testdata/tf/metagraph testdata/tf/rust_keras_single_input testdata/tf/tfnet_tf2_conv_inference ;;
     tfpbtxt) echo testdata/tf/tfdata testdata/tfdata testdata/rules/PIPE004 ;;

@@ -173,6 +173,14 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("serving needs at least one prompt token, output token and request");
   if (options.serve && options.serve->kv_cache_length < 0)
     return MakeError("a static KV cache's length must be positive (0: a paged cache)");
+  // A static cache holds each sequence whole: a shorter one could not serve the request asked.
+  if (options.serve && options.serve->kv_cache_length > 0 &&
+      options.serve->kv_cache_length < options.serve->prompt_tokens + options.serve->output_tokens)
+    return MakeError("a static KV cache of " + std::to_string(options.serve->kv_cache_length) +
+                     " tokens a slot cannot hold a request of " +
+                     std::to_string(options.serve->prompt_tokens) + " prompt and " +
+                     std::to_string(options.serve->output_tokens) +
+                     " output tokens (pass --kv-cache-length of at least their sum)");
   if (options.micro_batches < 1 || options.micro_batches > 1 << 20)
     return MakeError("the micro-batches per step must be between 1 and 1048576");
   // The global batch (an int64) must hold batch x micro-batches x devices x slices.

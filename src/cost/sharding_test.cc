@@ -646,13 +646,13 @@ TEST(ServingTest, TheMemoryBreakdownHoldsTheWeightsTheServerReads) {
   o.parallel = {0, 1, 8};
   o.serve = ServingOptions{1000, 1000, 64, "", false};
   const TargetSpec& h100 = **FindTarget("nvidia-h100");
-  for (Precision p : {Precision::kBf16, Precision::kFp8, Precision::kInt8, Precision::kInt8Weights}) {
+  for (Precision p :
+       {Precision::kBf16, Precision::kFp8, Precision::kInt8, Precision::kInt8Weights}) {
     o.precision = p;
     auto e = EstimateStep(m->graph, h100, o);
     ASSERT_TRUE(e) << e.error().message;
     const double bytes = p == Precision::kBf16 ? 2 : 1;
-    EXPECT_NEAR(e->serving->weight_bytes, e->memory.weights, 1e-6 * e->memory.weights)
-        << NameOf(p);
+    EXPECT_NEAR(e->serving->weight_bytes, e->memory.weights, 1e-6 * e->memory.weights) << NameOf(p);
     EXPECT_NEAR(e->memory.weights, 70.55e9 * bytes / 8, 0.01 * 70.55e9 * bytes / 8) << NameOf(p);
   }
 }
@@ -766,6 +766,15 @@ TEST(ServingTest, StaticCacheIsHeldAndReadWhole) {
       1e-9);
   ServingOptions negative{512, 512, 8, "", false, -1};
   EXPECT_FALSE(ServeConfigWith(kSmallLlama, negative, v5e));
+  // A slot holds its sequence whole: 1,024 tokens hold 512 in and 512 out, 1,023 do not.
+  ServingOptions exact{512, 512, 8, "", false, 1024};
+  EXPECT_TRUE(ServeConfigWith(kSmallLlama, exact, v5e));
+  ServingOptions short_cache{512, 512, 8, "", false, 1023};
+  auto refused = ServeConfigWith(kSmallLlama, short_cache, v5e);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("cannot hold a request of 512 prompt and 512 output"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 // A GPU serving engine fills all of the HBM but its runtime's reserve (compiled-gpu's
