@@ -194,6 +194,12 @@ Result<Estimate> EstimateStep(const Graph& graph, const TargetSpec& target,
     return MakeError("--parallel pp= is estimated for training and prefill, not serving");
   if (options.slices < 1 || options.slices > 1024)
     return MakeError("the number of slices must be between 1 and 1024");
+  // Multislice (slices joined by the data-centre network) is a TPU's; GPUs on many hosts are one
+  // target of that many GPUs, whose scale-out network the collectives already cross.
+  if (options.slices > 1 && !target.is_tpu())
+    return MakeError("--slices joins TPU slices over the data-centre network; for " + target.name +
+                     " on several hosts pass a target of that many GPUs (e.g. " + target.name +
+                     "-16)");
   if (!options.attention_kernel.empty() &&
       !target.attention_kernels.contains(options.attention_kernel))
     return MakeError(AttentionKernelRefusal(target, options.attention_kernel));

@@ -155,6 +155,26 @@ TEST(DistributedOptimizerTest, SaysWhatIsWholeAndWhatIsDivided) {
       << fsdp;
 }
 
+// Multislice is a TPU's: a GPU on several hosts is a target of that many GPUs, so --slices on a
+// GPU is refused rather than priced with no network between the "slices".
+TEST(ScaleOutTest, SlicesAreRefusedOnAGpu) {
+  ShapeOptions so;
+  so.batch = 1;
+  so.dims["seq"] = 128;
+  auto src = ReadSource((testing::SourceDir() / "examples/configs/gpt2.json").string());
+  ASSERT_TRUE(src);
+  auto m = LoadModel(*src, so);
+  ASSERT_TRUE(m);
+  EstimateOptions o;
+  o.train = true;
+  o.batch = 1;
+  o.slices = 2;
+  auto gpu = EstimateStep(m->graph, **FindTarget("nvidia-h100"), o);
+  ASSERT_FALSE(gpu);
+  EXPECT_NE(gpu.error().message.find("TPU slices"), std::string::npos) << gpu.error().message;
+  EXPECT_TRUE(EstimateStep(m->graph, **FindTarget("tpu-v5p"), o));
+}
+
 // On GPUs a group that spans hosts runs at the scale-out network's bandwidth: 16 H100s data
 // parallel cross two hosts (50 GB/s a GPU), 8 stay on NVLink (half of 900 GB/s).
 TEST(ScaleOutTest, GroupsSpanningHostsRunAtTheNetworksBandwidth) {
