@@ -112,6 +112,23 @@ TEST(PlanTest, GlobalBatchBudgetAndObjective) {
   auto fast = MakePlan(Read("examples/configs/gpt2.json"), o);
   ASSERT_TRUE(fast && fast->choice());
   EXPECT_GE(fast->choice()->estimate.samples_per_s, 0.95 * plan->choice()->estimate.samples_per_s);
+  // A global batch that is no power of two a device: 96 is 24 a chip on four, 12 on eight.
+  PlanOptions odd;
+  odd.shapes.dims["seq"] = 1024;
+  odd.generations = {"tpu-v5e"};
+  odd.global_batch = 96;
+  auto ninety_six = MakePlan(Read("examples/configs/gpt2.json"), odd);
+  ASSERT_TRUE(ninety_six && ninety_six->choice());
+  for (const PlanCandidate& c : ninety_six->ranked) EXPECT_EQ(c.estimate.global_batch, 96);
+  // 2,053 is prime: one replica would take all of it, more than a device's 1,024; the plan says
+  // so rather than that nothing fits.
+  odd.global_batch = 2053;
+  auto prime = MakePlan(Read("examples/configs/gpt2.json"), odd);
+  ASSERT_TRUE(prime);
+  EXPECT_FALSE(prime->choice());
+  ASSERT_EQ(prime->unfit.size(), 1u);
+  EXPECT_NE(prime->unfit[0].find("splits a global batch of 2053 evenly"), std::string::npos)
+      << prime->unfit[0];
   o.max_chips = 0;
   EXPECT_FALSE(MakePlan(Read("examples/configs/gpt2.json"), o));
   PlanOptions gpu;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "tpudoctor/check/check.h"
@@ -196,25 +197,59 @@ struct LoadedBatch {
   LoadedModel model;
 };
 
+// The devices a framework sees on a slice (two per v2/v3/7x chip).
+int SliceDevices(const TpuSlice& slice, const TargetSpec& target) {
+  return slice.chips * std::max(1, target.devices_per_chip);
+}
+
+// The batches a device takes that the search tries: powers of two up to kMaxGraphBatch, or, for an
+// exact global batch, its share on each slice and layout that splits it evenly (a global batch of
+// 96 is 24 a device on 4, 12 on 8, 6 on 16, 3 on 32, none of them a power of two).
+std::vector<std::int64_t> DeviceBatches(const PlanOptions& options,
+                                        const std::vector<const TpuGeneration*>& gens) {
+  std::set<std::int64_t> out;
+  if (!options.global_batch) {
+    for (std::int64_t b = 1; b <= kMaxGraphBatch; b *= 2) out.insert(b);
+  } else {
+    for (const TpuGeneration* g : gens) {
+      const TargetSpec& target = **FindTarget(g->target);
+      for (const TpuSlice& slice : g->slices) {
+        if (slice.chips > options.max_chips) continue;
+        const int devices = SliceDevices(slice, target);
+        for (const Parallelism& p : Layouts(devices)) {
+          const std::int64_t replicas = devices / p.tensor;
+          if (*options.global_batch % replicas == 0 &&
+              *options.global_batch / replicas <= kMaxGraphBatch)
+            out.insert(*options.global_batch / replicas);
+        }
+      }
+    }
+  }
+  // The first load also reads the model's format and notes: batch 1 when nothing else is asked.
+  if (out.empty()) out.insert(1);
+  return {out.begin(), out.end()};
+}
+
 // The model at each batch the search tries: a model whose batch is fixed (a compiled XLA program,
 // a static ONNX batch) has one.
 Result<std::vector<LoadedBatch>> LoadBatches(const Source& source, const PlanOptions& options,
+                                             const std::vector<std::int64_t>& device_batches,
                                              Plan& plan) {
   std::vector<LoadedBatch> out;
-  for (std::int64_t b = 1; b <= kMaxGraphBatch; b *= 2) {
+  for (const std::int64_t b : device_batches) {
     ShapeOptions shapes = options.shapes;
     shapes.batch = b;
     auto m = LoadModelAs(source, shapes, options.input_format);
     if (!m) return m.error();
     const ModelFacts& facts = m->graph.facts();
-    if (b == 1) {
+    if (out.empty()) {
       plan.format = m->format;
       plan.framework = facts.framework;
       if (m->format.ends_with("-config")) {
         plan.tokens_per_sample = m->graph.value(m->graph.inputs()[0]).type.shape.dim(1).value();
       }
       for (const std::string& n : m->shape_notes) {
-        // Notes about the batch describe the load at batch 1, not the plan's batches.
+        // Notes about the batch describe the first load's batch, not the plan's batches.
         if (n.find("batch") == std::string::npos) plan.notes.push_back(n);
       }
     }
@@ -264,7 +299,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   if (options.max_chips < 1) return MakeError("plan: --max-chips must be at least 1");
   if (auto refusal = TrainingPrecisionRefusal(options.precision); refusal && options.train)
     return MakeError("plan: " + *refusal);
-  auto batches = LoadBatches(source, options, plan);
+  auto batches = LoadBatches(source, options, DeviceBatches(options, gens), plan);
   if (!batches) return batches.error();
   // A model that does not run on a TPU as it is gets planned, but the plan says so first.
   for (const Diagnostic& d :
@@ -299,6 +334,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   for (const TpuGeneration* g : gens) {
     const TargetSpec& target = **FindTarget(g->target);
     bool fits = false;
+    bool splits = false;  // some slice and layout takes the exact global batch asked
     std::string why_not = "nothing fits in " + std::to_string(options.max_chips) + " chips";
     for (const TpuSlice& slice : g->slices) {
       if (slice.chips > options.max_chips) continue;
@@ -309,7 +345,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
         continue;
       }
       // Parallel degrees count the devices a framework sees (two per v2/v3/7x chip).
-      const int devices = slice.chips * std::max(1, target.devices_per_chip);
+      const int devices = SliceDevices(slice, target);
       for (const Parallelism& p : Layouts(devices)) {
         for (Remat remat : remats) {
           for (const LoadedBatch& lb : *batches) {
@@ -317,6 +353,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             if (options.global_batch ? global != *options.global_batch
                                      : global > plan.max_global_batch)
               continue;
+            splits = true;
             EstimateOptions eo;
             eo.train = train;
             eo.optimizer = options.optimizer;
@@ -348,6 +385,12 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
           }
         }
       }
+    }
+    if (!fits && options.global_batch && !splits) {
+      why_not = "no slice of at most " + std::to_string(options.max_chips) +
+                " chips splits a global batch of " + std::to_string(*options.global_batch) +
+                " evenly over its data replicas, at most " + std::to_string(kMaxGraphBatch) +
+                " a device";
     }
     if (!fits) plan.unfit.push_back(g->target + ": " + why_not);
   }

@@ -1,5 +1,6 @@
 #include "tpudoctor/jobs/plan.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "tpudoctor/report/report.h"
@@ -7,6 +8,13 @@
 
 namespace tpudoctor {
 namespace {
+
+// A device's share of the global batch: whole when it is (8), else to one decimal (15.6: a global
+// batch of 1,000 over 64 chips in groups of 8), two below one (0.25: a sample over 4 devices).
+std::string DeviceBatch(double b) {
+  if (b < 1) return FormatFixed(b, 2);
+  return FormatFixed(b, std::floor(b) == b ? 0 : 1);
+}
 
 using nlohmann::ordered_json;
 
@@ -45,8 +53,7 @@ std::string Row(const Plan& plan, const PlanCandidate& c) {
   std::snprintf(line, sizeof line,
                 "%-15s %5d  %-22s %-8s %7s %7lld  %9s  %-20s %4.0f%%  %10s  %9s  %10s\n",
                 c.accelerator_type.c_str(), e.chips, ToString(e.parallel).c_str(),
-                std::string(NameOf(e.remat)).c_str(),
-                FormatFixed(c.per_device_batch(), c.per_device_batch() < 1 ? 2 : 0).c_str(),
+                std::string(NameOf(e.remat)).c_str(), DeviceBatch(c.per_device_batch()).c_str(),
                 static_cast<long long>(e.global_batch), FormatMs(e.step_ms).c_str(),
                 Throughput(plan, e).c_str(), e.mfu * 100, FormatBytes(e.memory.total()).c_str(),
                 Money(e.usd_per_hour).c_str(), Money(PerMillion(plan, e)).c_str());
@@ -131,7 +138,7 @@ std::string RenderPlanText(const Plan& plan) {
          std::to_string(choice->generation->Hosts(e.chips)) + " host" +
          (choice->generation->Hosts(e.chips) == 1 ? "" : "s") + "), " + ToString(e.parallel) +
          ", remat " + std::string(NameOf(e.remat)) + ", " +
-         FormatFixed(choice->per_device_batch(), choice->per_device_batch() < 1 ? 2 : 0) +
+         DeviceBatch(choice->per_device_batch()) +
          (choice->devices == e.chips ? " per chip" : " per device") + ", global batch " +
          std::to_string(e.global_batch) + ": " + FormatMs(e.step_ms) + " ms per step, " +
          Throughput(plan, e) + ", " + Money(PerMillion(plan, e)) +
