@@ -129,6 +129,19 @@ TEST(PlanTest, GlobalBatchBudgetAndObjective) {
   ASSERT_EQ(prime->unfit.size(), 1u);
   EXPECT_NE(prime->unfit[0].find("splits a global batch of 2053 evenly"), std::string::npos)
       << prime->unfit[0];
+  // Llama 3.1 70B at 8,192 tokens and a global batch of 6: only slices of up to 16 v6e chips (2
+  // replicas of tensor-parallel 8) split it, and none holds the training state; the plan says
+  // that, not that nothing fits in 256 chips.
+  PlanOptions six;
+  six.shapes.dims["seq"] = 8192;
+  six.generations = {"tpu-v6e"};
+  six.global_batch = 6;
+  auto small = MakePlan(Read("examples/configs/llama-3.1-70b.json"), six);
+  ASSERT_TRUE(small);
+  ASSERT_EQ(small->unfit.size(), 1u);
+  EXPECT_NE(small->unfit[0].find("split a global batch of 6 evenly (16 chips at most)"),
+            std::string::npos)
+      << small->unfit[0];
   o.max_chips = 0;
   EXPECT_FALSE(MakePlan(Read("examples/configs/gpt2.json"), o));
   PlanOptions gpu;

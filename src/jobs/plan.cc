@@ -334,7 +334,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
   for (const TpuGeneration* g : gens) {
     const TargetSpec& target = **FindTarget(g->target);
     bool fits = false;
-    bool splits = false;  // some slice and layout takes the exact global batch asked
+    int split_chips = 0;  // the largest slice a layout of which takes the exact global batch
     std::string why_not = "nothing fits in " + std::to_string(options.max_chips) + " chips";
     for (const TpuSlice& slice : g->slices) {
       if (slice.chips > options.max_chips) continue;
@@ -353,7 +353,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
             if (options.global_batch ? global != *options.global_batch
                                      : global > plan.max_global_batch)
               continue;
-            splits = true;
+            split_chips = std::max(split_chips, slice.chips);
             EstimateOptions eo;
             eo.train = train;
             eo.optimizer = options.optimizer;
@@ -386,11 +386,17 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
         }
       }
     }
-    if (!fits && options.global_batch && !splits) {
+    // An exact global batch limits the slices to those whose replicas split it: say which.
+    if (!fits && options.global_batch && split_chips == 0) {
       why_not = "no slice of at most " + std::to_string(options.max_chips) +
                 " chips splits a global batch of " + std::to_string(*options.global_batch) +
                 " evenly over its data replicas, at most " + std::to_string(kMaxGraphBatch) +
                 " a device";
+    } else if (!fits && options.global_batch && split_chips < options.max_chips &&
+               why_not.starts_with("nothing fits in")) {
+      why_not = "nothing fits on the slices that split a global batch of " +
+                std::to_string(*options.global_batch) + " evenly (" + std::to_string(split_chips) +
+                " chips at most); a larger batch opens larger ones";
     }
     if (!fits) plan.unfit.push_back(g->target + ": " + why_not);
   }
