@@ -277,6 +277,26 @@ std::string Ratio(double x) { return FormatFixed(x, x < 10 ? 1 : 0) + "x"; }
 
 }  // namespace
 
+// How each row's step runs (a GPU's default is eager PyTorch, a TPU's XLA), since the comparison
+// depends on it: one line naming the execution model of each target, and the options that change
+// a GPU's.
+std::string RuntimesLine(const Report& r) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_runtime;  // in first-seen order
+  for (const Estimate& e : r.estimates) {
+    const std::string name(NameOf(e.runtime));
+    auto it = std::find_if(by_runtime.begin(), by_runtime.end(),
+                           [&](const auto& g) { return g.first == name; });
+    if (it == by_runtime.end()) it = by_runtime.insert(by_runtime.end(), {name, {}});
+    it->second.push_back(e.target);
+  }
+  if (by_runtime.size() == 1 && by_runtime.front().first == "xla") return "";
+  std::vector<std::string> parts;
+  for (const auto& [name, targets] : by_runtime)
+    parts.push_back(name + " on " + Join(targets, ", "));
+  return "runtimes: " + Join(parts, "; ") +
+         " (--runtime compiled, --channels-last and --precision change how a GPU's step runs)\n";
+}
+
 std::string RenderEstimateCompare(const Report& r) {
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": cost of " +
                     (r.train ? "training " : "inference on ") + r.model + ", batch " +
@@ -337,6 +357,7 @@ std::string RenderEstimateCompare(const Report& r) {
            " has a price and fits: " + Dollars(*ranked.front()->usd_per_million_samples) +
            " per 1M samples\n";
   }
+  out += RuntimesLine(r);
   out +=
       "prices: on-demand list prices per chip- or GPU-hour unless given with --price; "
       "`tpu-doctor targets --format json` gives each one's source and date, and whether a GPU's "

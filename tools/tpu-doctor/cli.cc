@@ -389,7 +389,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "--shard_on_batch)");
   est_cmd->add_flag("--compare", est.compare,
                     "one screen: which target is cheapest per 1M samples (and per epoch), and by "
-                    "how much");
+                    "how much; without --targets: " +
+                        std::string(kCompareTargets));
   est_cmd->add_option("--calibration", est.calibration_file,
                       "efficiency factors JSON (format of data/calibration/)");
   est_cmd->add_option("--format", est.format, "text or json")->check(CLI::IsMember(kTextOrJson));
@@ -506,6 +507,10 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (est_cmd->parsed()) {
     if (auto bad = FinishModelArgs(est.model, est_dims, est_batch)) return usage(*bad);
     if (est_dataset > 0) est.dataset_size = est_dataset;
+    // The money question without --targets compares the priced generations, a chip each, not
+    // the one default target.
+    if (est.compare && est_cmd->get_option("--targets")->count() == 0)
+      est.targets = kCompareTargets;
     est.model.free_model = !terminal.exits_after_run;
     return EstimateCommand(est, out, err);
   }

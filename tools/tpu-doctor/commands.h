@@ -120,3 +120,9 @@ int RulesCommand(std::ostream& out);
 int RuleCommand(const std::string& code, std::ostream& out, std::ostream& err);
 
 }  // namespace tpudoctor::cli
+
+// What `estimate --compare` compares when no --targets are given: the TPU generations and GPUs
+// with a list price, a chip each, so that throughput compares too (a v5p is sold from four chips,
+// v5p-8; its price and speed per chip are the same).
+inline constexpr const char* kCompareTargets =
+    "tpu-v5e,tpu-v5p,tpu-v6e,nvidia-a100-80gb,nvidia-h100,nvidia-h200,nvidia-b200";
