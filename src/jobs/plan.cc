@@ -34,6 +34,9 @@ std::vector<Parallelism> Layouts(int devices) {
 
 int RematRank(Remat r) { return static_cast<int>(r); }
 
+// A deadline in hours as the user gave it: 48, 1.5, 0.25 (not "0" for a quarter of an hour).
+std::string Hours(double h) { return FormatFixed(h, h >= 10 ? 0 : h >= 1 ? 1 : 2); }
+
 // Sharding a configuration needs beyond data parallelism: none, FSDP, FSDP and tensor.
 int ShardingRank(const Parallelism& p) { return (p.fsdp > 1 ? 1 : 0) + (p.tensor > 1 ? 2 : 0); }
 
@@ -94,7 +97,7 @@ const PlanCandidate* Choose(std::vector<const PlanCandidate*> candidates, PlanOb
 }
 
 std::string JobCost(const PlanCandidate& c) {
-  return FormatFixed(*c.job_hours, *c.job_hours < 10 ? 1 : 0) + " h" +
+  return Hours(*c.job_hours) + " h" +
          (c.job_usd ? " for $" + FormatFixed(*c.job_usd, 0) : std::string());
 }
 
@@ -123,8 +126,7 @@ std::string WhyThisSlice(const Plan& plan, const PlanCandidate& choice,
                     (plan.tokens_per_sample > 1 ? FormatFixed(tokens / 1e9, 2) + "B tokens"
                                                 : FormatFixed(*plan.job_samples, 0) + " samples") +
                     ") takes " + JobCost(choice) + " on " + choice.accelerator_type;
-  if (plan.deadline_hours)
-    why += ", within the " + FormatFixed(*plan.deadline_hours, 0) + " h deadline";
+  if (plan.deadline_hours) why += ", within the " + Hours(*plan.deadline_hours) + " h deadline";
   const PlanCandidate* cheapest = nullptr;
   for (const PlanCandidate* c : order) {
     if (c->job_usd && (cheapest == nullptr || *c->job_usd < *cheapest->job_usd)) cheapest = c;
@@ -375,7 +377,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
               if (options.deadline_hours && *c.job_hours > *options.deadline_hours) {
                 auto [it, added] = too_slow.try_emplace(&slice, c);
                 if (!added && *c.job_hours < *it->second.job_hours) it->second = std::move(c);
-                why_not = "nothing finishes within " + FormatFixed(*options.deadline_hours, 0) +
+                why_not = "nothing finishes within " + Hours(*options.deadline_hours) +
                           " hours in " + std::to_string(options.max_chips) + " chips";
                 continue;
               }

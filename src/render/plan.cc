@@ -42,7 +42,8 @@ std::string Throughput(const Plan& plan, const Estimate& e) {
 std::string JobColumns(const Plan& plan, const PlanCandidate& c) {
   if (!plan.job_samples || !c.job_hours) return "";
   char cell[64];
-  std::snprintf(cell, sizeof cell, "  %8s h  %9s", FormatFixed(*c.job_hours, 1).c_str(),
+  std::snprintf(cell, sizeof cell, "  %8s h  %9s",
+                FormatFixed(*c.job_hours, *c.job_hours < 1 ? 2 : 1).c_str(),
                 Money(c.job_usd).c_str());
   return cell;
 }
