@@ -172,6 +172,57 @@ std::string ServingText(const std::vector<Estimate>& es) {
   return out;
 }
 
+// What to do about a step that does not fit: a training state larger than a device is sharded
+// (data parallelism keeps it whole on every device), activations are kept fewer (remat) or a
+// smaller batch a device is taken.
+std::string FitHint(const Estimate& e) {
+  const Parallelism& p = e.parallel;
+  const int devices = p.data * p.fsdp * p.tensor * p.expert * p.context * p.pipeline;
+  const double state =
+      e.memory.weights + e.memory.gradients + e.memory.optimizer_state + e.memory.master_weights;
+  std::string out = "does not fit: ";
+  if (state > e.hbm_bytes) {
+    // The devices that would hold the state in 80% of their HBM, a power of two as slices come:
+    // this step's shards of it times the further split it needs.
+    const int shards = p.fsdp * p.tensor * p.pipeline;
+    int split = 1;
+    while (split < (1 << 16) && state / split > 0.8 * e.hbm_bytes) split *= 2;
+    const std::int64_t need = static_cast<std::int64_t>(shards) * split;
+    const bool here = need <= devices && shards == 1;
+    out += "the weights, gradients and optimizer state alone (" + FormatBytes(state) +
+           " a device) are more than its HBM: shard them over " +
+           (here ? "this slice (--parallel fsdp=" + std::to_string(devices) + ")"
+                 : "at least " + std::to_string(need) +
+                       " devices (--parallel fsdp=N on a slice that large)");
+  } else if (e.max_batch >= 1) {
+    out += "a batch of " + std::to_string(e.max_batch) + " a device does (--batch " +
+           std::to_string(e.max_batch) + "), or keep fewer activations (--remat layer or offload)";
+  } else {
+    out += "keep fewer activations (--remat layer or offload) or spread them over more chips";
+  }
+  return out + "; `tpu-doctor plan` chooses the slice, parallelism and remat";
+}
+
+// How each row's step runs (a GPU's default is eager PyTorch, a TPU's XLA), since the comparison
+// depends on it: one line naming the execution model of each target, and the options that change
+// a GPU's.
+std::string RuntimesLine(const Report& r) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_runtime;  // in first-seen order
+  for (const Estimate& e : r.estimates) {
+    const std::string name(NameOf(e.runtime));
+    auto it = std::find_if(by_runtime.begin(), by_runtime.end(),
+                           [&](const auto& g) { return g.first == name; });
+    if (it == by_runtime.end()) it = by_runtime.insert(by_runtime.end(), {name, {}});
+    it->second.push_back(e.target);
+  }
+  if (by_runtime.size() == 1 && by_runtime.front().first == "xla") return "";
+  std::vector<std::string> parts;
+  for (const auto& [name, targets] : by_runtime)
+    parts.push_back(name + " on " + Join(targets, ", "));
+  return "runtimes: " + Join(parts, "; ") +
+         " (--runtime compiled, --channels-last and --precision change how a GPU's step runs)\n";
+}
+
 }  // namespace
 
 std::string RenderEstimateText(const Report& r) {
@@ -238,6 +289,7 @@ std::string RenderEstimateText(const Report& r) {
                                     : "") +
         ", transients " + FormatBytes(e.memory.transients) + " of " + FormatBytes(e.hbm_bytes) +
         " HBM\n";
+    if (!e.fits && !e.serving) out += "  " + FitHint(e) + "\n";
     if (e.parallel.fsdp > 1 || e.parallel.tensor > 1 || e.parallel.expert > 1 ||
         e.parallel.context > 1 || e.parallel.pipeline > 1 || e.micro_batches > 1 ||
         e.remat != Remat::kNone || e.slices > 1) {
@@ -276,26 +328,6 @@ std::string Dollars(double usd) {
 std::string Ratio(double x) { return FormatFixed(x, x < 10 ? 1 : 0) + "x"; }
 
 }  // namespace
-
-// How each row's step runs (a GPU's default is eager PyTorch, a TPU's XLA), since the comparison
-// depends on it: one line naming the execution model of each target, and the options that change
-// a GPU's.
-std::string RuntimesLine(const Report& r) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> by_runtime;  // in first-seen order
-  for (const Estimate& e : r.estimates) {
-    const std::string name(NameOf(e.runtime));
-    auto it = std::find_if(by_runtime.begin(), by_runtime.end(),
-                           [&](const auto& g) { return g.first == name; });
-    if (it == by_runtime.end()) it = by_runtime.insert(by_runtime.end(), {name, {}});
-    it->second.push_back(e.target);
-  }
-  if (by_runtime.size() == 1 && by_runtime.front().first == "xla") return "";
-  std::vector<std::string> parts;
-  for (const auto& [name, targets] : by_runtime)
-    parts.push_back(name + " on " + Join(targets, ", "));
-  return "runtimes: " + Join(parts, "; ") +
-         " (--runtime compiled, --channels-last and --precision change how a GPU's step runs)\n";
-}
 
 std::string RenderEstimateCompare(const Report& r) {
   std::string out = "tpu-doctor " + std::string(kToolVersion) + ": cost of " +
