@@ -204,6 +204,10 @@ int SliceDevices(const TpuSlice& slice, const TargetSpec& target) {
   return slice.chips * std::max(1, target.devices_per_chip);
 }
 
+// The groups that each take their own share of the global batch: every device but a tensor-
+// parallel group's, which shares one.
+std::int64_t Replicas(int devices, const Parallelism& p) { return devices / p.tensor; }
+
 // The batches a device takes that the search tries: powers of two up to kMaxGraphBatch, or, for an
 // exact global batch, its share on each slice and layout that splits it evenly (a global batch of
 // 96 is 24 a device on 4, 12 on 8, 6 on 16, 3 on 32, none of them a power of two).
@@ -219,7 +223,7 @@ std::vector<std::int64_t> DeviceBatches(const PlanOptions& options,
         if (slice.chips > options.max_chips) continue;
         const int devices = SliceDevices(slice, target);
         for (const Parallelism& p : Layouts(devices)) {
-          const std::int64_t replicas = devices / p.tensor;
+          const std::int64_t replicas = Replicas(devices, p);
           if (*options.global_batch % replicas == 0 &&
               *options.global_batch / replicas <= kMaxGraphBatch)
             out.insert(*options.global_batch / replicas);
@@ -351,7 +355,7 @@ Result<Plan> MakePlan(const Source& source, const PlanOptions& options) {
       for (const Parallelism& p : Layouts(devices)) {
         for (Remat remat : remats) {
           for (const LoadedBatch& lb : *batches) {
-            const std::int64_t global = lb.batch * devices / p.tensor;
+            const std::int64_t global = lb.batch * Replicas(devices, p);
             if (options.global_batch ? global != *options.global_batch
                                      : global > plan.max_global_batch)
               continue;
