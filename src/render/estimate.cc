@@ -182,18 +182,23 @@ std::string FitHint(const Estimate& e) {
       e.memory.weights + e.memory.gradients + e.memory.optimizer_state + e.memory.master_weights;
   std::string out = "does not fit: ";
   if (state > e.hbm_bytes) {
-    // The devices that would hold the state in 80% of their HBM, a power of two as slices come:
-    // this step's shards of it times the further split it needs.
-    const int shards = p.fsdp * p.tensor * p.pipeline;
+    // How many times more the state must be split to sit in 80% of a device's HBM, a power of two
+    // as slices come. The memory breakdown is per device, after whatever sharding the step has.
     int split = 1;
     while (split < (1 << 16) && state / split > 0.8 * e.hbm_bytes) split *= 2;
-    const std::int64_t need = static_cast<std::int64_t>(shards) * split;
-    const bool here = need <= devices && shards == 1;
+    const bool replicated = p.fsdp == 1 && p.tensor == 1 && p.context == 1 && p.expert == 1 &&
+                            p.pipeline == 1 && e.slices == 1;
     out += "the weights, gradients and optimizer state alone (" + FormatBytes(state) +
-           " a device) are more than its HBM: shard them over " +
-           (here ? "this slice (--parallel fsdp=" + std::to_string(devices) + ")"
-                 : "at least " + std::to_string(need) +
-                       " devices (--parallel fsdp=N on a slice that large)");
+           " a device) are more than its HBM: ";
+    if (!replicated) {
+      out += "shard them " + std::to_string(split) +
+             " times more ways than this step does (more chips on its FSDP or tensor axes)";
+    } else if (split <= devices) {
+      out += "shard them over this slice (--parallel fsdp=" + std::to_string(devices) + ")";
+    } else {
+      out += "shard them over at least " + std::to_string(split) +
+             " devices (--parallel fsdp=N on a slice that large)";
+    }
   } else if (e.max_batch >= 1) {
     out += "a batch of " + std::to_string(e.max_batch) + " a device does (--batch " +
            std::to_string(e.max_batch) + "), or keep fewer activations (--remat layer or offload)";
